@@ -1,0 +1,211 @@
+"""The one interface through which the engine and the GUI reach a URL pool ("frontier").
+
+Shaped for a network round trip (a Redis backend implements it too): batches, leases, and
+``async`` on every call that a backend may have to wait for. The vocabulary follows URLFrontier:
+``pop`` is GetURLs (one URL per host, with a lease), ``add_many`` is PutURLs, ``set_delay`` is
+SetDelay, ``snapshot`` is GetStats plus ListQueues.
+
+All times are POSIX seconds from the pool's injected clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from crawler_gui.core.policy import FetchResult
+
+
+@dataclass(frozen=True, slots=True)
+class AddRequest:
+    """One URL to add, with the depth it was found at and the page that linked to it."""
+
+    url: str
+    depth: int = 0
+    referrer: str | None = None
+
+
+@dataclass(slots=True)
+class AddReport:
+    """What an ``add``/``add_many`` did: counts, and each refused URL with its reason."""
+
+    added: int = 0
+    duplicate: int = 0
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (url as given, reason)
+    overflow: int = 0  # refused because the host's queue is at max_per_host (also in refused)
+
+    def merge(self, other: AddReport) -> None:
+        self.added += other.added
+        self.duplicate += other.duplicate
+        self.refused.extend(other.refused)
+        self.overflow += other.overflow
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A popped URL. The holder reports its result with ``set_status`` before ``expires``;
+    otherwise the pool puts it back."""
+
+    url: str
+    host: str
+    depth: int
+    is_hub: bool
+    started: float
+    expires: float
+    referrer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HubSpec:
+    """A hub page and how often it is refreshed (seconds)."""
+
+    url: str
+    span: float
+
+
+@dataclass(frozen=True, slots=True)
+class HostRow:
+    host: str
+    waiting: int
+    in_flight: int
+    done: int
+    failed: int
+    retrying: int
+    last_status: str  #: label of the last result ("200", "timeout", "" if none yet)
+    next_allowed: float  #: earliest time of the next request to this host
+    delay: float  #: current politeness delay, seconds
+    backoff_until: float  #: end of a 429/503 backoff (0 when none)
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRow:
+    url: str
+    host: str
+    depth: int
+    is_hub: bool
+    started: float
+    expires: float
+
+
+@dataclass(frozen=True, slots=True)
+class RetryRow:
+    url: str
+    host: str
+    depth: int
+    attempts: int  #: failed attempts so far
+    last_error: str
+    next_try: float
+
+
+@dataclass(frozen=True, slots=True)
+class HubRow:
+    url: str
+    host: str
+    span: float
+    last_refresh: float  #: 0 when never refreshed
+    last_result: str
+    next_due: float
+    in_flight: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PoolTotals:
+    waiting: int
+    pending: int
+    done: int
+    failed: int
+    retrying: int
+    hosts: int
+    hubs: int
+    redirected: int
+    refused: Mapping[str, int]  #: refusal reason -> count, since the pool was opened
+    overflow: int
+    failure_threshold: int
+    pending_threshold: float
+
+
+@dataclass(frozen=True, slots=True)
+class PoolSnapshot:
+    """A cheap, immutable picture of the pool for the GUI and the progress line.
+
+    ``hosts`` holds every host when ``since`` was ``None``, else only the hosts that changed
+    after version ``since`` (``hosts_complete`` says which). ``version`` increases with every
+    change; pass it back as ``since`` next time.
+    """
+
+    time: float
+    version: int
+    totals: PoolTotals
+    hosts: tuple[HostRow, ...]
+    hosts_complete: bool
+    pending: tuple[PendingRow, ...]
+    retrying: tuple[RetryRow, ...]  #: the soonest ``retry_limit`` retrying URLs
+    hubs: tuple[HubRow, ...]
+    next_due: float | None  #: when something next becomes poppable (None: nothing waiting)
+
+
+@runtime_checkable
+class Frontier(Protocol):
+    """A durable URL pool. See ``docs/frontier.md`` for the semantics every backend keeps."""
+
+    async def add(
+        self, url: str, depth: int = 0, referrer: str | None = None, *, always: bool = False
+    ) -> AddReport: ...
+
+    async def add_many(
+        self, items: Iterable[AddRequest | str], *, always: bool = False
+    ) -> AddReport:
+        """Add URLs (canonicalized first). ``always`` re-queues URLs already seen."""
+        ...
+
+    async def pop(self, count: int, hub_percent: int = 50) -> list[Lease]:
+        """Due hubs first (at most ``hub_percent`` % of ``count``), then at most one URL per
+        ready host, hosts taking turns."""
+        ...
+
+    async def set_status(self, url: str, result: FetchResult) -> None: ...
+
+    async def set_status_many(self, results: Sequence[tuple[str, FetchResult]]) -> None: ...
+
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
+        """Replace the hub list; invalid hub URLs are refused in the report."""
+        ...
+
+    async def refresh_hub(self, url: str) -> bool:
+        """Make a hub due now. False if it is not a hub."""
+        ...
+
+    async def retry_now(self, url: str) -> bool:
+        """Make a retrying URL due now. False if it is not retrying."""
+        ...
+
+    async def give_up(self, url: str) -> bool:
+        """Turn a retrying URL into a permanent failure. False if it is not retrying."""
+        ...
+
+    async def set_delay(self, host: str, seconds: float) -> None:
+        """Raise the minimum politeness delay of one host (robots.txt ``Crawl-delay``)."""
+        ...
+
+    async def reclaim_expired(self) -> int:
+        """Put back every lease whose time is over; return how many."""
+        ...
+
+    async def snapshot(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot: ...
+
+    async def next_due(self) -> float | None:
+        """When the next URL or hub becomes poppable; None when nothing is waiting."""
+        ...
+
+    async def save_snapshot(self, path: str | Path) -> int:
+        """Write the whole pool to one portable file (atomically); return records written."""
+        ...
+
+    async def load_snapshot(self, path: str | Path) -> int:
+        """Replace the pool's contents with a snapshot file. Needs nothing in flight. On any
+        error the pool is unchanged."""
+        ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,186 @@
+"""Policy as small values with pure functions: fetch results, how each is classified, retry
+backoff, and per-host politeness.
+
+Nothing here keeps state or reads a clock; the pool passes ``now`` in.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class ErrorKind(enum.StrEnum):
+    """Why a fetch produced no usable HTTP status. Values are stable (they are persisted)."""
+
+    TIMEOUT = "timeout"  #: connect, read or total timeout
+    CONNECT = "connect"  #: connection refused / unreachable
+    DNS = "dns"  #: the name did not resolve
+    RESET = "reset"  #: connection closed or reset mid-response
+    PROTOCOL = "protocol"  #: malformed HTTP
+    TOO_LARGE = "too_large"  #: body or decompressed body over the cap
+    BLOCKED_ADDRESS = "blocked_address"  #: resolved to a loopback/private/... address
+    ROBOTS = "robots"  #: disallowed by robots.txt
+    OUT_OF_SCOPE = "out_of_scope"  #: a redirect left the crawl's scope
+    BAD_REDIRECT = "bad_redirect"  #: 3xx without a usable Location
+    REDIRECT_LOOP = "redirect_loop"  #: a redirect chain came back to itself
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    UNSUPPORTED = "unsupported"  #: content type not stored and not parsed
+    INTERNAL = "internal"  #: a bug in the crawler while handling this URL
+
+    @property
+    def retryable(self) -> bool:
+        return self in _RETRYABLE_ERRORS
+
+
+_RETRYABLE_ERRORS = frozenset(
+    {ErrorKind.TIMEOUT, ErrorKind.CONNECT, ErrorKind.DNS, ErrorKind.RESET, ErrorKind.PROTOCOL,
+     ErrorKind.INTERNAL}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    """What became of one fetch; the engine hands it to ``Frontier.set_status``.
+
+    ``status`` is the HTTP status of the last response (``None`` when the fetch failed before
+    any response: then ``error`` says why, the seed's "status 0"). ``redirect_to`` is the
+    canonical-or-raw target of a 3xx the engine did not follow itself; ``final_url`` is where a
+    followed redirect chain ended. ``elapsed`` is the response time in seconds, used for the
+    politeness delay; ``retry_after`` comes from a 429/503 ``Retry-After`` header.
+    """
+
+    status: int | None = None
+    error: ErrorKind | None = None
+    retry_after: float | None = None
+    redirect_to: str | None = None
+    final_url: str | None = None
+    elapsed: float = 0.0
+    message: str = ""
+
+    @property
+    def label(self) -> str:
+        """Short text for tables: ``"200"``, ``"timeout"``, ``"503"``."""
+        if self.status is not None:
+            return str(self.status)
+        return str(self.error or "error")
+
+
+class Outcome(enum.Enum):
+    DONE = "done"  #: permanent success
+    FAILED = "failed"  #: permanent failure
+    REDIRECTED = "redirected"  #: done; the target is queued
+    RETRY = "retry"  #: try again later with backoff
+    THROTTLED = "throttled"  #: try again after Retry-After; slow the whole host down
+
+
+def classify(result: FetchResult) -> Outcome:
+    """Map a fetch result to what the pool does with the URL."""
+    status = result.status
+    if status is None:
+        if result.error is not None and result.error.retryable:
+            return Outcome.RETRY
+        return Outcome.FAILED
+    if 200 <= status < 300:
+        return Outcome.DONE
+    if 300 <= status < 400:
+        if status == 304:
+            return Outcome.DONE
+        return Outcome.REDIRECTED if result.redirect_to else Outcome.FAILED
+    if status in (429, 503):
+        return Outcome.THROTTLED
+    if status in (408, 425) or status >= 500:
+        return Outcome.RETRY
+    return Outcome.FAILED  # 404, 410 and the other 4xx are permanent
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How often and how late a failing URL is tried again.
+
+    ``failure_threshold`` is the seed's: the number of failed attempts a URL may have; the
+    attempt that goes over it makes the failure permanent. The delay before attempt ``n + 1``
+    after ``n`` failures is ``base * factor ** (n - 1)``, at most ``maximum``.
+    """
+
+    failure_threshold: int = 3
+    base: float = 30.0
+    factor: float = 2.0
+    maximum: float = 3600.0
+    #: Delay used for 429/503 without a Retry-After header.
+    throttle_default: float = 60.0
+    #: A Retry-After longer than this is capped (a hostile server cannot park a URL for years).
+    throttle_maximum: float = 6 * 3600.0
+
+    def __post_init__(self) -> None:
+        if self.failure_threshold < 0:
+            raise ValueError("failure_threshold must be >= 0")
+        if self.base < 0 or self.factor < 1 or self.maximum < 0:
+            raise ValueError("backoff must be non-negative and not shrink")
+
+    def gives_up(self, failures: int) -> bool:
+        """True when ``failures`` failed attempts make the failure permanent."""
+        return failures > self.failure_threshold
+
+    def delay(self, failures: int) -> float:
+        if failures <= 0:
+            return 0.0
+        return float(min(self.maximum, self.base * self.factor ** (failures - 1)))
+
+    def throttle_delay(self, retry_after: float | None) -> float:
+        if retry_after is None or retry_after < 0:
+            return self.throttle_default
+        return float(min(self.throttle_maximum, retry_after))
+
+
+@dataclass(frozen=True, slots=True)
+class Politeness:
+    """Per-host politeness, as Heritrix does it.
+
+    After a response the host waits ``max(min_delay, delay_factor * response_time)`` (capped at
+    ``max_delay``) before its next request; a robots.txt ``Crawl-delay`` raises the minimum for that
+    host. ``max_in_flight`` is the number of URLs one host may have in flight at once.
+    """
+
+    min_delay: float = 1.0
+    delay_factor: float = 2.0
+    max_delay: float = 30.0
+    max_in_flight: int = 1
+
+    def __post_init__(self) -> None:
+        if self.min_delay < 0 or self.delay_factor < 0 or self.max_delay < 0:
+            raise ValueError("politeness delays must be non-negative")
+        if self.max_in_flight < 1:
+            raise ValueError("max_in_flight must be at least 1")
+
+    def delay_after(self, elapsed: float, host_minimum: float = 0.0) -> float:
+        floor = max(self.min_delay, host_minimum)
+        return float(max(floor, min(self.max_delay, self.delay_factor * max(0.0, elapsed))))
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConfig:
+    """Everything that shapes a pool's behaviour; persisted nowhere, given at open."""
+
+    #: Seconds a popped URL stays leased before the pool takes it back (the seed's
+    #: ``pending_threshold``).
+    pending_threshold: float = 300.0
+    #: Maximum depth of an added URL (the seed's ``limit_level``); ``None`` is unlimited.
+    max_depth: int | None = None
+    #: Maximum waiting URLs per host; further adds are counted as overflow. ``None`` is unlimited.
+    max_per_host: int | None = None
+    max_url_length: int = 2048
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    politeness: Politeness = field(default_factory=Politeness)
+    #: Default refresh span of a hub, seconds.
+    hub_span: float = 300.0
+    #: fsync every write batch (survives power loss, slower). Off: survives kill -9.
+    sync: bool = False
+
+    def __post_init__(self) -> None:
+        if self.pending_threshold <= 0:
+            raise ValueError("pending_threshold must be positive")
+        if self.max_depth is not None and self.max_depth < 0:
+            raise ValueError("max_depth must be >= 0")
+        if self.max_per_host is not None and self.max_per_host < 1:
+            raise ValueError("max_per_host must be >= 1")

@@ -1,0 +1,100 @@
+"""Crawl settings (a plain value) and the crawl's run states.
+
+One place builds a :class:`CrawlSettings` (the command line or the GUI's settings dialog);
+everything else receives it.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+from crawler_gui import __version__
+
+DEFAULT_USER_AGENT = (
+    f"crawler-gui/{__version__} (+https://example.invalid/crawler-gui; contact: crawl-operator)"
+)
+
+
+class CrawlMode(enum.StrEnum):
+    #: Hubs keep coming due forever, like the seed's ``while 1`` loop.
+    CONTINUOUS = "continuous"
+    #: Stop when nothing is waiting, nothing is in flight and no hub is due within ``idle_span``.
+    UNTIL_IDLE = "until_idle"
+
+
+class CrawlState(enum.StrEnum):
+    IDLE = "idle"  #: built, not started
+    RUNNING = "running"
+    PAUSED = "paused"  #: no new fetches; in-flight ones finish
+    STOPPING = "stopping"
+    STOPPED = "stopped"  #: stopped by the user (or max_pages reached)
+    FINISHED = "finished"  #: until-idle mode ran out of work
+    FAILED = "failed"  #: stopped by an error (see the log)
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlSettings:
+    concurrency: int = 16
+    #: Politeness: minimum seconds between two requests to one host, and a multiple of the
+    #: last response time (Heritrix's delay factor); at most ``max_delay``.
+    min_delay: float = 1.0
+    delay_factor: float = 2.0
+    max_delay: float = 30.0
+    per_host: int = 1
+    connect_timeout: float = 10.0
+    read_timeout: float = 30.0
+    total_timeout: float = 60.0
+    max_body: int = 10 * 1024 * 1024
+    max_decompressed: int = 20 * 1024 * 1024
+    max_redirects: int = 10
+    user_agent: str = DEFAULT_USER_AGENT
+    obey_robots: bool = True
+    robots_lifetime: float = 24 * 3600.0
+    #: Allow requests to loopback, private, link-local addresses (the demo and tests only).
+    allow_private: bool = False
+    #: Registered domains (or hosts) in scope besides those of the seeds and hubs.
+    allow_domains: tuple[str, ...] = ()
+    deny_domains: tuple[str, ...] = ()
+    allow_patterns: tuple[str, ...] = ()
+    deny_patterns: tuple[str, ...] = ()
+    #: Follow links off the seeds' registered domains (off: the seed's tldextract scope).
+    follow_external: bool = False
+    max_depth: int | None = None
+    max_pages: int | None = None
+    mode: CrawlMode = CrawlMode.CONTINUOUS
+    idle_span: float = 60.0
+    hub_percent: int = 50
+    hub_span: float = 300.0
+    failure_threshold: int = 3
+    pending_threshold: float = 300.0
+    store_bodies: bool = True
+    warc_dir: str | None = None
+    extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        from crawler_gui.errors import ConfigError
+
+        if self.concurrency < 1:
+            raise ConfigError("concurrency must be at least 1")
+        if self.per_host < 1:
+            raise ConfigError("per-host connections must be at least 1")
+        for name in ("min_delay", "delay_factor", "max_delay", "idle_span"):
+            if getattr(self, name) < 0:
+                raise ConfigError(f"{name} must not be negative")
+        for name in ("connect_timeout", "read_timeout", "total_timeout", "hub_span",
+                     "pending_threshold"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"{name} must be positive")
+        if self.max_body < 1 or self.max_decompressed < 1:
+            raise ConfigError("size caps must be positive")
+        if not 0 <= self.hub_percent <= 100:
+            raise ConfigError("hub percent must be between 0 and 100")
+        if self.max_depth is not None and self.max_depth < 0:
+            raise ConfigError("max depth must not be negative")
+        if self.max_pages is not None and self.max_pages < 1:
+            raise ConfigError("max pages must be at least 1")
+        if self.failure_threshold < 0:
+            raise ConfigError("failure threshold must not be negative")
+        if self.max_redirects < 0:
+            raise ConfigError("max redirects must not be negative")

@@ -1,0 +1,66 @@
+"""Every exception crawler-gui raises on purpose, in one tree.
+
+Callers catch :class:`CrawlerGuiError` for "a clear error the user should see";
+anything else escaping is a bug.
+"""
+
+from __future__ import annotations
+
+
+class CrawlerGuiError(Exception):
+    """Base of every error crawler-gui raises on purpose."""
+
+
+class InvalidURLError(CrawlerGuiError, ValueError):
+    """A URL was refused. ``reason`` is a short machine-readable word (see ``core.urls.REASONS``)."""
+
+    def __init__(self, url: str, reason: str, detail: str = "") -> None:
+        self.url = url
+        self.reason = reason
+        self.detail = detail
+        shown = url if len(url) <= 120 else url[:117] + "..."
+        super().__init__(f"{reason}: {detail or 'refused'} ({shown!r})")
+
+
+class PoolError(CrawlerGuiError):
+    """Something is wrong with a URL pool as a whole."""
+
+
+class PoolInUseError(PoolError):
+    """Another process (or another pool object) already has this pool open."""
+
+
+class PoolCorruptError(PoolError):
+    """The pool's files cannot be read as a crawler-gui pool."""
+
+
+class PoolVersionError(PoolError):
+    """The pool was written by an incompatible version of crawler-gui."""
+
+
+class PoolClosedError(PoolError):
+    """The pool was used after close()."""
+
+
+class PoolBusyError(PoolError):
+    """The operation needs the pool idle (for example nothing in flight during a snapshot load)."""
+
+
+class SnapshotError(CrawlerGuiError):
+    """A pool snapshot file could not be written or read. The pool is unchanged."""
+
+
+class SnapshotFormatError(SnapshotError):
+    """The file is not a crawler-gui snapshot, or it is truncated or corrupt."""
+
+
+class SnapshotVersionError(SnapshotError):
+    """The snapshot's format version is newer than this program understands."""
+
+
+class ConfigError(CrawlerGuiError, ValueError):
+    """A setting or a command-line argument is invalid."""
+
+
+class StoreError(CrawlerGuiError):
+    """The page store cannot be opened or written."""
