@@ -34,8 +34,14 @@ class ErrorKind(enum.StrEnum):
 
 
 _RETRYABLE_ERRORS = frozenset(
-    {ErrorKind.TIMEOUT, ErrorKind.CONNECT, ErrorKind.DNS, ErrorKind.RESET, ErrorKind.PROTOCOL,
-     ErrorKind.INTERNAL}
+    {
+        ErrorKind.TIMEOUT,
+        ErrorKind.CONNECT,
+        ErrorKind.DNS,
+        ErrorKind.RESET,
+        ErrorKind.PROTOCOL,
+        ErrorKind.INTERNAL,
+    }
 )
 
 

@@ -208,10 +208,7 @@ def canonicalize(
         else:
             port = str(int(port))
     host = _encode_host(host, raw)
-    if port and port != _DEFAULT_PORTS[scheme]:
-        hostkey = f"{host}:{port}"
-    else:
-        hostkey = host
+    hostkey = f"{host}:{port}" if port and port != _DEFAULT_PORTS[scheme] else host
     path = _remove_dot_segments(_quote(parts.path, _SAFE_PATH)) if parts.path else "/"
     if not path.startswith("/"):
         path = "/" + path

@@ -1,0 +1,169 @@
+"""The pool snapshot file: one portable, versioned, safe file holding a whole pool.
+
+Format (documented in ``docs/storage.md``): gzip-compressed JSON Lines, UTF-8.
+
+* line 1, the header: ``{"format": "crawler-gui-pool-snapshot", "version": 1, "created": <time>,
+  "generator": "crawler-gui <version>"}``
+* then one JSON object per record, each with a ``"t"`` field: ``"url"``, ``"hub"`` or ``"host"``;
+* last line, the trailer: ``{"t": "end", "records": <number of records before it>}``.
+
+A missing trailer (a truncated file), a count that does not match, a bad gzip CRC, a line that is
+not a JSON object, a foreign header or a pickle all raise
+:class:`~crawler_gui.errors.SnapshotFormatError`; nothing in the file is ever executed.
+Files are written atomically: a temporary file in the same folder, fsync, rename, fsync of the
+folder.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import time
+import zlib
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from crawler_gui import __version__
+from crawler_gui.errors import SnapshotError, SnapshotFormatError, SnapshotVersionError
+
+FORMAT = "crawler-gui-pool-snapshot"
+VERSION = 1
+MAX_LINE = 1 << 20
+
+_encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_decoder = json.JSONDecoder()
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact JSON as UTF-8 bytes (also the encoding of small records inside the pool)."""
+    return _encoder.encode(obj).encode()
+
+
+def loads(raw: bytes) -> Any:
+    return _decoder.decode(raw.decode())
+
+
+def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
+    """Write ``records`` to ``path`` atomically; return how many were written."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    count = 0
+    try:
+        with (
+            open(tmp, "wb") as raw,
+            gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=5, mtime=0) as gz,
+        ):
+            header = {
+                "format": FORMAT,
+                "version": VERSION,
+                "created": time.time(),
+                "generator": f"crawler-gui {__version__}",
+            }
+            gz.write(dumps(header) + b"\n")
+            lines: list[bytes] = []
+            for rec in records:
+                lines.append(dumps(rec))
+                count += 1
+                if len(lines) >= 4096:
+                    gz.write(b"\n".join(lines) + b"\n")
+                    lines.clear()
+            if lines:
+                gz.write(b"\n".join(lines) + b"\n")
+            gz.write(dumps({"t": "end", "records": count}) + b"\n")
+            gz.flush()
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(folder)
+    except OSError as exc:
+        raise SnapshotError(f"cannot write the snapshot {path}: {exc.strerror or exc}") from exc
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return count
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield the records of a snapshot file, checking everything; raise SnapshotFormatError."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(2)
+    except OSError as exc:
+        raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if magic[:1] == b"\x80":
+        raise SnapshotFormatError(
+            f"{path} looks like a Python pickle; crawler-gui never loads pickles "
+            "(a pickle can run code). Export the pool with crawler-gui instead."
+        )
+    if magic != b"\x1f\x8b":
+        raise SnapshotFormatError(f"{path} is not a crawler-gui pool snapshot (not gzip data)")
+    count = 0
+    try:
+        with gzip.open(path, "rb") as gz:
+            first = gz.readline(MAX_LINE)
+            header = _parse(first, 1, path)
+            if header.get("format") != FORMAT:
+                raise SnapshotFormatError(f"{path} is not a crawler-gui pool snapshot")
+            version = header.get("version")
+            if not isinstance(version, int) or version < 1:
+                raise SnapshotFormatError(f"{path} has an invalid format version")
+            if version > VERSION:
+                raise SnapshotVersionError(
+                    f"{path} was written by a newer crawler-gui (snapshot format {version}; "
+                    f"this version reads {VERSION})"
+                )
+            line_no = 1
+            ended = False
+            for line in gz:
+                line_no += 1
+                if ended:
+                    raise SnapshotFormatError(f"{path}: data after the end record")
+                if len(line) > MAX_LINE:
+                    raise SnapshotFormatError(f"{path}: line {line_no} is too long")
+                rec = _parse(line, line_no, path)
+                kind = rec.get("t")
+                if kind == "end":
+                    if rec.get("records") != count:
+                        raise SnapshotFormatError(
+                            f"{path}: the end record counts {rec.get('records')} records, "
+                            f"the file holds {count}"
+                        )
+                    ended = True
+                    continue
+                if not isinstance(kind, str):
+                    raise SnapshotFormatError(f"{path}: line {line_no} has no record type")
+                count += 1
+                yield rec
+            if not ended:
+                raise SnapshotFormatError(f"{path} is truncated (no end record)")
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise SnapshotFormatError(f"{path} is truncated or corrupt ({exc})") from exc
+    except OSError as exc:
+        raise SnapshotError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _parse(line: bytes, line_no: int, path: Path) -> dict[str, Any]:
+    try:
+        obj = json.loads(line)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise SnapshotFormatError(f"{path}: line {line_no} is not JSON") from exc
+    if not isinstance(obj, dict):
+        raise SnapshotFormatError(f"{path}: line {line_no} is not a JSON object")
+    return obj

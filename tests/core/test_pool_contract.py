@@ -1,0 +1,530 @@
+"""The pool contract: every behaviour of docs/frontier.md, against every backend, and again
+after close and reopen where durability matters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec
+from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
+
+from .conftest import PoolHarness, fast_config, run
+
+OK = FetchResult(status=200, elapsed=0.1)
+
+
+def urls_of(leases: list[Any]) -> list[str]:
+    return [lease.url for lease in leases]
+
+
+def drain(pool: Any, clock: Any = None, batch: int = 100) -> list[str]:
+    """Pop and succeed until nothing is left; return URLs in pop order."""
+    seen: list[str] = []
+    for _ in range(10_000):
+        leases = run(pool.pop(batch, 0))
+        if not leases:
+            break
+        seen += urls_of(leases)
+        run(pool.set_status_many([(lease.url, OK) for lease in leases]))
+    return seen
+
+
+@pytest.fixture(params=[False, True], ids=["live", "reopened"])
+def reopen(request: pytest.FixtureRequest) -> bool:
+    return bool(request.param)
+
+
+def maybe_reopen(h: PoolHarness, flag: bool) -> Any:
+    return h.reopen() if flag else h.pool
+
+
+def test_implements_the_frontier_protocol(harness: PoolHarness) -> None:
+    assert isinstance(harness.open(), Frontier)
+
+
+# ---- adding ------------------------------------------------------------------------------------
+def test_add_canonicalizes_and_deduplicates_variants(harness: PoolHarness) -> None:
+    pool = harness.open()
+    report = run(
+        pool.add_many(
+            [
+                "http://News.Example.com:80/a/./b/../c.html#top",
+                "http://news.example.com/a/c.html?utm_source=hub",
+                "HTTP://NEWS.EXAMPLE.COM/a/c.html",
+                "http://news.example.com/a/c.html",
+            ]
+        )
+    )
+    assert report.added == 1
+    assert report.duplicate == 3
+    assert urls_of(run(pool.pop(10, 0))) == ["http://news.example.com/a/c.html"]
+
+
+def test_bad_urls_are_refused_with_reasons_and_counted(harness: PoolHarness) -> None:
+    pool = harness.open()
+    report = run(
+        pool.add_many(
+            [
+                "ftp://example.com/file",
+                "http://localhost/",
+                "not a url",
+                "http://example.com/" + "x" * 3000,
+                "",
+                "http://:80/",
+                "http://user:pw@example.com/",
+                "http://ok.example.com/",
+            ]
+        )
+    )
+    reasons = [reason for _url, reason in report.refused]
+    assert reasons == [
+        "scheme",
+        "host_without_dot",
+        "scheme",
+        "too_long",
+        "empty",
+        "no_host",
+        "userinfo",
+    ]
+    assert report.added == 1
+    totals = run(pool.snapshot()).totals
+    assert totals.refused["scheme"] == 2
+    assert totals.waiting == 1
+
+
+def test_known_urls_are_not_added_again_in_any_state(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=0)))
+    run(
+        pool.add_many(
+            [
+                "http://a.example.com/done",
+                "http://b.example.com/failed",
+                "http://c.example.com/pending",
+                "http://d.example.com/waiting",
+            ]
+        )
+    )
+    leases = {lease.url: lease for lease in run(pool.pop(3, 0))}
+    assert set(leases) == {
+        "http://a.example.com/done",
+        "http://b.example.com/failed",
+        "http://c.example.com/pending",
+    }
+    run(pool.set_status("http://a.example.com/done", OK))
+    run(pool.set_status("http://b.example.com/failed", FetchResult(status=404)))
+    again = run(
+        pool.add_many(
+            [
+                "http://a.example.com/done",
+                "http://b.example.com/failed",
+                "http://c.example.com/pending",
+                "http://d.example.com/waiting",
+            ]
+        )
+    )
+    assert again.added == 0 and again.duplicate == 4
+
+
+def test_always_requeues_finished_urls_but_never_doubles_waiting_ones(
+    harness: PoolHarness, reopen: bool
+) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"]))
+    (lease,) = run(pool.pop(1, 0))
+    run(pool.set_status(lease.url, OK))
+    pool = maybe_reopen(harness, reopen)
+    report = run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"], always=True))
+    assert report.added == 1 and report.duplicate == 1
+    totals = run(pool.snapshot()).totals
+    assert (totals.waiting, totals.done) == (2, 0)
+    assert sorted(drain(pool)) == ["http://a.example.com/1", "http://a.example.com/2"]
+
+
+# ---- queues ------------------------------------------------------------------------------------
+def test_breadth_first_within_a_host(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open()
+    run(
+        pool.add_many(
+            [
+                AddRequest("http://a.example.com/d2-first", 2),
+                AddRequest("http://a.example.com/d1-first", 1),
+                AddRequest("http://a.example.com/d2-second", 2),
+                AddRequest("http://a.example.com/d0", 0),
+                AddRequest("http://a.example.com/d1-second", 1),
+            ]
+        )
+    )
+    pool = maybe_reopen(harness, reopen)
+    assert drain(pool) == [
+        "http://a.example.com/d0",
+        "http://a.example.com/d1-first",
+        "http://a.example.com/d1-second",
+        "http://a.example.com/d2-first",
+        "http://a.example.com/d2-second",
+    ]
+
+
+def test_breadth_first_holds_across_the_read_ahead_buffer(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many([AddRequest(f"http://a.example.com/deep{i}", 3) for i in range(50)]))
+    assert urls_of(run(pool.pop(1, 0))) == ["http://a.example.com/deep0"]
+    run(pool.set_status("http://a.example.com/deep0", OK))
+    run(pool.add_many([AddRequest(f"http://a.example.com/shallow{i}", 1) for i in range(3)]))
+    order = drain(pool)
+    assert order[:4] == [
+        "http://a.example.com/shallow0",
+        "http://a.example.com/shallow1",
+        "http://a.example.com/shallow2",
+        "http://a.example.com/deep1",
+    ]
+    assert len(order) == 52
+
+
+def test_depth_limit_and_host_cap_refuse_and_count(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open(fast_config(max_depth=2, max_per_host=3))
+    report = run(
+        pool.add_many(
+            [AddRequest("http://a.example.com/too-deep", 3)]
+            + [AddRequest(f"http://b.example.com/{i}", 1) for i in range(5)]
+        )
+    )
+    assert report.added == 3
+    assert report.overflow == 2
+    assert ("http://a.example.com/too-deep", "too_deep") in report.refused
+    totals = run(pool.snapshot()).totals
+    assert totals.overflow == 2 and totals.refused["too_deep"] == 1
+    pool = maybe_reopen(harness, reopen)
+    assert len(drain(pool)) == 3
+
+
+# ---- popping -----------------------------------------------------------------------------------
+def test_pop_gives_one_url_per_host_and_skips_busy_hosts(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many([f"http://h{h}.example.com/{i}" for h in range(3) for i in range(4)]))
+    first = run(pool.pop(10, 0))
+    assert sorted(lease.host for lease in first) == [
+        "h0.example.com",
+        "h1.example.com",
+        "h2.example.com",
+    ]
+    assert run(pool.pop(10, 0)) == []  # every host has a URL in flight
+    run(pool.set_status(first[0].url, OK))
+    second = run(pool.pop(10, 0))
+    assert [lease.host for lease in second] == [first[0].host]
+
+
+def test_politeness_delay_is_kept_per_host(harness: PoolHarness) -> None:
+    pool = harness.open(
+        fast_config(politeness=Politeness(min_delay=2.0, delay_factor=10.0, max_delay=30.0))
+    )
+    run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"]))
+    (lease,) = run(pool.pop(5, 0))
+    run(pool.set_status(lease.url, FetchResult(status=200, elapsed=0.5)))  # delay = 10 * 0.5
+    assert run(pool.pop(5, 0)) == []
+    row = next(r for r in run(pool.snapshot()).hosts if r.host == "a.example.com")
+    assert row.delay == 5.0
+    assert row.next_allowed == harness.clock.now() + 5.0
+    assert run(pool.next_due()) == harness.clock.now() + 5.0
+    harness.clock.advance(4.9)
+    assert run(pool.pop(5, 0)) == []
+    harness.clock.advance(0.1)
+    assert urls_of(run(pool.pop(5, 0))) == ["http://a.example.com/2"]
+
+
+def test_crawl_delay_raises_a_hosts_minimum(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"]))
+    run(pool.set_delay("a.example.com", 7.0))
+    pool = maybe_reopen(harness, reopen)
+    (lease,) = run(pool.pop(5, 0))
+    run(pool.set_status(lease.url, OK))
+    harness.clock.advance(6.9)
+    assert run(pool.pop(5, 0)) == []
+    harness.clock.advance(0.1)
+    assert len(run(pool.pop(5, 0))) == 1
+
+
+def test_hosts_take_turns_so_a_huge_host_does_not_starve_others(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many([f"http://big.example.com/{i}" for i in range(500)]))
+    run(pool.add_many([f"http://small{h}.example.com/{i}" for h in range(5) for i in range(2)]))
+    hosts_seen: list[set[str]] = []
+    for _ in range(2):
+        leases = run(pool.pop(6, 0))
+        hosts_seen.append({lease.host for lease in leases})
+        run(pool.set_status_many([(lease.url, OK) for lease in leases]))
+    expected = {"big.example.com"} | {f"small{h}.example.com" for h in range(5)}
+    assert hosts_seen == [expected, expected]
+
+
+def test_a_host_waiting_for_its_delay_does_not_idle_the_crawl(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(politeness=Politeness(min_delay=60.0)))
+    run(
+        pool.add_many(
+            ["http://slow.example.com/1", "http://slow.example.com/2"]
+            + [f"http://fast{i}.example.com/" for i in range(3)]
+        )
+    )
+    leases = run(pool.pop(1, 0))
+    run(pool.set_status(leases[0].url, OK))
+    others = run(pool.pop(10, 0))
+    assert len(others) == 3
+    assert leases[0].host not in {lease.host for lease in others}
+
+
+# ---- leases ------------------------------------------------------------------------------------
+def test_expired_lease_comes_back_by_itself(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add("http://a.example.com/slow"))
+    (lease,) = run(pool.pop(1, 0))
+    assert lease.expires == lease.started + 60.0
+    snap = run(pool.snapshot())
+    assert [p.url for p in snap.pending] == ["http://a.example.com/slow"]
+    harness.clock.advance(59)
+    assert run(pool.pop(1, 0)) == []
+    harness.clock.advance(1)
+    (again,) = run(pool.pop(1, 0))
+    assert again.url == lease.url
+    assert pool.url_attempts(lease.url) == 1
+
+
+def test_late_result_after_reclaim_is_still_taken(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/x", "http://b.example.com/y"]))
+    run(pool.pop(1, 0))
+    harness.clock.advance(61)
+    assert run(pool.reclaim_expired()) == 1
+    run(pool.set_status("http://a.example.com/x", OK))  # the slow worker answers after all
+    totals = run(pool.snapshot()).totals
+    assert (totals.done, totals.waiting, totals.pending) == (1, 1, 0)
+
+
+# ---- results -----------------------------------------------------------------------------------
+def test_success_and_permanent_failures(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open()
+    run(
+        pool.add_many(
+            [
+                "http://a.example.com/ok",
+                "http://b.example.com/gone",
+                "http://c.example.com/removed",
+                "http://d.example.com/forbidden",
+            ]
+        )
+    )
+    leases = run(pool.pop(10, 0))
+    statuses = {"a": 200, "b": 404, "c": 410, "d": 403}
+    run(
+        pool.set_status_many(
+            [(lease.url, FetchResult(status=statuses[lease.host[0]])) for lease in leases]
+        )
+    )
+    pool = maybe_reopen(harness, reopen)
+    totals = run(pool.snapshot()).totals
+    assert (totals.done, totals.failed, totals.waiting, totals.retrying) == (1, 3, 0, 0)
+    assert pool.url_state("http://b.example.com/gone") == "failed"
+    assert pool.url_state("http://a.example.com/ok") == "done"
+
+
+def test_redirect_records_target_and_queues_it(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open()
+    run(pool.add(AddRequest("http://a.example.com/old", 2).url, 2))
+    (lease,) = run(pool.pop(1, 0))
+    run(
+        pool.set_status(
+            lease.url, FetchResult(status=301, redirect_to="http://b.example.com/new#x")
+        )
+    )
+    pool = maybe_reopen(harness, reopen)
+    assert pool.url_state("http://a.example.com/old") == "redirected"
+    assert pool.url_state("http://b.example.com/new") == "waiting"
+    (target,) = run(pool.pop(1, 0))
+    assert (target.url, target.depth) == ("http://b.example.com/new", 2)
+    assert run(pool.snapshot()).totals.redirected == 1
+
+
+def test_final_url_of_a_followed_redirect_is_never_fetched_again(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/old"]))
+    (lease,) = run(pool.pop(1, 0))
+    run(pool.add_many(["http://a.example.com/new"]))  # found elsewhere, waiting
+    run(pool.set_status(lease.url, FetchResult(status=200, final_url="http://a.example.com/new")))
+    assert pool.url_state("http://a.example.com/new") == "done"
+    assert run(pool.pop(5, 0)) == []
+    assert run(pool.add("http://a.example.com/new")).duplicate == 1
+
+
+def test_server_errors_retry_with_backoff_until_the_threshold(
+    harness: PoolHarness, reopen: bool
+) -> None:
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=2, base=10.0, factor=3.0)))
+    run(pool.add("http://a.example.com/flaky"))
+    delays = []
+    for attempt in (1, 2):
+        (lease,) = run(pool.pop(1, 0))
+        run(pool.set_status(lease.url, FetchResult(status=500, message="server error")))
+        pool = maybe_reopen(harness, reopen)
+        (row,) = run(pool.snapshot()).retrying
+        assert row.attempts == attempt and row.last_error == "server error"
+        delays.append(row.next_try - harness.clock.now())
+        assert run(pool.pop(1, 0)) == []
+        harness.clock.advance(delays[-1])
+    assert delays == [10.0, 30.0]
+    (lease,) = run(pool.pop(1, 0))
+    run(pool.set_status(lease.url, FetchResult(error=ErrorKind.TIMEOUT)))
+    totals = run(pool.snapshot()).totals
+    assert (totals.failed, totals.retrying, totals.waiting) == (1, 0, 0)
+
+
+def test_network_errors_are_retried_but_blocked_addresses_are_not(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/", "http://b.example.com/", "http://c.example.com/"]))
+    leases = run(pool.pop(3, 0))
+    kinds = {"a": ErrorKind.CONNECT, "b": ErrorKind.BLOCKED_ADDRESS, "c": ErrorKind.ROBOTS}
+    run(
+        pool.set_status_many(
+            [(lease.url, FetchResult(error=kinds[lease.host[0]])) for lease in leases]
+        )
+    )
+    totals = run(pool.snapshot()).totals
+    assert (totals.retrying, totals.failed) == (1, 2)
+
+
+def test_429_waits_for_retry_after_and_slows_the_whole_host(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"]))
+    (lease,) = run(pool.pop(1, 0))
+    run(pool.set_status(lease.url, FetchResult(status=429, retry_after=120.0)))
+    row = next(r for r in run(pool.snapshot()).hosts if r.host == "a.example.com")
+    assert row.backoff_until == harness.clock.now() + 120.0
+    (retry,) = run(pool.snapshot()).retrying
+    assert retry.next_try == harness.clock.now() + 120.0
+    harness.clock.advance(119)
+    assert run(pool.pop(5, 0)) == []  # the other URL of the host waits too
+    harness.clock.advance(1)
+    assert len(run(pool.pop(5, 0))) == 1
+
+
+def test_retry_now_and_give_up(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://b.example.com/1"]))
+    leases = run(pool.pop(2, 0))
+    run(pool.set_status_many([(lease.url, FetchResult(status=502)) for lease in leases]))
+    assert run(pool.retry_now("http://a.example.com/1"))
+    assert run(pool.give_up("http://b.example.com/1"))
+    assert not run(pool.give_up("http://nowhere.example.com/"))
+    assert urls_of(run(pool.pop(5, 0))) == ["http://a.example.com/1"]
+    assert pool.url_state("http://b.example.com/1") == "failed"
+
+
+# ---- hubs --------------------------------------------------------------------------------------
+def test_hubs_come_due_after_their_span_and_are_never_done(
+    harness: PoolHarness, reopen: bool
+) -> None:
+    pool = harness.open()
+    report = run(
+        pool.set_hubs(
+            [
+                HubSpec("http://news.example.com/", 300),
+                HubSpec("http://news.example.com/world/", 600),
+                HubSpec("mailto:x@example.com", 60),
+            ]
+        )
+    )
+    assert report.added == 2 and report.refused == [("mailto:x@example.com", "scheme")]
+    run(pool.add_many([f"http://other{i}.example.com/" for i in range(4)]))
+    first = run(pool.pop(4, 50))
+    assert sum(lease.is_hub for lease in first) == 1  # one host: one hub at a time
+    run(pool.set_status_many([(lease.url, OK) for lease in first]))
+    second = run(pool.pop(4, 50))
+    assert [lease.url for lease in second if lease.is_hub] == ["http://news.example.com/world/"]
+    run(pool.set_status_many([(lease.url, OK) for lease in second]))
+    pool = maybe_reopen(harness, reopen)
+    hubs = {row.url: row for row in run(pool.snapshot()).hubs}
+    assert hubs["http://news.example.com/"].next_due == first[0].started + 300
+    assert hubs["http://news.example.com/"].last_result == "200"
+    harness.clock.advance(299)
+    assert not any(lease.is_hub for lease in run(pool.pop(4, 100)))
+    harness.clock.advance(1)
+    assert urls_of(run(pool.pop(4, 100))) == ["http://news.example.com/"]
+    run(pool.set_status("http://news.example.com/", OK))
+    assert pool.url_state("http://news.example.com/") is None  # hubs never become "done"
+    assert run(pool.snapshot()).totals.done == 4  # the four pages, not the hub
+
+
+def test_hub_share_of_a_batch_is_capped(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.set_hubs([HubSpec(f"http://hub{i}.example.com/", 60) for i in range(10)]))
+    run(pool.add_many([f"http://page{i}.example.com/" for i in range(10)]))
+    leases = run(pool.pop(10, 30))
+    assert sum(lease.is_hub for lease in leases) == 3
+    assert len(leases) == 10
+
+
+def test_refresh_now_and_hub_list_edits(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.set_hubs([HubSpec("http://a.example.com/", 600)]))
+    (lease,) = run(pool.pop(1, 100))
+    run(pool.set_status(lease.url, OK))
+    assert run(pool.pop(1, 100)) == []
+    assert run(pool.refresh_hub("http://A.example.com/"))
+    assert urls_of(run(pool.pop(1, 100))) == ["http://a.example.com/"]
+    run(pool.set_status("http://a.example.com/", OK))
+    run(pool.set_hubs([HubSpec("http://b.example.com/", 60)]))
+    assert [row.url for row in run(pool.snapshot()).hubs] == ["http://b.example.com/"]
+    assert not run(pool.refresh_hub("http://a.example.com/"))
+
+
+# ---- durability --------------------------------------------------------------------------------
+def test_reopen_reclaims_leases_and_keeps_everything(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.set_hubs([HubSpec("http://hub.example.com/", 60)]))
+    run(pool.add_many([f"http://h{h}.example.com/{i}" for h in range(4) for i in range(3)]))
+    leases = run(pool.pop(3, 0))
+    run(pool.set_status(leases[0].url, OK))
+    run(pool.set_status(leases[1].url, FetchResult(status=500)))
+    in_flight = leases[2].url
+    before = run(pool.snapshot()).totals
+    pool = harness.reopen()
+    after = run(pool.snapshot()).totals
+    assert after.pending == 0
+    assert after.waiting == before.waiting + 1  # the lease that was in flight came back
+    assert (after.done, after.retrying, after.hubs) == (before.done, before.retrying, 1)
+    assert pool.url_state(in_flight) == "waiting"
+    assert pool.url_attempts(in_flight) == 1  # the lost lease counts as an attempt
+
+
+def test_a_url_that_keeps_killing_the_crawler_ends_as_failed(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=2)))
+    run(pool.add("http://a.example.com/poison"))
+    for _ in range(3):
+        leases = run(pool.pop(1, 0))
+        assert urls_of(leases) == ["http://a.example.com/poison"]
+        pool = harness.reopen()  # as if the crawler died while fetching it
+    assert run(pool.pop(1, 0)) == []
+    assert pool.url_state("http://a.example.com/poison") == "failed"
+
+
+def test_snapshot_counts_and_incremental_host_rows(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many([f"http://h{h}.example.com/{i}" for h in range(5) for i in range(2)]))
+    full = run(pool.snapshot())
+    assert full.hosts_complete and len(full.hosts) == 5
+    (lease,) = run(pool.pop(1, 0))
+    delta = run(pool.snapshot(since=full.version))
+    assert not delta.hosts_complete
+    assert [row.host for row in delta.hosts] == [lease.host]
+    assert delta.hosts[0].in_flight == 1 and delta.totals.pending == 1
+    assert run(pool.snapshot(since=delta.version)).hosts == ()
+
+
+def test_closed_pool_refuses_use(harness: PoolHarness) -> None:
+    from crawler_gui.errors import PoolClosedError
+
+    pool = harness.open()
+    run(pool.close())
+    with pytest.raises(PoolClosedError):
+        run(pool.add("http://a.example.com/"))
+    harness.pool = None
