@@ -82,12 +82,27 @@ W, D, F, X, R = b"W", b"D", b"F", b"X", b"R"  # waiting, done, failed, redirecte
 STATE_NAMES = {W: "waiting", D: "done", F: "failed", X: "redirected", R: "retrying"}
 STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 
-READ_AHEAD = 8
+READ_AHEAD = 16
 CHUNK = 5000
 
 
 def _qkey(host: str, depth: int, seq: int) -> bytes:
     return P_QUEUE + host.encode() + b"\x00" + _QSUFFIX.pack(depth, seq)
+
+
+_QVAL = struct.Struct(">H")
+
+
+def _qval(url: str, attempts: int, referrer: str | None) -> bytes:
+    """Queue value: attempts (u16), the URL, then NUL and the referrer if any."""
+    head = _QVAL.pack(min(attempts, 65535)) + url.encode()
+    return head + b"\x00" + referrer.replace("\x00", "").encode() if referrer else head
+
+
+def _read_qval(raw: bytes) -> tuple[str, int, str | None]:
+    (attempts,) = _QVAL.unpack_from(raw)
+    url, sep, ref = raw[_QVAL.size :].partition(b"\x00")
+    return url.decode(), attempts, ref.decode() if sep else None
 
 
 def _urec(state: bytes, depth: int, attempts: int, seq: int, t: float, extra: str | None) -> bytes:
@@ -108,6 +123,8 @@ class _Host:
         "backoff_until",
         "buf",
         "buf_complete",
+        "cursor",
+        "prefix",
         "delay",
         "done",
         "failed",
@@ -137,9 +154,14 @@ class _Host:
         self.delay = 0.0
         self.last_status = ""
         self.version = 0
-        # Read-ahead: the first queue entries of this host, in key order, as (qkey, url).
-        self.buf: list[tuple[bytes, str]] = []
+        # Read-ahead: the first queue entries of this host, in key order. Each entry is the
+        # queue key's suffix (depth, seq; 10 bytes) followed by the queue value.
+        self.buf: list[bytes] = []
         self.buf_complete = True  # the buffer holds the whole queue
+        # Every queued key of this host is >= cursor: refills seek here instead of the prefix
+        # start, so they never wade through the tombstones of popped entries.
+        self.cursor = b""  # a queue-key suffix (depth, seq)
+        self.prefix = P_QUEUE + name.encode() + b"\x00"
         self.queued = False  # in the ready deque or the sleep heap
 
     def pack(self) -> bytes:
@@ -231,7 +253,8 @@ class LevelDBPool:
         self._hosts: dict[str, _Host] = {}
         self._ready: deque[_Host] = deque()
         self._sleep: list[tuple[float, str]] = []
-        self._leases: dict[str, tuple[Lease, int]] = {}  # url -> (lease, seq)
+        # url -> (lease, seq, attempts so far, referrer)
+        self._leases: dict[str, tuple[Lease, int, int, str | None]] = {}
         self._lease_heap: list[tuple[float, str]] = []
         self._retries: dict[str, _Retry] = {}
         self._retry_heap: list[tuple[float, str]] = []
@@ -372,20 +395,26 @@ class LevelDBPool:
                         wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
                     continue
                 h = self._host(host_of(url))
-                self._requeue_or_fail(wb, h, url, depth, seq, now, "lease lost (crawler died)")
+                urec = self._db.get(P_URL + url.encode())
+                attempts, ref = _read_urec(urec)[2::3] if urec is not None else (0, None)
+                self._requeue_or_fail(wb, h, url, depth, seq, attempts, ref, now)
                 dirty[h] = None
             for h in dirty:
                 wb.put(P_HOST + h.name.encode(), h.pack())
         log.warning("reclaimed %d leases left by a process that stopped", len(leases))
 
     def _requeue_or_fail(
-        self, wb: Any, h: _Host, url: str, depth: int, seq: int, now: float, why: str
+        self,
+        wb: Any,
+        h: _Host,
+        url: str,
+        depth: int,
+        seq: int,
+        attempts: int,
+        ref: str | None,
+        now: float,
     ) -> None:
         """A lease ended without a result: count the attempt, put it back where it was."""
-        raw = self._db.get(P_URL + url.encode())
-        attempts, ref = 0, None
-        if raw is not None:
-            _s, _d, attempts, _q, _t, ref = _read_urec(raw)
         attempts += 1
         if self.config.retry.gives_up(attempts):
             wb.put(P_URL + url.encode(), _urec(F, depth, attempts, seq, now, ref))
@@ -394,11 +423,12 @@ class LevelDBPool:
             log.warning("giving up on %s after %d lost leases", url, attempts)
             return
         qkey = _qkey(h.name, depth, seq)
-        wb.put(qkey, url.encode())
+        qval = _qval(url, attempts, ref)
+        wb.put(qkey, qval)
         wb.put(P_URL + url.encode(), _urec(W, depth, attempts, seq, now, ref))
         h.waiting += 1
         self._t_waiting += 1
-        self._buffer_insert(h, qkey, url)
+        self._buffer_insert(h, qkey, qval)
 
     # ---- helpers ------------------------------------------------------------------------------
     def _check_open(self) -> None:
@@ -426,24 +456,28 @@ class LevelDBPool:
         else:
             heapq.heappush(self._sleep, (at, h.name))
 
-    def _buffer_insert(self, h: _Host, qkey: bytes, url: str) -> None:
+    def _buffer_insert(self, h: _Host, qkey: bytes, qval: bytes) -> None:
+        suffix = qkey[-_QSUFFIX.size :]
+        if suffix < h.cursor:
+            h.cursor = suffix
         if h.buf_complete:
-            insort(h.buf, (qkey, url))
-            if len(h.buf) > READ_AHEAD * 4:
+            insort(h.buf, suffix + qval)
+            if len(h.buf) > READ_AHEAD * 2:
                 del h.buf[READ_AHEAD:]
                 h.buf_complete = False
-        elif h.buf and qkey < h.buf[-1][0]:
-            insort(h.buf, (qkey, url))
+        elif h.buf and suffix < h.buf[-1][: _QSUFFIX.size]:
+            insort(h.buf, suffix + qval)
             h.buf.pop()
         # else: it lies after the buffered prefix; a refill reads it from the database.
 
     def _buffer_refill(self, h: _Host) -> None:
-        prefix = P_QUEUE + h.name.encode() + b"\x00"
+        prefix = h.prefix
         buf = h.buf
-        it = self._db.iterator(prefix=prefix)
+        cut = len(prefix)
+        it = self._db.iterator(start=prefix + h.cursor, stop=prefix[:-1] + b"\x01")
         try:
             for key, value in it:
-                buf.append((key, value.decode()))
+                buf.append(key[cut:] + value)
                 if len(buf) >= READ_AHEAD:
                     break
         finally:
@@ -526,10 +560,11 @@ class LevelDBPool:
             batch[url] = None
             seq += 1
             qkey = _qkey(hostname, depth, seq)
+            qval = _qval(url, 0, referrer)
             wb.put(ukey, _urec(W, depth, 0, seq, now, referrer))
-            wb.put(qkey, url.encode())
+            wb.put(qkey, qval)
             h.waiting += 1
-            self._buffer_insert(h, qkey, url)
+            self._buffer_insert(h, qkey, qval)
             dirty[h] = None
             report.added += 1
         if dirty:
@@ -593,7 +628,7 @@ class LevelDBPool:
                 hub.in_flight = True
                 h.in_flight += 1
                 lease = Lease(url, hub.host, 0, True, now, expires)
-                self._leases[url] = (lease, 0)
+                self._leases[url] = (lease, 0, 0, None)
                 heapq.heappush(self._lease_heap, (expires, url))
                 wb.put(P_LEASE + url.encode(), _LREC.pack(now, expires, 0, 0, 1))
                 out.append(lease)
@@ -629,15 +664,20 @@ class LevelDBPool:
                     h.waiting = 0
                     dirty[h] = None
                     continue
-            qkey, url = h.buf.pop(0)
-            depth, seq = _QSUFFIX.unpack_from(qkey, len(qkey) - _QSUFFIX.size)
+            entry = h.buf.pop(0)
+            suffix = entry[: _QSUFFIX.size]
+            qval = entry[_QSUFFIX.size :]
+            qkey = h.prefix + suffix
+            h.cursor = suffix
+            url, attempts, ref = _read_qval(qval)
+            depth, seq = _QSUFFIX.unpack(suffix)
             wb.delete(qkey)
             wb.put(P_LEASE + url.encode(), _LREC.pack(now, expires, depth, seq, 0))
             h.waiting -= 1
             self._t_waiting -= 1
             h.in_flight += 1
-            lease = Lease(url, h.name, depth, False, now, expires)
-            self._leases[url] = (lease, seq)
+            lease = Lease(url, h.name, depth, False, now, expires, ref)
+            self._leases[url] = (lease, seq, attempts, ref)
             heapq.heappush(self._lease_heap, (expires, url))
             out.append(lease)
             dirty[h] = None
@@ -663,7 +703,7 @@ class LevelDBPool:
             entry = self._leases.get(url)
             if entry is None or entry[0].expires != expires:
                 continue
-            lease, seq = entry
+            lease, seq, attempts, ref = entry
             del self._leases[url]
             wb.delete(P_LEASE + url.encode())
             h = self._host(lease.host)
@@ -677,7 +717,7 @@ class LevelDBPool:
                     heapq.heappush(self._hub_heap, (now, url))
                     wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
             else:
-                self._requeue_or_fail(wb, h, url, lease.depth, seq, now, "lease expired")
+                self._requeue_or_fail(wb, h, url, lease.depth, seq, attempts, ref, now)
             log.warning(
                 "lease of %s expired after %.0f s; put back", url, self.config.pending_threshold
             )
@@ -712,10 +752,11 @@ class LevelDBPool:
             h.waiting += 1
             self._t_waiting += 1
             qkey = _qkey(h.name, r.depth, r.seq)
+            qval = _qval(url, r.attempts, r.referrer)
             wb.delete(P_RETRY + url.encode())
-            wb.put(qkey, url.encode())
+            wb.put(qkey, qval)
             wb.put(P_URL + url.encode(), _urec(W, r.depth, r.attempts, r.seq, now, r.referrer))
-            self._buffer_insert(h, qkey, url)
+            self._buffer_insert(h, qkey, qval)
             dirty[h] = None
         for h in dirty:
             wb.put(P_HOST + h.name.encode(), h.pack())
@@ -735,23 +776,34 @@ class LevelDBPool:
         now = self.clock.now()
         cfg = self.config
         wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        put = wb.put
         dirty: dict[_Host, None] = {}
         follow: list[AddRequest] = []
+        leases = self._leases
+        hosts = self._hosts
+        pol = cfg.politeness
+        min_delay, factor, max_delay = pol.min_delay, pol.delay_factor, pol.max_delay
         for url, result in results:
-            entry = self._leases.pop(url, None)
+            entry = leases.pop(url, None)
             if entry is None:
                 entry = self._adopt_late_result(wb, url)
                 if entry is None:
                     log.warning("result for %s ignored: it is not in flight", url)
                     continue
-            lease, seq = entry
-            wb.delete(P_LEASE + url.encode())
-            h = self._host(lease.host)
+            lease, seq, attempts, ref = entry
+            ub = url.encode()
+            wb.delete(P_LEASE + ub)
+            h = hosts[lease.host]
             h.in_flight -= 1
-            h.last_status = result.label
-            h.delay = cfg.politeness.delay_after(result.elapsed, h.min_delay)
+            status = result.status
+            h.last_status = str(status) if status is not None else result.label
+            delay = factor * result.elapsed
+            if delay > max_delay:
+                delay = max_delay
+            floor = min_delay if min_delay > h.min_delay else h.min_delay
+            h.delay = delay if delay > floor else floor
             h.next_allowed = now + h.delay
-            outcome = classify(result)
+            outcome = Outcome.DONE if status == 200 else classify(result)
             if outcome is Outcome.THROTTLED:
                 h.backoff_until = max(
                     h.backoff_until, now + cfg.retry.throttle_delay(result.retry_after)
@@ -762,13 +814,9 @@ class LevelDBPool:
                 if outcome is Outcome.REDIRECTED and result.redirect_to:
                     follow.append(AddRequest(result.redirect_to, 0, url))
                 continue
-            ukey = P_URL + url.encode()
-            raw = self._db.get(ukey)
-            attempts, ref = 0, None
-            if raw is not None:
-                _s, _d, attempts, _q, _t, ref = _read_urec(raw)
+            ukey = P_URL + ub
             if outcome is Outcome.DONE:
-                wb.put(ukey, _urec(D, lease.depth, attempts, seq, now, ref))
+                put(ukey, _urec(D, lease.depth, attempts, seq, now, ref))
                 h.done += 1
                 self._t_done += 1
                 if result.final_url and result.final_url != url:
@@ -816,10 +864,25 @@ class LevelDBPool:
             self._touch(h)
             self._schedule(h, now)
         wb.write()
+        self._compact_heaps()
         if follow:
             self.add_many_sync(follow)
 
-    def _adopt_late_result(self, wb: Any, url: str) -> tuple[Lease, int] | None:
+    def _compact_heaps(self) -> None:
+        """Finished leases leave stale heap entries (removed lazily); keep the heaps small."""
+        if len(self._lease_heap) > 2 * len(self._leases) + 1024:
+            self._lease_heap = [(e[0].expires, url) for url, e in self._leases.items()]
+            heapq.heapify(self._lease_heap)
+        if len(self._retry_heap) > 2 * len(self._retries) + 1024:
+            self._retry_heap = [(r.next_try, url) for url, r in self._retries.items()]
+            heapq.heapify(self._retry_heap)
+        if len(self._hub_heap) > 2 * len(self._hubs) + 1024:
+            self._hub_heap = [(h.due, url) for url, h in self._hubs.items() if not h.in_flight]
+            heapq.heapify(self._hub_heap)
+
+    def _adopt_late_result(
+        self, wb: Any, url: str
+    ) -> tuple[Lease, int, int, str | None] | None:
         """A result arrived after its lease expired and the URL was put back: take it."""
         try:
             url, hostname = canonicalize(url)
@@ -828,16 +891,16 @@ class LevelDBPool:
         raw = self._db.get(P_URL + url.encode())
         if raw is None or raw[:1] != W:
             return None
-        _s, depth, _a, seq, _t, _ref = _read_urec(raw)
+        _s, depth, attempts, seq, _t, ref = _read_urec(raw)
         h = self._host(hostname)
         qkey = _qkey(hostname, depth, seq)
         wb.delete(qkey)
-        h.buf = [e for e in h.buf if e[0] != qkey]
+        h.buf = [e for e in h.buf if not e.startswith(qkey[-_QSUFFIX.size :])]
         h.waiting -= 1
         self._t_waiting -= 1
         h.in_flight += 1
         now = self.clock.now()
-        return Lease(url, hostname, depth, False, now, now), seq
+        return Lease(url, hostname, depth, False, now, now, ref), seq, attempts, ref
 
     def _mark_seen(
         self, wb: Any, raw_url: str, depth: int, referrer: str, now: float, dirty: dict[_Host, None]
@@ -856,7 +919,7 @@ class LevelDBPool:
             _s, d, a, seq, _t, ref = _read_urec(old)
             qkey = _qkey(hostname, d, seq)
             wb.delete(qkey)
-            h.buf = [e for e in h.buf if e[0] != qkey]
+            h.buf = [e for e in h.buf if not e.startswith(qkey[-_QSUFFIX.size :])]
             h.waiting -= 1
             self._t_waiting -= 1
             wb.put(ukey, _urec(D, d, a, seq, now, ref))
@@ -1056,7 +1119,7 @@ class LevelDBPool:
             PendingRow(
                 lease.url, lease.host, lease.depth, lease.is_hub, lease.started, lease.expires
             )
-            for lease, _seq in self._leases.values()
+            for lease, *_rest in self._leases.values()
         )
         soonest = heapq.nsmallest(retry_limit, self._retries.values(), key=lambda r: r.next_try)
         retrying = tuple(
@@ -1123,7 +1186,7 @@ class LevelDBPool:
     # ---- snapshots ----------------------------------------------------------------------------
     async def save_snapshot(self, path: str | Path) -> int:
         self._check_open()
-        leases = {url: seq for url, (lease, seq) in self._leases.items() if not lease.is_hub}
+        leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
         snap = self._db.snapshot()
         try:
             return await asyncio.to_thread(
@@ -1176,8 +1239,8 @@ def _open_db(path: Path) -> Any:
             str(path),
             create_if_missing=True,
             bloom_filter_bits=10,
-            lru_cache_size=16 * 1024 * 1024,
-            write_buffer_size=8 * 1024 * 1024,
+            lru_cache_size=8 * 1024 * 1024,
+            write_buffer_size=4 * 1024 * 1024,
             compression="snappy",
         )
     except plyvel.IOError as exc:
@@ -1212,7 +1275,7 @@ def _recover_interrupted_load(root: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _export_records(snap: Any, leases: dict[str, int]) -> Iterable[dict[str, Any]]:
+def _export_records(snap: Any, leases: set[str]) -> Iterable[dict[str, Any]]:
     """Every record of a pool as snapshot dicts, from a consistent LevelDB snapshot."""
     for key, raw in snap.iterator(prefix=P_HOST):
         h = _Host(key[len(P_HOST) :].decode())
@@ -1297,7 +1360,7 @@ def _build_staging(src: Path, staging: Path) -> int:
                     raise SnapshotFormatError("a referrer or target is not text")
                 wb.put(P_URL + url.encode(), _urec(state, depth, attempts, seq, t, extra))
                 if state == W:
-                    wb.put(_qkey(hostname, depth, seq), url.encode())
+                    wb.put(_qkey(hostname, depth, seq), _qval(url, attempts, extra))
                     h.waiting += 1
                 elif state == D:
                     h.done += 1

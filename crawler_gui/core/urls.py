@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from urllib.parse import urlsplit
 
 from crawler_gui.errors import InvalidURLError
 
@@ -71,6 +70,8 @@ _SAFE_PATH = frozenset(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/%"
 )
 _SAFE_QUERY = _SAFE_PATH | frozenset(b"?")
+# RFC 3986, appendix B: scheme, authority, path, query, fragment.
+_SPLIT = re.compile(r"(?:([^:/?#]+):)?(?://([^/?#]*))?([^?#]*)(?:\?([^#]*))?(?:#.*)?\Z", re.S)
 _NEEDS_WORK = re.compile(r"[^A-Za-z0-9\-._~!$&'()*+,;=:@/?]")
 
 
@@ -179,20 +180,20 @@ def canonicalize(
         raise InvalidURLError(raw, "empty", REASONS["empty"])
     if len(url) > max_length:
         raise InvalidURLError(raw, "too_long", f"longer than {max_length} characters")
-    if any(c in url for c in "\r\n\t\x00"):
+    if "\t" in url or "\n" in url or "\r" in url or "\x00" in url:
         url = url.replace("\r", "").replace("\n", "").replace("\t", "")
         if "\x00" in url:
             raise InvalidURLError(raw, "malformed", "the URL contains a NUL character")
-    try:
-        parts = urlsplit(url)
-    except ValueError as exc:
-        raise InvalidURLError(raw, "malformed", str(exc)) from exc
-    scheme = parts.scheme.lower()
+    parts = _SPLIT.match(url)
+    if parts is None:  # pragma: no cover - the pattern matches every string
+        raise InvalidURLError(raw, "malformed", REASONS["malformed"])
+    scheme_raw, netloc_raw, path_raw, query_raw = parts.groups()
+    scheme = (scheme_raw or "").lower()
     if scheme not in _DEFAULT_PORTS:
         if not scheme:
             raise InvalidURLError(raw, "scheme", "the URL has no scheme (http:// or https://)")
         raise InvalidURLError(raw, "scheme", REASONS["scheme"])
-    netloc = parts.netloc
+    netloc = netloc_raw or ""
     if not netloc:
         raise InvalidURLError(raw, "no_host", REASONS["no_host"])
     if "@" in netloc:
@@ -209,10 +210,10 @@ def canonicalize(
             port = str(int(port))
     host = _encode_host(host, raw)
     hostkey = f"{host}:{port}" if port and port != _DEFAULT_PORTS[scheme] else host
-    path = _remove_dot_segments(_quote(parts.path, _SAFE_PATH)) if parts.path else "/"
+    path = _remove_dot_segments(_quote(path_raw, _SAFE_PATH)) if path_raw else "/"
     if not path.startswith("/"):
         path = "/" + path
-    query = _clean_query(_quote(parts.query, _SAFE_QUERY), drop_params, drop_prefixes)
+    query = _clean_query(_quote(query_raw or "", _SAFE_QUERY), drop_params, drop_prefixes)
     out = f"{scheme}://{hostkey}{path}?{query}" if query else f"{scheme}://{hostkey}{path}"
     if len(out) > max_length:
         raise InvalidURLError(raw, "too_long", f"longer than {max_length} characters")
