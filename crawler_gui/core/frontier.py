@@ -189,6 +189,10 @@ class Frontier(Protocol):
         """Raise the minimum politeness delay of one host (robots.txt ``Crawl-delay``)."""
         ...
 
+    async def release(self, urls: Sequence[str]) -> int:
+        """Give leases back unfetched, no attempt counted (a stop that cannot wait)."""
+        ...
+
     async def reclaim_expired(self) -> int:
         """Put back every lease whose time is over; return how many."""
         ...

@@ -124,7 +124,6 @@ class _Host:
         "buf",
         "buf_complete",
         "cursor",
-        "prefix",
         "delay",
         "done",
         "failed",
@@ -133,6 +132,7 @@ class _Host:
         "min_delay",
         "name",
         "next_allowed",
+        "prefix",
         "queued",
         "redirected",
         "retrying",
@@ -458,8 +458,7 @@ class LevelDBPool:
 
     def _buffer_insert(self, h: _Host, qkey: bytes, qval: bytes) -> None:
         suffix = qkey[-_QSUFFIX.size :]
-        if suffix < h.cursor:
-            h.cursor = suffix
+        h.cursor = min(h.cursor, suffix)
         if h.buf_complete:
             insort(h.buf, suffix + qval)
             if len(h.buf) > READ_AHEAD * 2:
@@ -664,9 +663,9 @@ class LevelDBPool:
                     h.waiting = 0
                     dirty[h] = None
                     continue
-            entry = h.buf.pop(0)
-            suffix = entry[: _QSUFFIX.size]
-            qval = entry[_QSUFFIX.size :]
+            head = h.buf.pop(0)
+            suffix = head[: _QSUFFIX.size]
+            qval = head[_QSUFFIX.size :]
             qkey = h.prefix + suffix
             h.cursor = suffix
             url, attempts, ref = _read_qval(qval)
@@ -721,6 +720,38 @@ class LevelDBPool:
             log.warning(
                 "lease of %s expired after %.0f s; put back", url, self.config.pending_threshold
             )
+            dirty[h] = None
+            n += 1
+        for h in dirty:
+            wb.put(P_HOST + h.name.encode(), h.pack())
+            self._touch(h)
+            self._schedule(h, now)
+        wb.write()
+        return n
+
+    async def release(self, urls: Sequence[str]) -> int:
+        """Give leases back unfetched (a stop that cannot wait): each goes back to where it was
+        in its queue, with no attempt counted. Returns how many were released."""
+        self._check_open()
+        now = self.clock.now()
+        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        dirty: dict[_Host, None] = {}
+        n = 0
+        for url in urls:
+            entry = self._leases.pop(url, None)
+            if entry is None:
+                continue
+            lease, seq, attempts, ref = entry
+            wb.delete(P_LEASE + url.encode())
+            h = self._hosts[lease.host]
+            h.in_flight -= 1
+            if lease.is_hub:
+                hub = self._hubs.get(url)
+                if hub is not None:
+                    hub.in_flight = False
+                    heapq.heappush(self._hub_heap, (hub.due, url))
+            else:
+                self._requeue_or_fail(wb, h, url, lease.depth, seq, attempts - 1, ref, now)
             dirty[h] = None
             n += 1
         for h in dirty:
@@ -798,8 +829,7 @@ class LevelDBPool:
             status = result.status
             h.last_status = str(status) if status is not None else result.label
             delay = factor * result.elapsed
-            if delay > max_delay:
-                delay = max_delay
+            delay = min(delay, max_delay)
             floor = min_delay if min_delay > h.min_delay else h.min_delay
             h.delay = delay if delay > floor else floor
             h.next_allowed = now + h.delay
@@ -880,9 +910,7 @@ class LevelDBPool:
             self._hub_heap = [(h.due, url) for url, h in self._hubs.items() if not h.in_flight]
             heapq.heapify(self._hub_heap)
 
-    def _adopt_late_result(
-        self, wb: Any, url: str
-    ) -> tuple[Lease, int, int, str | None] | None:
+    def _adopt_late_result(self, wb: Any, url: str) -> tuple[Lease, int, int, str | None] | None:
         """A result arrived after its lease expired and the URL was put back: take it."""
         try:
             url, hostname = canonicalize(url)
@@ -1178,6 +1206,16 @@ class LevelDBPool:
             return "pending"
         raw = self._db.get(P_URL + url.encode())
         return STATE_NAMES[raw[:1]] if raw is not None else None
+
+    def is_known(self, url: str) -> bool:
+        """True if the pool already has this URL in any state, or as a hub (cheap, sync)."""
+        try:
+            url = canonicalize(url, max_length=self.config.max_url_length)[0]
+        except InvalidURLError:
+            return False
+        if url in self._leases or url in self._hubs:
+            return True
+        return self._db.get(P_URL + url.encode()) is not None
 
     def url_attempts(self, url: str) -> int:
         raw = self._db.get(P_URL + canonicalize(url)[0].encode())

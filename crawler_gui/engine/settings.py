@@ -67,6 +67,8 @@ class CrawlSettings:
     hub_percent: int = 50
     hub_span: float = 300.0
     failure_threshold: int = 3
+    #: Seconds before the first retry of a failed fetch; doubles with each failure.
+    retry_base: float = 30.0
     pending_threshold: float = 300.0
     store_bodies: bool = True
     warc_dir: str | None = None
@@ -79,11 +81,16 @@ class CrawlSettings:
             raise ConfigError("concurrency must be at least 1")
         if self.per_host < 1:
             raise ConfigError("per-host connections must be at least 1")
-        for name in ("min_delay", "delay_factor", "max_delay", "idle_span"):
+        for name in ("min_delay", "delay_factor", "max_delay", "idle_span", "retry_base"):
             if getattr(self, name) < 0:
                 raise ConfigError(f"{name} must not be negative")
-        for name in ("connect_timeout", "read_timeout", "total_timeout", "hub_span",
-                     "pending_threshold"):
+        for name in (
+            "connect_timeout",
+            "read_timeout",
+            "total_timeout",
+            "hub_span",
+            "pending_threshold",
+        ):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
         if self.max_body < 1 or self.max_decompressed < 1:

@@ -528,3 +528,12 @@ def test_closed_pool_refuses_use(harness: PoolHarness) -> None:
     with pytest.raises(PoolClosedError):
         run(pool.add("http://a.example.com/"))
     harness.pool = None
+
+
+def test_release_puts_leases_back_in_place_without_an_attempt(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"]))
+    (lease,) = run(pool.pop(1, 0))
+    assert run(pool.release([lease.url, "http://not-leased.example.com/"])) == 1
+    assert pool.url_attempts(lease.url) == 0
+    assert drain(pool) == ["http://a.example.com/1", "http://a.example.com/2"]

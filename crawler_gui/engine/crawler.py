@@ -1,0 +1,483 @@
+"""The crawl engine: pops leases from the frontier, fetches politely, stores pages, feeds links
+back. Knows nothing of Qt; the GUI and the command line call its run-control API
+(``start``/``pause``/``resume``/``stop``) and read ``stats()`` and the frontier's snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease
+from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
+from crawler_gui.engine.decode import decode_body, sniff_kind
+from crawler_gui.engine.fetch import Fetcher, FetchOutcome
+from crawler_gui.engine.links import extract_links
+from crawler_gui.engine.robots import RobotsCache
+from crawler_gui.engine.scope import Scope
+from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
+from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.engine.warc import WarcWriter
+
+log = logging.getLogger(__name__)
+
+#: Pages bigger than this are decoded and parsed in a worker thread, off the event loop.
+THREAD_PARSE_BYTES = 512 * 1024
+#: How many recently submitted link strings the engine remembers, so that the navigation links
+#: every page repeats are not canonicalized and looked up again and again.
+RECENT_LINKS = 200_000
+
+
+def pool_config(settings: CrawlSettings) -> PoolConfig:
+    """The pool policy that follows from the crawl settings."""
+    return PoolConfig(
+        pending_threshold=settings.pending_threshold,
+        max_depth=settings.max_depth,
+        retry=RetryPolicy(failure_threshold=settings.failure_threshold, base=settings.retry_base),
+        politeness=Politeness(
+            min_delay=settings.min_delay,
+            delay_factor=settings.delay_factor,
+            max_delay=max(settings.max_delay, settings.min_delay),
+            max_in_flight=settings.per_host,
+        ),
+        hub_span=settings.hub_span,
+    )
+
+
+def load_seed_domains(scope_file: Path) -> list[str]:
+    """The seeded domains saved by :meth:`Crawler._save_scope` (empty if none or unreadable)."""
+    try:
+        data = json.loads(scope_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    domains = data.get("seed_domains") if isinstance(data, dict) else None
+    if not isinstance(domains, list):
+        return []
+    return [d for d in domains if isinstance(d, str)]
+
+
+def make_scope(settings: CrawlSettings, seed_domains: Iterable[str] = ()) -> Scope:
+    """The crawl scope from settings, plus registered domains already seeded."""
+    scope = Scope(
+        allow_domains=settings.allow_domains,
+        deny_domains=settings.deny_domains,
+        allow_patterns=settings.allow_patterns,
+        deny_patterns=settings.deny_patterns,
+        follow_external=settings.follow_external,
+    )
+    scope.add_seeds(f"http://{domain}/" for domain in seed_domains)
+    return scope
+
+
+class Crawler:
+    """Run control over one crawl. Build it in the composition root (``session.py``)."""
+
+    def __init__(
+        self,
+        frontier: Frontier,
+        settings: CrawlSettings,
+        *,
+        fetcher: Fetcher,
+        scope: Scope,
+        store: PageStore | None = None,
+        warc: WarcWriter | None = None,
+        robots: RobotsCache | None = None,
+        clock: Callable[[], float] = time.time,
+        allow_networks: Sequence[str] = (),
+        scope_file: Path | None = None,
+    ) -> None:
+        self.scope_file = scope_file
+        self.frontier = frontier
+        self.allow_networks = tuple(allow_networks)
+        self.settings = settings
+        self.fetcher = fetcher
+        self.scope = scope
+        self.store = store
+        self.warc = warc
+        self.robots = robots or RobotsCache(settings.user_agent, settings.robots_lifetime)
+        self.clock = clock
+        self._stats = CrawlStats(clock)
+        self._state = CrawlState.IDLE
+        self._run_task: asyncio.Task[CrawlState] | None = None
+        self._tasks: dict[asyncio.Task[None], Lease] = {}
+        self._wake = asyncio.Event()
+        self._resumed = asyncio.Event()
+        self._resumed.set()
+        self._stop_requested = False
+        self._recent: dict[str, None] = {}
+        self._pages_started = 0
+        self._delays_sent: dict[str, float] = {}
+        self._hubs: list[HubSpec] = []
+        self._retired_fetchers: list[Fetcher] = []
+        self.last_error: str | None = None
+        # A cheap "does the pool have it" check, where the backend has one (a local pool).
+        is_known = getattr(frontier, "is_known", None)
+        self._known: Callable[[str], bool] | None = is_known if callable(is_known) else None
+        self.state_listeners: list[Callable[[CrawlState], None]] = []
+
+    # ---- run control ---------------------------------------------------------------------------
+    @property
+    def state(self) -> CrawlState:
+        return self._state
+
+    def _set_state(self, state: CrawlState) -> None:
+        if state is self._state:
+            return
+        self._state = state
+        log.info("crawl %s", state.value)
+        for listener in list(self.state_listeners):
+            listener(state)
+
+    def start(self) -> None:
+        """Start (or restart after a stop) on the running loop."""
+        if self._run_task is not None and not self._run_task.done():
+            return
+        self._stop_requested = False
+        self._resumed.set()
+        self._run_task = asyncio.get_running_loop().create_task(self.run(), name="crawl")
+
+    async def run(self) -> CrawlState:
+        """Crawl until stopped, or (until-idle mode) until there is no work left."""
+        self._stop_requested = False
+        self._set_state(CrawlState.RUNNING)
+        self._stats.start()
+        try:
+            await self.fetcher.start()
+            final = await self._dispatch()
+        except asyncio.CancelledError:
+            await self._drain(cancel=True)
+            self._set_state(CrawlState.STOPPED)
+            raise
+        except Exception as exc:
+            log.exception("the crawl stopped on an error")
+            self.last_error = str(exc)
+            await self._drain(cancel=True)
+            self._set_state(CrawlState.FAILED)
+            return self._state
+        await self._drain(cancel=False)
+        await self._flush()
+        self._set_state(final)
+        return final
+
+    def pause(self) -> None:
+        """No new fetches; those in flight finish."""
+        if self._state is CrawlState.RUNNING:
+            self._resumed.clear()
+            self._set_state(CrawlState.PAUSED)
+
+    def resume(self) -> None:
+        if self._state is CrawlState.PAUSED:
+            self._resumed.set()
+            self._set_state(CrawlState.RUNNING)
+            self._wake.set()
+
+    async def stop(self, *, wait_in_flight: bool = True) -> None:
+        """Stop: in-flight fetches finish (or, with ``wait_in_flight=False``, are cancelled and
+        their URLs go back to the pool); everything is flushed."""
+        task = self._run_task
+        if task is None or task.done():
+            return
+        self._stop_requested = True
+        if self._state in (CrawlState.RUNNING, CrawlState.PAUSED):
+            self._set_state(CrawlState.STOPPING)
+        self._resumed.set()
+        self._wake.set()
+        if not wait_in_flight:
+            for t in list(self._tasks):
+                t.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def wait(self) -> CrawlState:
+        if self._run_task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._run_task
+        return self._state
+
+    def stats(self) -> StatsSnapshot:
+        return self._stats.snapshot()
+
+    @property
+    def in_flight(self) -> int:
+        return len(self._tasks)
+
+    # ---- steering ------------------------------------------------------------------------------
+    async def add_seeds(self, urls: Iterable[str]) -> AddReport:
+        """Add seed URLs (depth 0); their registered domains join the scope."""
+        urls = [u.strip() for u in urls if u.strip()]
+        self.scope.add_seeds(urls)
+        self._recent.clear()  # links refused as off-domain may be in scope now
+        self._save_scope()
+        report = await self.frontier.add_many([AddRequest(u, 0, None) for u in urls])
+        self._wake.set()
+        return report
+
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
+        self.scope.add_seeds([h.url for h in hubs])
+        self._recent.clear()
+        self._save_scope()
+        report = await self.frontier.set_hubs(hubs)
+        refused = {url for url, _reason in report.refused}
+        self._hubs = [h for h in hubs if h.url not in refused]
+        self._wake.set()
+        return report
+
+    def _save_scope(self) -> None:
+        """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
+        if self.scope_file is None:
+            return
+        data = {"version": 1, "seed_domains": sorted(self.scope.seed_domains)}
+        tmp = self.scope_file.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
+        os.replace(tmp, self.scope_file)
+
+    def hubs(self) -> list[HubSpec]:
+        lister = getattr(self.frontier, "hubs", None)
+        if callable(lister):
+            return list(lister())
+        return list(self._hubs)
+
+    def apply_settings(self, settings: CrawlSettings) -> None:
+        """Change settings live: politeness, limits and concurrency at once; timeouts, caps
+        and the user agent for the next fetches (a fresh HTTP session)."""
+        old, self.settings = self.settings, settings
+        setter = getattr(self.frontier, "set_config", None)
+        if callable(setter):
+            setter(pool_config(settings))
+        fetch_fields = (
+            "connect_timeout",
+            "read_timeout",
+            "total_timeout",
+            "max_body",
+            "max_decompressed",
+            "max_redirects",
+            "user_agent",
+            "allow_private",
+            "per_host",
+            "concurrency",
+            "extra_headers",
+        )
+        if any(getattr(old, f) != getattr(settings, f) for f in fetch_fields):
+            self._retired_fetchers.append(self.fetcher)
+            self.fetcher = Fetcher(settings, allow_networks=self.allow_networks)
+        if old.user_agent != settings.user_agent:
+            self.robots = RobotsCache(settings.user_agent, settings.robots_lifetime)
+        scope_fields = (
+            "allow_domains",
+            "deny_domains",
+            "allow_patterns",
+            "deny_patterns",
+            "follow_external",
+        )
+        if any(getattr(old, f) != getattr(settings, f) for f in scope_fields):
+            self.scope = make_scope(settings, self.scope.seed_domains)
+            self._recent.clear()
+        self._wake.set()
+
+    # ---- the dispatcher ------------------------------------------------------------------------
+    async def _dispatch(self) -> CrawlState:
+        frontier = self.frontier
+        while True:
+            if self._stop_requested:
+                return CrawlState.STOPPED
+            if not self._resumed.is_set():
+                await self._resumed.wait()
+                continue
+            s = self.settings
+            if s.max_pages is not None and self._pages_started >= s.max_pages:
+                log.info("max pages (%d) reached", s.max_pages)
+                return CrawlState.STOPPED
+            free = s.concurrency - len(self._tasks)
+            if s.max_pages is not None:
+                free = min(free, s.max_pages - self._pages_started)
+            leases: list[Lease] = []
+            if free > 0:
+                leases = await frontier.pop(free, s.hub_percent)
+                for lease in leases:
+                    self._launch(lease)
+            if leases and len(self._tasks) < s.concurrency:
+                await asyncio.sleep(0)  # let fetches start before asking again
+                continue
+            idle_mode = s.mode is CrawlMode.UNTIL_IDLE
+            if idle_mode and not self._tasks and not leases and await self._idle():
+                return CrawlState.FINISHED
+            await self._sleep_until_due()
+
+    def _launch(self, lease: Lease) -> None:
+        self._pages_started += 1
+        task = asyncio.get_running_loop().create_task(self._process(lease))
+        self._tasks[task] = lease
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.pop(task, None)
+        self._wake.set()
+        if not task.cancelled() and task.exception() is not None:
+            log.error("fetch task failed", exc_info=task.exception())
+
+    async def _idle(self) -> bool:
+        snap = await self.frontier.snapshot(since=2**62, retry_limit=0)
+        t = snap.totals
+        if t.waiting or t.pending or t.retrying:
+            return False
+        now = self.clock()
+        return all(hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
+
+    async def _sleep_until_due(self) -> None:
+        due = await self.frontier.next_due()
+        now = self.clock()
+        timeout = 1.0 if due is None else min(1.0, max(0.005, due - now))
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout)
+
+    async def _drain(self, *, cancel: bool) -> None:
+        """Wait for (or cancel) the fetches in flight; cancelled ones go back to the pool."""
+        if cancel:
+            for t in list(self._tasks):
+                t.cancel()
+        while self._tasks:
+            pending = list(self._tasks)
+            leases = [self._tasks[t].url for t in pending]
+            done = await asyncio.gather(*pending, return_exceptions=True)
+            cancelled = [
+                url
+                for url, r in zip(leases, done, strict=True)
+                if isinstance(r, asyncio.CancelledError)
+            ]
+            if cancelled:
+                released = await self.frontier.release(cancelled)
+                log.info("%d unfinished fetches went back to the pool", released)
+        for fetcher in self._retired_fetchers:
+            await fetcher.close()
+        self._retired_fetchers.clear()
+
+    async def _flush(self) -> None:
+        if self.store is not None:
+            await self.store.flush()
+
+    # ---- one URL -------------------------------------------------------------------------------
+    def _hop_check(self, url: str) -> ErrorKind | None:
+        if self.scope.check(url) is not None:
+            return ErrorKind.OUT_OF_SCOPE
+        if self.settings.obey_robots and self.robots.allowed_cached(url) is False:
+            return ErrorKind.ROBOTS
+        return None
+
+    async def _process(self, lease: Lease) -> None:
+        url = lease.url
+        try:
+            if self.settings.obey_robots and not await self._robots_allow(lease):
+                result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
+                self._stats.record(None, ErrorKind.ROBOTS.value, 0, 0.0)
+                await self.frontier.set_status(url, result)
+                return
+            outcome = await self.fetcher.fetch(url, hop_check=self._hop_check, known=self._known)
+            result = outcome.to_result()
+            if result.redirect_to is not None and self.scope.check(result.redirect_to):
+                result = replace(
+                    result,
+                    redirect_to=None,
+                    error=ErrorKind.OUT_OF_SCOPE,
+                    message=f"redirect to {result.redirect_to} leaves the scope",
+                )
+            self._stats.record(
+                result.status,
+                result.error.value if result.error else None,
+                outcome.size,
+                outcome.elapsed,
+            )
+            if outcome.ok:
+                await self._handle_page(lease, outcome)
+            await self.frontier.set_status(url, result)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("while crawling %s", url)
+            await self.frontier.set_status(
+                url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
+            )
+
+    async def _robots_allow(self, lease: Lease) -> bool:
+        robots = self.robots
+        verdict = robots.allowed_cached(lease.url)
+        if verdict is None:
+            verdict = await robots.allowed(lease.url, self.fetcher.fetch_robots)
+            delay = robots.crawl_delay(lease.url)
+            if delay is not None and self._delays_sent.get(lease.host) != delay:
+                self._delays_sent[lease.host] = delay
+                await self.frontier.set_delay(lease.host, min(delay, 120.0))
+        return verdict
+
+    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> None:
+        kind = sniff_kind(outcome.content_type, outcome.body)
+        title, encoding, links = "", "", list[str]()
+        if kind == "html":
+            if len(outcome.body) > THREAD_PARSE_BYTES:
+                title, encoding, links = await asyncio.to_thread(self._parse, outcome)
+            else:
+                title, encoding, links = self._parse(outcome)
+        elif kind == "text":
+            _text, encoding = decode_body(outcome.body, outcome.content_type)
+        if links and (
+            self.settings.max_depth is None or lease.depth + 1 <= self.settings.max_depth
+        ):
+            await self._add_links(lease, outcome.final_url, links)
+        if self.store is not None:
+            self.store.add(
+                PageRecord(
+                    url=lease.url,
+                    final_url=outcome.final_url,
+                    status=outcome.status or 0,
+                    fetched_at=self.clock(),
+                    content_type=outcome.content_type or "",
+                    encoding=encoding,
+                    title=title,
+                    depth=lease.depth,
+                    size=outcome.size,
+                    elapsed=outcome.elapsed,
+                    referrer=lease.referrer,
+                    redirect_chain=tuple(outcome.chain),
+                    body=outcome.body if self.settings.store_bodies and kind != "binary" else None,
+                )
+            )
+        if self.warc is not None:
+            await self.warc.write_async(
+                outcome.final_url,
+                outcome.status or 0,
+                list((outcome.headers or {}).items()),
+                outcome.body,
+                self.clock(),
+                outcome.peer,
+            )
+
+    @staticmethod
+    def _parse(outcome: FetchOutcome) -> tuple[str, str, list[str]]:
+        text, encoding = decode_body(outcome.body, outcome.content_type)
+        links, title = extract_links(text, outcome.final_url)
+        return title, encoding, links
+
+    async def _add_links(self, lease: Lease, page_url: str, links: list[str]) -> None:
+        recent = self._recent
+        scope_check = self.scope.check
+        depth = lease.depth + 1
+        batch: list[AddRequest] = []
+        for link in links:
+            if link in recent:
+                continue
+            recent[link] = None
+            if scope_check(link) is None:
+                batch.append(AddRequest(link, depth, page_url))
+        if len(recent) > RECENT_LINKS:
+            for stale in list(recent)[: RECENT_LINKS // 4]:
+                del recent[stale]
+        if batch:
+            await self.frontier.add_many(batch)

@@ -1,0 +1,514 @@
+"""One HTTP fetch, done carefully: capped, decompressed by hand, redirects followed by hand.
+
+:class:`Fetcher` owns one shared :class:`aiohttp.ClientSession`. :meth:`Fetcher.fetch` never
+raises for network trouble: every failure comes back as a :class:`FetchOutcome` with an
+:class:`~crawler_gui.core.policy.ErrorKind`.
+
+Redirects are followed only within one host key (scheme, host, port): a redirect to another
+host comes back unfollowed as ``redirect_to`` so the pool queues it under that host's
+politeness. Each followed hop passes the caller's ``hop_check`` (scope, robots) and the address
+policy; the body is capped raw (``max_body``) and decompressed (``max_decompressed``), so
+neither a huge body nor a gzip bomb costs more than the caps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import time
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+from aiohttp.client_proto import ResponseHandler
+from aiohttp.client_reqrep import ClientRequest
+from aiohttp.tracing import Trace
+
+from crawler_gui.core.policy import ErrorKind, FetchResult
+from crawler_gui.engine.safety import (
+    AddressPolicy,
+    BlockedAddressError,
+    SafeResolver,
+    peer_address,
+    transport_peer,
+)
+from crawler_gui.engine.settings import CrawlSettings
+
+__all__ = [
+    "ERROR_BODY_CAP",
+    "FetchOutcome",
+    "Fetcher",
+    "HopCheck",
+    "SafeConnector",
+    "parse_retry_after",
+]
+
+logger = logging.getLogger(__name__)
+
+#: Bodies of non-2xx responses are read (for the record) up to this many bytes, then truncated.
+ERROR_BODY_CAP = 64 * 1024
+HopCheck = Callable[[str], ErrorKind | None]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_PERMANENT = frozenset({301, 308})
+_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.5"
+_READ_CHUNK = 256 * 1024
+
+
+@dataclass(slots=True)
+class FetchOutcome:
+    """Everything one fetch produced. ``status`` is the last HTTP status seen (kept even when an
+    error such as ``TOO_LARGE`` spoiled the body); :meth:`to_result` turns it into the pool's
+    :class:`FetchResult`."""
+
+    url: str
+    final_url: str
+    status: int | None = None
+    content_type: str | None = None
+    body: bytes = b""
+    elapsed: float = 0.0
+    chain: list[tuple[str, int]] = field(default_factory=list)
+    error: ErrorKind | None = None
+    message: str = ""
+    retry_after: float | None = None
+    redirect_to: str | None = None
+    permanent_redirect: bool = False
+    peer: str | None = None
+    headers_size: int = 0
+    #: Raw (still compressed) body bytes read.
+    size: int = 0
+    #: Response headers of the last response (for WARC records), ``None`` without a response.
+    headers: Mapping[str, str] | None = None
+
+    @property
+    def ok(self) -> bool:
+        """A 2xx response with a complete, decoded body."""
+        return self.error is None and self.status is not None and 200 <= self.status < 300
+
+    def to_result(self) -> FetchResult:
+        """The pool's view. A 2xx (or other non-redirect) status spoiled by an error is reported
+        as no status, so the error decides (retry a timeout, fail a too-large body)."""
+        status = self.status
+        if self.error is not None and status is not None and not 300 <= status < 400:
+            status = None
+        return FetchResult(
+            status=status,
+            error=self.error,
+            retry_after=self.retry_after,
+            redirect_to=self.redirect_to,
+            final_url=self.final_url,
+            elapsed=self.elapsed,
+            message=self.message,
+        )
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` value (delta-seconds or an HTTP-date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _host_key(url: str) -> tuple[str, str, int] | None:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+
+
+def _defrag(url: str) -> str:
+    at = url.find("#")
+    return url if at < 0 else url[:at]
+
+
+def _decompress(raw: bytes, wbits: int, limit: int) -> bytes | None:
+    """Inflate ``raw``; ``None`` when the output would exceed ``limit``. Raises zlib.error."""
+    inflater = zlib.decompressobj(wbits)
+    out = inflater.decompress(raw, limit + 1)
+    if len(out) > limit:
+        return None
+    tail = inflater.flush()
+    if tail:
+        if len(out) + len(tail) > limit:
+            return None
+        out += tail
+    return out
+
+
+def _classify(exc: BaseException) -> tuple[ErrorKind, str]:
+    """Map a network exception to an error kind and a short message."""
+    if isinstance(exc, TimeoutError):  # asyncio and aiohttp timeouts alike
+        return ErrorKind.TIMEOUT, f"timed out ({type(exc).__name__})"
+    if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+        exc.os_error, BlockedAddressError
+    ):
+        return ErrorKind.BLOCKED_ADDRESS, str(exc.os_error.strerror)
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return ErrorKind.DNS, f"name not resolved: {exc.os_error}"
+    if isinstance(exc, BlockedAddressError):
+        return ErrorKind.BLOCKED_ADDRESS, str(exc.strerror)
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return ErrorKind.CONNECT, f"cannot connect: {exc.os_error}"
+    if isinstance(exc, aiohttp.ServerDisconnectedError | aiohttp.ClientPayloadError):
+        return ErrorKind.RESET, f"connection lost: {exc}"
+    if isinstance(exc, aiohttp.InvalidURL):
+        return ErrorKind.UNSUPPORTED, f"invalid URL: {exc}"
+    if isinstance(exc, aiohttp.ClientResponseError):
+        return ErrorKind.PROTOCOL, f"bad HTTP response: {exc.message}"
+    if isinstance(exc, ConnectionError | aiohttp.ClientOSError):
+        return ErrorKind.RESET, f"connection error: {exc}"
+    if isinstance(exc, aiohttp.ClientError):
+        return ErrorKind.PROTOCOL, f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, OSError):
+        return ErrorKind.CONNECT, f"{type(exc).__name__}: {exc}"
+    return ErrorKind.INTERNAL, f"{type(exc).__name__}: {exc}"
+
+
+class SafeConnector(aiohttp.TCPConnector):
+    """A TCP connector that checks the address each new connection really reached, before a
+    request byte is sent (the resolver never sees IP literals, and names can be re-resolved)."""
+
+    def __init__(self, policy: AddressPolicy, **kwargs: Any) -> None:
+        super().__init__(resolver=SafeResolver(policy), **kwargs)
+        self._policy = policy
+
+    async def _create_connection(
+        self, req: ClientRequest, traces: list[Trace], timeout: aiohttp.ClientTimeout
+    ) -> ResponseHandler:
+        proto = await super()._create_connection(req, traces, timeout)
+        peer = transport_peer(proto.transport)
+        if peer is not None and not self._policy.check(peer):
+            proto.close()
+            raise aiohttp.ClientConnectorError(
+                req.connection_key, BlockedAddressError(req.host, f"connected to {peer}")
+            )
+        return proto
+
+
+def _needs_cleanup_closed() -> bool:
+    from aiohttp import connector
+
+    return bool(getattr(connector, "NEEDS_CLEANUP_CLOSED", False))
+
+
+class Fetcher:
+    """Fetches URLs over one shared aiohttp session. Use ``async with Fetcher(settings) as f``
+    or :meth:`start` / :meth:`close`."""
+
+    def __init__(self, settings: CrawlSettings, *, allow_networks: Sequence[str] = ()) -> None:
+        self.settings = settings
+        self.policy = AddressPolicy(settings.allow_private, allow_networks)
+        self._session: aiohttp.ClientSession | None = None
+        self._timeout = aiohttp.ClientTimeout(
+            total=settings.total_timeout,
+            sock_connect=settings.connect_timeout,
+            sock_read=settings.read_timeout,
+        )
+        self._error_cap = min(settings.max_body, ERROR_BODY_CAP)
+
+    @property
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            raise RuntimeError("Fetcher is not started")
+        return self._session
+
+    async def start(self) -> None:
+        if self._session is not None:
+            return
+        s = self.settings
+        connector = SafeConnector(
+            self.policy,
+            limit=s.concurrency + 4,
+            limit_per_host=s.per_host,
+            ttl_dns_cache=300,
+            enable_cleanup_closed=_needs_cleanup_closed(),
+        )
+        headers = {
+            "User-Agent": s.user_agent,
+            "Accept": _ACCEPT,
+            "Accept-Encoding": "gzip, deflate",
+        }
+        headers.update(dict(s.extra_headers))
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            timeout=self._timeout,
+            headers=headers,
+            auto_decompress=False,
+            cookie_jar=aiohttp.DummyCookieJar(),
+            trust_env=False,
+        )
+
+    async def close(self) -> None:
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+
+    async def __aenter__(self) -> Fetcher:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def fetch_robots(self, url: str) -> tuple[int | None, bytes]:
+        """A ``fetch`` for :meth:`RobotsCache.allowed`: ``(status or None on error, body)``.
+
+        Redirects to other hosts (``http`` -> ``https`` is one) are followed here, up to
+        five as RFC 9309 asks; a longer chain reads as "unavailable" (its 3xx status).
+        """
+        outcome = await self.fetch(url)
+        for _ in range(5):
+            if outcome.redirect_to is None:
+                break
+            outcome = await self.fetch(outcome.redirect_to)
+        if outcome.error is not None and not (
+            outcome.status is not None and 300 <= outcome.status < 400
+        ):
+            if outcome.error is ErrorKind.TOO_LARGE and outcome.status is not None:
+                return outcome.status, outcome.body  # the first part of a huge robots.txt
+            return None, b""
+        return outcome.status, outcome.body
+
+    async def fetch(
+        self,
+        url: str,
+        *,
+        hop_check: HopCheck | None = None,
+        known: Callable[[str], bool] | None = None,
+    ) -> FetchOutcome:
+        """Fetch ``url``, following same-host redirects. Never raises for network trouble.
+
+        ``known(target)`` true for a redirect target hands it back as ``redirect_to`` instead of
+        fetching it (the pool already has it: fetching it again would be a duplicate)."""
+        session = self.session
+        out = FetchOutcome(url=url, final_url=url)
+        started = time.perf_counter()
+        deadline = started + self.settings.total_timeout
+        current = url
+        key = _host_key(url)
+        if key is None:
+            out.error = ErrorKind.UNSUPPORTED
+            out.message = "not an http(s) URL with a host"
+            return out
+        visited = {_defrag(url)}
+        hops = 0
+        timeout = self._timeout
+        if self.policy.check_host(key[1]) is False:
+            # aiohttp connects to IP literals without asking the resolver: judge them here.
+            out.error = ErrorKind.BLOCKED_ADDRESS
+            out.message = f"{key[1]}: a blocked or non-canonical IP address"
+            return out
+        try:
+            while True:
+                location = await self._request(session, current, out, timeout)
+                if location is None or out.error is not None:
+                    return out
+                # A redirect: follow it, refuse it, or hand it back.
+                status = out.status
+                assert status is not None
+                if status in _PERMANENT:
+                    out.permanent_redirect = True
+                try:
+                    target = _defrag(urljoin(current, location.strip()))
+                except ValueError:
+                    target = ""
+                target_key = _host_key(target) if target else None
+                if target_key is None:
+                    out.error = ErrorKind.BAD_REDIRECT
+                    out.message = f"unusable Location {location[:200]!r}"
+                    return out
+                if target_key != key:
+                    out.redirect_to = target
+                    return out
+                if target in visited:
+                    out.error = ErrorKind.REDIRECT_LOOP
+                    out.message = f"redirect loop back to {target}"
+                    return out
+                if self.settings.max_redirects == 0 or (known is not None and known(target)):
+                    out.redirect_to = target  # not following: the pool records or queues it
+                    return out
+                hops += 1
+                if hops > self.settings.max_redirects:
+                    out.error = ErrorKind.TOO_MANY_REDIRECTS
+                    out.message = f"more than {self.settings.max_redirects} redirects"
+                    return out
+                if hop_check is not None:
+                    refused = hop_check(target)
+                    if refused is not None:
+                        out.error = refused
+                        out.message = f"redirect to {target} refused ({refused})"
+                        return out
+                visited.add(target)
+                current = target
+                remaining = deadline - time.perf_counter()
+                if remaining <= 0:
+                    out.error = ErrorKind.TIMEOUT
+                    out.message = "total timeout reached while following redirects"
+                    return out
+                timeout = aiohttp.ClientTimeout(
+                    total=remaining,
+                    sock_connect=self.settings.connect_timeout,
+                    sock_read=self.settings.read_timeout,
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            kind, message = _classify(exc)
+            if kind is ErrorKind.INTERNAL:
+                logger.warning("unexpected error fetching %s", current, exc_info=True)
+            out.error = kind
+            out.message = message
+            return out
+        finally:
+            out.elapsed = time.perf_counter() - started
+
+    async def _request(
+        self,
+        session: aiohttp.ClientSession,
+        url: str,
+        out: FetchOutcome,
+        timeout: aiohttp.ClientTimeout,
+    ) -> str | None:
+        """One request; fills ``out``. Returns the Location of a redirect to follow, if any."""
+        async with session.get(url, allow_redirects=False, timeout=timeout) as resp:
+            status = resp.status
+            out.status = status
+            out.final_url = url
+            out.chain.append((url, status))
+            headers = resp.headers
+            out.headers = headers
+            out.content_type = headers.get("Content-Type")
+            out.headers_size = sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
+            peer = peer_address(resp)
+            out.peer = peer
+            if peer is not None and not self.policy.check(peer):
+                out.error = ErrorKind.BLOCKED_ADDRESS
+                out.message = f"connected to a blocked address {peer}"
+                return None
+            if status in (429, 503):
+                out.retry_after = parse_retry_after(headers.get("Retry-After"))
+            is_redirect = status in _REDIRECTS
+            if is_redirect:
+                location = headers.get("Location")
+                if not location or not location.strip():
+                    out.error = ErrorKind.BAD_REDIRECT
+                    out.message = f"{status} without a Location header"
+                    if status in _PERMANENT:
+                        out.permanent_redirect = True
+                    return None
+            ok = 200 <= status < 300
+            cap = self.settings.max_body if ok else self._error_cap
+            raw, over = await self._read(resp, cap, ok)
+            out.size = len(raw)
+            if over and ok:
+                out.error = ErrorKind.TOO_LARGE
+                out.message = f"body larger than {cap} bytes"
+                return None
+            encoding = headers.get("Content-Encoding")
+            if encoding and raw:
+                body = self._decode_content(raw, encoding.strip().lower(), out, ok)
+                if body is None:
+                    return None
+                raw = body
+            out.body = raw
+            return location if is_redirect else None
+
+    async def _read(
+        self, resp: aiohttp.ClientResponse, cap: int, give_up: bool
+    ) -> tuple[bytes, bool]:
+        """Read at most ``cap`` bytes; ``(body, True)`` when the body is longer. With
+        ``give_up``, a Content-Length over the cap stops before reading anything."""
+        length = resp.content_length
+        if give_up and length is not None and length > cap:
+            return b"", True
+        content = resp.content
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            chunk = await content.readany()
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > cap:
+                chunks.append(chunk[: len(chunk) - (total - cap)])
+                return b"".join(chunks), True
+            chunks.append(chunk)
+        if len(chunks) == 1:
+            return chunks[0], False
+        return b"".join(chunks), False
+
+    def _decode_content(
+        self, raw: bytes, encoding: str, out: FetchOutcome, ok: bool
+    ) -> bytes | None:
+        if encoding in ("identity", ""):
+            return raw
+        limit = self.settings.max_decompressed
+        try:
+            if encoding in ("gzip", "x-gzip"):
+                body = _decompress(raw, 16 + zlib.MAX_WBITS, limit)
+            elif encoding == "deflate":
+                try:
+                    body = _decompress(raw, zlib.MAX_WBITS, limit)
+                except zlib.error:
+                    body = _decompress(raw, -zlib.MAX_WBITS, limit)  # raw deflate, as IIS sends
+            else:
+                if ok:
+                    out.error = ErrorKind.UNSUPPORTED
+                    out.message = f"unsupported Content-Encoding {encoding!r}"
+                    return None
+                return raw
+        except zlib.error as exc:
+            if ok:
+                out.error = ErrorKind.PROTOCOL
+                out.message = f"cannot decompress the {encoding} body: {exc}"
+                return None
+            return raw
+        if body is None:
+            if ok:
+                out.error = ErrorKind.TOO_LARGE
+                out.message = f"decompressed body larger than {limit} bytes"
+                return None
+            return raw[:0]
+        return body
+
+
+def outcome_summary(outcome: FetchOutcome) -> dict[str, Any]:
+    """A small dict for logs and the GUI's detail view."""
+    return {
+        "url": outcome.url,
+        "final_url": outcome.final_url,
+        "status": outcome.status,
+        "error": str(outcome.error) if outcome.error else None,
+        "message": outcome.message,
+        "elapsed": round(outcome.elapsed, 4),
+        "chain": outcome.chain,
+        "redirect_to": outcome.redirect_to,
+        "peer": outcome.peer,
+        "size": outcome.size,
+    }

@@ -1,0 +1,127 @@
+"""Link and title extraction with selectolax (lexbor): fast enough for thousands of pages a second.
+
+Links are made absolute (``<base href>`` honoured) but not canonicalized: the pool does that.
+The fragment is cut off (it never changes what the server sends) and fragment-only links
+(``#top``) are dropped, as is everything that is not http(s) once joined (``javascript:``,
+``mailto:``, ``data:``, ``tel:``, ``ftp:`` ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+try:
+    from selectolax.lexbor import LexborHTMLParser as _Parser
+except ImportError:  # pragma: no cover - older selectolax without lexbor
+    from selectolax.parser import HTMLParser as _Parser  # type: ignore[attr-defined,no-redef]
+
+__all__ = ["extract_links"]
+
+_LINK_SELECTOR = "a[href], area[href]"
+_CONTROL = str.maketrans("", "", "\t\n\r")
+_WHITESPACE = " \t\n\r\f"
+
+
+def _origin_and_dir(base: str) -> tuple[str, str, str] | None:
+    """``(scheme, origin, directory)`` of an http(s) base URL, for the fast join paths."""
+    try:
+        parts = urlsplit(base)
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.netloc:
+        return None
+    origin = f"{scheme}://{parts.netloc}"
+    path = parts.path or "/"
+    return scheme, origin, origin + path[: path.rfind("/") + 1]
+
+
+def _is_http(url: str) -> bool:
+    head = url[:8].lower()
+    return head.startswith(("http://", "https://"))
+
+
+def _title_of(tree: Any) -> str:
+    node = tree.css_first("title")
+    if node is None:
+        return ""
+    text = node.text(deep=True)
+    if not text:
+        return ""
+    return " ".join(text.split())
+
+
+def extract_links(html: str | bytes, page_url: str) -> tuple[list[str], str]:
+    """Return ``(absolute http(s) links in document order without duplicates, page title)``.
+
+    ``html`` is text, or bytes already known to be UTF-8 (lexbor reads bytes as UTF-8).
+    """
+    if isinstance(html, str):
+        # selectolax's own str path is about twice as slow as encoding here and passing bytes.
+        html = html.encode("utf-8", "replace")
+    tree = _Parser(html)
+    title = _title_of(tree)
+    base = page_url
+    base_node = tree.css_first("base[href]")
+    if base_node is not None:
+        href = base_node.attributes.get("href")
+        if href:
+            href = href.strip(_WHITESPACE).translate(_CONTROL)
+            try:
+                joined = urljoin(page_url, href)
+            except ValueError:
+                joined = ""
+            if _is_http(joined):
+                base = joined
+    fast = _origin_and_dir(base)
+    seen: set[str] = set()
+    links: list[str] = []
+    for node in tree.css(_LINK_SELECTOR):
+        href = node.attributes.get("href")
+        if not href:
+            continue
+        if href[0] in _WHITESPACE or href[-1] in _WHITESPACE:
+            href = href.strip(_WHITESPACE)
+            if not href:
+                continue
+        if "\n" in href or "\t" in href or "\r" in href:
+            href = href.translate(_CONTROL)
+        first = href[0]
+        if first == "#":
+            continue
+        hash_at = href.find("#")
+        if hash_at > 0:
+            href = href[:hash_at]
+        url: str
+        if fast is not None and first == "/" and "/." not in href and "\\" not in href:
+            url = f"{fast[0]}:{href}" if href.startswith("//") else fast[1] + href
+        elif href.startswith(("http://", "https://")) and "/." not in href and "\\" not in href:
+            url = href
+        elif (
+            fast is not None
+            and first.isalnum()
+            and ":" not in href
+            and "/." not in href
+            and "\\" not in href
+            and not href.startswith(".")
+        ):
+            url = fast[2] + href
+        else:
+            if ":" in href and not _is_http(href):
+                scheme = href.split(":", 1)[0].lower()
+                if scheme.isalpha() and scheme not in ("http", "https"):
+                    continue  # javascript:, mailto:, data:, tel: ... (no join needed)
+            try:
+                url = urljoin(base, href)
+            except ValueError:
+                continue
+            if not _is_http(url):
+                continue
+            hash_at = url.find("#")
+            if hash_at >= 0:
+                url = url[:hash_at]
+        if url not in seen:
+            seen.add(url)
+            links.append(url)
+    return links, title

@@ -1,0 +1,192 @@
+"""robots.txt (RFC 9309) with Protego, cached per origin.
+
+The cache does not fetch by itself: the caller passes a ``fetch`` function, so robots.txt goes
+through the same per-host slot as the pages and politeness holds. ``fetch(robots_url)`` returns
+``(status, body)``, ``status`` being ``None`` for a network error.
+
+* 2xx: the rules are parsed (at most the first 500 KB);
+* 3xx (a redirect the fetch did not follow) and 4xx except 429: "unavailable", everything allowed;
+* 429, 5xx and network errors: "unreachable", everything disallowed, remembered for
+  ``error_lifetime`` (10 minutes) only, then tried again.
+
+Concurrent calls for one origin share one fetch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from protego import Protego
+
+__all__ = ["MAX_ROBOTS_SIZE", "RobotsCache", "RobotsFetch", "origin_of", "robots_url"]
+
+logger = logging.getLogger(__name__)
+
+MAX_ROBOTS_SIZE = 500 * 1024
+RobotsFetch = Callable[[str], Awaitable[tuple[int | None, bytes]]]
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def origin_of(url: str) -> str:
+    """``scheme://host[:port]`` of a URL, lower-cased, default port dropped; ``""`` if none."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return ""
+    scheme = parts.scheme.lower()
+    host = parts.hostname
+    if scheme not in _DEFAULT_PORTS or not host:
+        return ""
+    if ":" in host:
+        host = f"[{host}]"
+    if port is None or port == _DEFAULT_PORTS[scheme]:
+        return f"{scheme}://{host}"
+    return f"{scheme}://{host}:{port}"
+
+
+def robots_url(url: str) -> str:
+    """The robots.txt URL for a URL's origin (``""`` if the URL has no http(s) origin)."""
+    origin = origin_of(url)
+    return origin + "/robots.txt" if origin else ""
+
+
+@dataclass(slots=True)
+class _Entry:
+    expires: float
+    parser: Protego | None  # None: no rules (allow_all) or unreachable (disallow_all)
+    allow_all: bool
+    status: int | None
+
+
+class RobotsCache:
+    """robots.txt rules per origin, with a lifetime and an LRU bound on the number of origins."""
+
+    def __init__(
+        self,
+        user_agent: str,
+        lifetime: float = 86400.0,
+        max_hosts: int = 20000,
+        clock: Callable[[], float] = time.time,
+        *,
+        error_lifetime: float = 600.0,
+    ) -> None:
+        if max_hosts < 1:
+            raise ValueError("max_hosts must be at least 1")
+        self.user_agent = user_agent
+        self.lifetime = lifetime
+        self.error_lifetime = min(error_lifetime, lifetime)
+        self.max_hosts = max_hosts
+        self._clock = clock
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._inflight: dict[str, asyncio.Task[_Entry]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _fresh(self, origin: str) -> _Entry | None:
+        entry = self._entries.get(origin)
+        if entry is None:
+            return None
+        if entry.expires <= self._clock():
+            del self._entries[origin]
+            return None
+        self._entries.move_to_end(origin)
+        return entry
+
+    def _verdict(self, entry: _Entry, url: str) -> bool:
+        if entry.parser is None:
+            return entry.allow_all
+        return bool(entry.parser.can_fetch(url, self.user_agent))
+
+    def cached(self, url: str) -> bool:
+        """True when fresh rules for the URL's origin are in the cache (no fetch needed)."""
+        origin = origin_of(url)
+        return bool(origin) and self._fresh(origin) is not None
+
+    def allowed_cached(self, url: str) -> bool | None:
+        """The verdict from the cache alone; ``None`` when robots.txt must be fetched first."""
+        origin = origin_of(url)
+        if not origin:
+            return False
+        entry = self._fresh(origin)
+        return None if entry is None else self._verdict(entry, url)
+
+    async def allowed(self, url: str, fetch: RobotsFetch) -> bool:
+        """May ``url`` be fetched? Fetches robots.txt through ``fetch`` when not cached."""
+        origin = origin_of(url)
+        if not origin:
+            return False
+        entry = self._fresh(origin)
+        if entry is None:
+            task = self._inflight.get(origin)
+            if task is None:
+                task = asyncio.ensure_future(self._load(origin, fetch))
+                self._inflight[origin] = task
+                task.add_done_callback(functools.partial(self._finished, origin))
+            # shield: one caller being cancelled must not cancel the others' shared fetch.
+            entry = await asyncio.shield(task)
+        return self._verdict(entry, url)
+
+    def _finished(self, origin: str, _task: asyncio.Task[_Entry]) -> None:
+        self._inflight.pop(origin, None)
+
+    def crawl_delay(self, url: str) -> float | None:
+        """The ``Crawl-delay`` for our user agent from the cached rules, if any."""
+        origin = origin_of(url)
+        entry = self._fresh(origin) if origin else None
+        if entry is None or entry.parser is None:
+            return None
+        delay = entry.parser.crawl_delay(self.user_agent)
+        return None if delay is None else float(delay)
+
+    def forget(self, url: str) -> None:
+        self._entries.pop(origin_of(url), None)
+
+    async def close(self) -> None:
+        """Cancel robots fetches still running."""
+        tasks = list(self._inflight.values())
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _load(self, origin: str, fetch: RobotsFetch) -> _Entry:
+        url = origin + "/robots.txt"
+        try:
+            status, body = await fetch(url)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the caller's fetch should not raise; treat it as unreachable
+            logger.warning("robots.txt fetch for %s raised %r", origin, exc)
+            status, body = None, b""
+        entry = self._entry_for(status, body)
+        self._store(origin, entry)
+        return entry
+
+    def _entry_for(self, status: int | None, body: bytes) -> _Entry:
+        now = self._clock()
+        if status is not None and 200 <= status < 300:
+            text = body[:MAX_ROBOTS_SIZE].decode("utf-8", "replace")
+            try:
+                parser = Protego.parse(text)
+            except Exception as exc:  # Protego is lenient; a crash here must not stop a crawl
+                logger.warning("robots.txt could not be parsed: %r", exc)
+                return _Entry(now + self.lifetime, None, True, status)
+            return _Entry(now + self.lifetime, parser, True, status)
+        if status is not None and status != 429 and 300 <= status < 500:
+            return _Entry(now + self.lifetime, None, True, status)
+        return _Entry(now + self.error_lifetime, None, False, status)
+
+    def _store(self, origin: str, entry: _Entry) -> None:
+        self._entries[origin] = entry
+        self._entries.move_to_end(origin)
+        while len(self._entries) > self.max_hosts:
+            self._entries.popitem(last=False)

@@ -1,0 +1,238 @@
+"""Keep the crawler off loopback, private and other special addresses (SSRF protection).
+
+Three checks, because each alone has a hole:
+
+* :class:`SafeResolver` filters what a host *name* resolves to (aiohttp asks it for names only);
+* :meth:`AddressPolicy.check_host` judges a URL host that is an IP literal (aiohttp connects to
+  those without asking the resolver), and refuses legacy numeric forms such as ``127.1``,
+  ``2130706433`` or ``0x7f.0.0.1`` outright;
+* :func:`peer_address` reads the address a response really came from, for a last check.
+"""
+
+from __future__ import annotations
+
+import errno
+import ipaddress
+import socket
+from collections.abc import Sequence
+from typing import Any
+
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+
+from crawler_gui.errors import ConfigError
+
+__all__ = [
+    "AddressPolicy",
+    "BlockedAddressError",
+    "SafeResolver",
+    "is_blocked_ip",
+    "is_numeric_host",
+    "peer_address",
+    "transport_peer",
+]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+_SHARED = ipaddress.IPv4Network("100.64.0.0/10")  # carrier-grade NAT
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+class BlockedAddressError(OSError):
+    """A host resolved only to addresses the crawler may not connect to."""
+
+    def __init__(self, host: str, detail: str = "") -> None:
+        self.host = host
+        message = f"{host}: {detail or 'resolves only to blocked addresses'}"
+        super().__init__(errno.EACCES, message)
+
+
+def _parse(ip: str) -> IPAddress | None:
+    if "%" in ip:  # fe80::1%eth0
+        ip = ip.split("%", 1)[0]
+    try:
+        return ipaddress.ip_address(ip)
+    except ValueError:
+        return None
+
+
+def _v4_blocked(addr: ipaddress.IPv4Address) -> bool:
+    return (
+        addr.is_loopback
+        or addr.is_private
+        or addr.is_link_local
+        or addr.is_multicast
+        or addr.is_reserved
+        or addr.is_unspecified
+        or addr in _SHARED
+        or not addr.is_global
+    )
+
+
+def _embedded_v4(addr: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv4-mapped, 6to4 or NAT64 address stands for."""
+    if addr.ipv4_mapped is not None:
+        return addr.ipv4_mapped
+    if addr.sixtofour is not None:
+        return addr.sixtofour
+    if addr in _NAT64:
+        return ipaddress.IPv4Address(int(addr) & 0xFFFFFFFF)
+    return None
+
+
+def _blocked(addr: IPAddress) -> bool:
+    if isinstance(addr, ipaddress.IPv4Address):
+        return _v4_blocked(addr)
+    embedded = _embedded_v4(addr)
+    if embedded is not None:
+        return _v4_blocked(embedded)
+    if addr.teredo is not None and _v4_blocked(addr.teredo[1]):
+        return True
+    return (
+        addr in _NAT64_LOCAL
+        or addr.is_loopback
+        or addr.is_private
+        or addr.is_link_local
+        or addr.is_site_local
+        or addr.is_multicast
+        or addr.is_reserved
+        or addr.is_unspecified
+        or not addr.is_global
+    )
+
+
+def is_blocked_ip(ip: str) -> bool:
+    """True for loopback, private, link-local, multicast, reserved, unspecified, shared
+    (100.64/10) and other non-global addresses, including their IPv4-mapped, 6to4, NAT64 and
+    Teredo IPv6 forms. Text that is not an IP address is blocked too."""
+    addr = _parse(ip)
+    return True if addr is None else _blocked(addr)
+
+
+def is_numeric_host(host: str) -> bool:
+    """True when a URL host would be read as an IPv4 address (WHATWG: the last label is a
+    number, decimal or ``0x`` hex), whether in canonical dotted-quad form or not."""
+    host = host.rstrip(".")
+    if not host:
+        return False
+    last = host.rsplit(".", 1)[-1].lower()
+    if last.isdigit():
+        return True
+    return last.startswith("0x") and all(c in "0123456789abcdef" for c in last[2:])
+
+
+def _is_canonical_ipv4(host: str) -> bool:
+    parts = host.split(".")
+    if len(parts) != 4:
+        return False
+    for part in parts:
+        if not part.isdigit() or (len(part) > 1 and part[0] == "0") or int(part) > 255:
+            return False
+    return True
+
+
+class AddressPolicy:
+    """Which addresses may be connected to.
+
+    ``allow_networks`` (CIDR strings) are always allowed; ``allow_private`` allows every
+    address except unspecified (``0.0.0.0``, ``::``) and multicast ones.
+    """
+
+    def __init__(self, allow_private: bool = False, allow_networks: Sequence[str] = ()) -> None:
+        self.allow_private = allow_private
+        networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        for text in allow_networks:
+            try:
+                networks.append(ipaddress.ip_network(text.strip(), strict=False))
+            except ValueError as exc:
+                raise ConfigError(f"invalid allowed network {text!r}: {exc}") from exc
+        self.allow_networks = tuple(networks)
+        self._cache: dict[str, bool] = {}
+
+    def check(self, ip: str) -> bool:
+        """True when connecting to ``ip`` is allowed."""
+        cached = self._cache.get(ip)
+        if cached is not None:
+            return cached
+        addr = _parse(ip)
+        if addr is None:
+            allowed = False
+        elif any(addr.version == net.version and addr in net for net in self.allow_networks):
+            allowed = True
+        elif self.allow_private:
+            allowed = not (addr.is_unspecified or addr.is_multicast)
+        else:
+            allowed = not _blocked(addr)
+        if len(self._cache) > 4096:
+            self._cache.clear()
+        self._cache[ip] = allowed
+        return allowed
+
+    def check_host(self, host: str) -> bool | None:
+        """Judge a URL host before connecting: ``None`` for a name (the resolver decides),
+        True/False for an IP literal. A non-canonical numeric IPv4 form is always refused."""
+        if host.startswith("["):
+            host = host[1:].split("]", 1)[0]
+        if ":" in host:
+            return self.check(host)
+        if not is_numeric_host(host):
+            return None
+        if not _is_canonical_ipv4(host.rstrip(".")):
+            return False
+        return self.check(host.rstrip("."))
+
+
+class SafeResolver(AbstractResolver):
+    """An aiohttp resolver that drops blocked addresses from the answers of another resolver
+    (aiohttp's default, made lazily inside the running loop) and raises
+    :class:`BlockedAddressError` when nothing is left."""
+
+    def __init__(self, policy: AddressPolicy, resolver: AbstractResolver | None = None) -> None:
+        self.policy = policy
+        self._resolver = resolver
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        verdict = self.policy.check_host(host)
+        if verdict is False:
+            raise BlockedAddressError(host, "a blocked or non-canonical IP address")
+        if self._resolver is None:
+            self._resolver = DefaultResolver()
+        results = await self._resolver.resolve(host, port, family)
+        kept = [r for r in results if self.policy.check(r["host"])]
+        if not kept:
+            shown = ", ".join(sorted({r["host"] for r in results})) or "nothing"
+            raise BlockedAddressError(host, f"resolves only to blocked addresses ({shown})")
+        return kept
+
+    async def close(self) -> None:
+        if self._resolver is not None:
+            await self._resolver.close()
+
+
+def peer_address(response: Any) -> str | None:
+    """The IP address an aiohttp response came from, if still known.
+
+    Reads the live connection's transport, or (once a small body has been read and the
+    connection released to the pool) the response's protocol's transport.
+    """
+    transport = None
+    connection = getattr(response, "connection", None)
+    if connection is not None:
+        transport = connection.transport
+    if transport is None:
+        protocol = getattr(response, "_protocol", None)
+        transport = getattr(protocol, "transport", None)
+    return transport_peer(transport)
+
+
+def transport_peer(transport: Any) -> str | None:
+    """The peer IP of an asyncio transport (``None`` when closed or unknown)."""
+    if transport is None:
+        return None
+    peer = transport.get_extra_info("peername")
+    if not peer:
+        return None
+    return str(peer[0])

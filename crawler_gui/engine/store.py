@@ -1,0 +1,439 @@
+"""The page store: every fetched page's metadata (and, optionally, its body) in an embedded
+LevelDB of its own, normally ``<pool_dir>/pages/``.
+
+Key layout (also in ``docs/storage.md``, "Page store"):
+
+* ``meta/schema_version`` -> ``b"1"``
+* ``page/<seq>`` -> compact JSON metadata (UTF-8); ``<seq>`` is 8 bytes big-endian, from 1
+* ``body/<seq>`` -> the zlib-compressed body (absent when bodies are not stored)
+* ``url/<url>`` -> ``<seq>`` of the latest record fetched for that URL; written for both the
+  requested URL and the final URL after redirects
+
+Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
+encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
+never waits on zlib or the disk. When the buffer reaches :data:`AUTO_FLUSH_RECORDS` records
+``add`` starts that flush itself (as a task when called from a running event loop, inline
+otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+import plyvel
+
+from crawler_gui.errors import StoreError
+
+__all__ = [
+    "AUTO_FLUSH_RECORDS",
+    "PAGES_DIRNAME",
+    "SCHEMA_VERSION",
+    "PageRecord",
+    "PageStore",
+]
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = b"1"
+#: Name of the page store's directory inside a pool directory.
+PAGES_DIRNAME = "pages"
+#: ``add`` starts a flush when this many records are buffered.
+AUTO_FLUSH_RECORDS = 200
+
+_K_SCHEMA = b"meta/schema_version"
+_P_PAGE = b"page/"
+_P_BODY = b"body/"
+_P_URL = b"url/"
+_ZLIB_LEVEL = 6
+
+
+@dataclass(frozen=True, slots=True)
+class PageRecord:
+    """One fetch of one page."""
+
+    url: str
+    final_url: str
+    status: int
+    #: POSIX seconds.
+    fetched_at: float
+    content_type: str
+    encoding: str
+    title: str
+    depth: int
+    #: Raw body size in bytes (as received, before any store compression).
+    size: int
+    #: Response time in seconds.
+    elapsed: float
+    referrer: str | None
+    #: ``((url, status), ...)`` of the redirects followed before ``final_url``.
+    redirect_chain: tuple[tuple[str, int], ...]
+    body: bytes | None = None
+
+
+def _meta_json(r: PageRecord) -> bytes:
+    meta = {
+        "url": r.url,
+        "final_url": r.final_url,
+        "status": r.status,
+        "fetched_at": r.fetched_at,
+        "content_type": r.content_type,
+        "encoding": r.encoding,
+        "title": r.title,
+        "depth": r.depth,
+        "size": r.size,
+        "elapsed": r.elapsed,
+        "referrer": r.referrer,
+        "redirect_chain": [[u, s] for u, s in r.redirect_chain],
+    }
+    return json.dumps(meta, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _record_from(meta_bytes: bytes, body: bytes | None) -> PageRecord:
+    m: dict[str, Any] = json.loads(meta_bytes)
+    return PageRecord(
+        url=m["url"],
+        final_url=m["final_url"],
+        status=int(m["status"]),
+        fetched_at=float(m["fetched_at"]),
+        content_type=m["content_type"],
+        encoding=m["encoding"],
+        title=m["title"],
+        depth=int(m["depth"]),
+        size=int(m["size"]),
+        elapsed=float(m["elapsed"]),
+        referrer=m["referrer"],
+        redirect_chain=tuple((str(u), int(s)) for u, s in m["redirect_chain"]),
+        body=body,
+    )
+
+
+def _error_text(exc: BaseException) -> str:
+    """plyvel puts LevelDB's message in ``args[0]`` as bytes."""
+    if exc.args and isinstance(exc.args[0], bytes):
+        return exc.args[0].decode("utf-8", "replace")
+    return str(exc)
+
+
+def _iso(ts: float) -> str:
+    text = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+class PageStore:
+    """Fetched pages, appended in fetch order. Open with :meth:`open`; close with
+    :meth:`close` (or :meth:`aclose` from a coroutine, which also waits for running flushes).
+
+    ``add``/``flush``/``get``/``count`` are called from one thread (the engine's loop); the
+    actual writes happen in worker threads, serialised and in order.
+    """
+
+    def __init__(self, db: Any, path: Path, *, store_bodies: bool, next_seq: int) -> None:
+        self._db = db
+        self.path = path
+        self.store_bodies = store_bodies
+        self._next_seq = next_seq
+        self._buffer: list[tuple[int, PageRecord]] = []
+        #: Sealed buffers waiting for a worker thread, oldest first.
+        self._pending: list[list[tuple[int, PageRecord]]] = []
+        #: The batches a worker thread is writing right now (still readable by ``get``).
+        self._writing: list[list[tuple[int, PageRecord]]] = []
+        #: Guards ``_pending`` and ``_writing``; held only for list operations, never for I/O,
+        #: so ``add`` on the loop thread never waits for a write.
+        self._list_lock = threading.Lock()
+        #: Serialises writes (and closing the database).
+        self._write_lock = threading.Lock()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._failure: BaseException | None = None
+        self._closed = False
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, directory: Path | str, *, store_bodies: bool = True) -> PageStore:
+        """Open (creating if needed) the page store LevelDB at ``directory``.
+
+        Raises :class:`~crawler_gui.errors.StoreError` if another process (or another
+        ``PageStore``) has it open, if it is corrupt, or if it is not a page store of this
+        schema version.
+        """
+        path = Path(directory)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
+        try:
+            db = plyvel.DB(str(path), create_if_missing=True, compression="snappy")
+        except plyvel.IOError as exc:
+            text = _error_text(exc)
+            if "already held" in text or "temporarily unavailable" in text:
+                raise StoreError(
+                    f"the page store {path} is in use by another crawl (another process or "
+                    f"window has it open)"
+                ) from exc
+            raise StoreError(f"cannot open the page store {path}: {text}") from exc
+        except plyvel.CorruptionError as exc:
+            raise StoreError(f"the page store {path} is corrupt: {_error_text(exc)}") from exc
+        except plyvel.Error as exc:
+            raise StoreError(f"cannot open the page store {path}: {_error_text(exc)}") from exc
+        try:
+            version = db.get(_K_SCHEMA)
+            if version is None:
+                if next(db.iterator(include_value=False), None) is not None:
+                    raise StoreError(f"{path} is not a crawler-gui page store")
+                db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
+            elif version != SCHEMA_VERSION:
+                raise StoreError(
+                    f"the page store {path} has schema version "
+                    f"{version.decode('ascii', 'replace')!r}; this program reads only "
+                    f"version {SCHEMA_VERSION.decode()} (written by a newer crawler-gui?)"
+                )
+            last = next(db.iterator(prefix=_P_PAGE, reverse=True, include_value=False), None)
+            next_seq = int.from_bytes(last[len(_P_PAGE) :], "big") + 1 if last else 1
+        except StoreError:
+            db.close()
+            raise
+        except plyvel.Error as exc:
+            db.close()
+            raise StoreError(f"the page store {path} cannot be read: {exc}") from exc
+        return cls(db, path, store_bodies=store_bodies, next_seq=next_seq)
+
+    @classmethod
+    def open_in_pool(cls, pool_dir: Path | str, *, store_bodies: bool = True) -> PageStore:
+        """Open the page store of a pool: ``<pool_dir>/pages/``."""
+        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies)
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def _check(self) -> None:
+        if self._closed:
+            raise StoreError("the page store is closed")
+        if self._failure is not None:
+            exc, self._failure = self._failure, None
+            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+
+    def add(self, record: PageRecord) -> None:
+        """Buffer one record (cheap). Flushes by itself every :data:`AUTO_FLUSH_RECORDS`."""
+        self._check()
+        self._buffer.append((self._next_seq, record))
+        self._next_seq += 1
+        if len(self._buffer) >= AUTO_FLUSH_RECORDS:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self.flush_sync()
+            else:
+                self._seal()
+                # One background writer at a time: it takes every sealed batch on each turn,
+                # so it never occupies more than one thread of the loop's default executor.
+                if not self._tasks:
+                    task = loop.create_task(self._background_flush())
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
+
+    def _seal(self) -> None:
+        if self._buffer:
+            batch, self._buffer = self._buffer, []
+            with self._list_lock:
+                self._pending.append(batch)
+
+    def _has_pending(self) -> bool:
+        with self._list_lock:
+            return bool(self._pending)
+
+    async def _background_flush(self) -> None:
+        try:
+            while self._has_pending() and not self._closed:
+                await asyncio.to_thread(self._drain)
+        except Exception as exc:  # kept and raised at the next call
+            log.exception("page store flush failed")
+            self._failure = exc
+
+    async def flush(self) -> None:
+        """Write everything buffered, in a worker thread; returns when it is on disk (in the
+        OS's hands: LevelDB's log is not fsynced)."""
+        self._check()
+        self._seal()
+        try:
+            await asyncio.to_thread(self._drain)
+        except plyvel.Error as exc:
+            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+        self._check()
+
+    def flush_sync(self) -> None:
+        """Write everything buffered, in this thread (for shutdown and non-async callers)."""
+        self._check()
+        self._seal()
+        try:
+            self._drain()
+        except plyvel.Error as exc:
+            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+
+    def _encode(self, seq: int, r: PageRecord) -> list[tuple[bytes, bytes]]:
+        key = seq.to_bytes(8, "big")
+        out = [(_P_PAGE + key, _meta_json(r))]
+        if self.store_bodies and r.body is not None:
+            out.append((_P_BODY + key, zlib.compress(r.body, _ZLIB_LEVEL)))
+        out.append((_P_URL + r.url.encode("utf-8"), key))
+        if r.final_url != r.url:
+            out.append((_P_URL + r.final_url.encode("utf-8"), key))
+        return out
+
+    def _drain(self) -> None:
+        """Write all sealed batches, oldest first (runs in a worker thread or inline).
+
+        The write lock keeps batches in order even when two worker threads race: whoever gets
+        it takes everything sealed so far; the other then finds less (or nothing) to write.
+        """
+        with self._write_lock:
+            with self._list_lock:
+                if not self._pending:
+                    return
+                batches, self._pending = self._pending, []
+                self._writing = batches
+            try:
+                items: list[tuple[bytes, bytes]] = []
+                for batch in batches:
+                    for seq, record in batch:
+                        items.extend(self._encode(seq, record))
+                with self._db.write_batch() as wb:
+                    for key, value in items:
+                        wb.put(key, value)
+            except BaseException:
+                with self._list_lock:  # keep them for the next attempt (close retries)
+                    self._pending = batches + self._pending
+                    self._writing = []
+                raise
+            with self._list_lock:
+                self._writing = []
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def count(self) -> int:
+        """Number of records added (stored or still buffered)."""
+        return self._next_seq - 1
+
+    def _unwritten(self, url: str) -> PageRecord | None:
+        for seq_record in reversed(self._buffer):
+            r = seq_record[1]
+            if url in (r.url, r.final_url):
+                return r
+        with self._list_lock:
+            for batch in (*reversed(self._pending), *reversed(self._writing)):
+                for _seq, r in reversed(batch):
+                    if url in (r.url, r.final_url):
+                        return r
+        return None
+
+    def get(self, url: str) -> PageRecord | None:
+        """The latest record fetched for ``url`` (requested or final URL), with its body if
+        stored; ``None`` if never fetched."""
+        if self._closed:
+            raise StoreError("the page store is closed")
+        r = self._unwritten(url)
+        if r is not None:
+            if not self.store_bodies and r.body is not None:
+                return replace(r, body=None)
+            return r
+        # Not buffered, pending nor being written: it is in the database (or nowhere).
+        key = self._db.get(_P_URL + url.encode("utf-8"))
+        if key is None:
+            return None
+        meta = self._db.get(_P_PAGE + key)
+        body = self._db.get(_P_BODY + key)
+        if meta is None:
+            return None
+        return _record_from(meta, zlib.decompress(body) if body is not None else None)
+
+    def iter_records(self, with_body: bool = False) -> Iterator[PageRecord]:
+        """Every record, oldest first (buffered records are flushed first)."""
+        self.flush_sync()
+        with self._db.snapshot() as snap:
+            for key, meta in snap.iterator(prefix=_P_PAGE):
+                body = None
+                if with_body:
+                    raw = snap.get(_P_BODY + key[len(_P_PAGE) :])
+                    body = zlib.decompress(raw) if raw is not None else None
+                yield _record_from(meta, body)
+
+    def export_jsonl(self, out: TextIO | Path | str) -> int:
+        """Write one JSON object per record (no bodies) to ``out`` (an open text file or a
+        path); return the number of records written."""
+        if isinstance(out, str | Path):
+            with open(out, "w", encoding="utf-8", newline="\n") as fh:
+                return self._export(fh)
+        return self._export(out)
+
+    def _export(self, fh: TextIO) -> int:
+        n = 0
+        for r in self.iter_records(with_body=False):
+            obj = {
+                "url": r.url,
+                "final_url": r.final_url,
+                "status": r.status,
+                "fetched_at": _iso(r.fetched_at),
+                "fetched_at_ts": r.fetched_at,
+                "depth": r.depth,
+                "encoding": r.encoding,
+                "title": r.title,
+                "content_type": r.content_type,
+                "size": r.size,
+                "elapsed": r.elapsed,
+                "referrer": r.referrer,
+                "redirect_chain": [[u, s] for u, s in r.redirect_chain],
+            }
+            fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+            fh.write("\n")
+            n += 1
+        return n
+
+    # -- closing -----------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    async def aclose(self) -> None:
+        """Wait for background flushes, write the rest off-thread, and close."""
+        if self._closed:
+            return
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._seal()
+        await asyncio.to_thread(self._drain)
+        self.close()
+
+    def close(self) -> None:
+        """Flush what is buffered and close the database. Idempotent."""
+        if self._closed:
+            return
+        try:
+            self._seal()
+            self._drain()
+        finally:
+            self._closed = True
+            with self._write_lock:
+                self._db.close()
+        if self._failure is not None:
+            exc, self._failure = self._failure, None
+            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+
+    def __enter__(self) -> PageStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "_closed", True):
+            with contextlib.suppress(Exception):
+                self.close()

@@ -1,0 +1,140 @@
+"""extract_links: absolute links in document order, base href, areas, entities, schemes."""
+
+from __future__ import annotations
+
+from urllib.parse import urljoin
+
+from crawler_gui.engine.links import extract_links
+
+PAGE = "https://news.example.com/world/asia/index.html"
+
+
+def test_relative_root_and_protocol_relative_links_made_absolute() -> None:
+    html = """<html><body>
+      <a href="story.html">a</a>
+      <a href="/sport/">b</a>
+      <a href="//cdn.example.net/x.html">c</a>
+      <a href="../europe/">d</a>
+      <a href="./local?x=1">e</a>
+      <a href="?page=2">f</a>
+      <a href="https://other.org/abs">g</a>
+    </body></html>"""
+    links, _ = extract_links(html, PAGE)
+    assert links == [
+        "https://news.example.com/world/asia/story.html",
+        "https://news.example.com/sport/",
+        "https://cdn.example.net/x.html",
+        "https://news.example.com/world/europe/",
+        "https://news.example.com/world/asia/local?x=1",
+        "https://news.example.com/world/asia/index.html?page=2",
+        "https://other.org/abs",
+    ]
+
+
+def test_base_href_first_one_resolved_against_page() -> None:
+    html = """<html><head><base href="/archive/2024/"><base href="http://wrong.example/">
+      </head><body><a href="item.html">x</a><a href="/root">y</a></body></html>"""
+    links, _ = extract_links(html, PAGE)
+    assert links == [
+        "https://news.example.com/archive/2024/item.html",
+        "https://news.example.com/root",
+    ]
+
+
+def test_base_href_with_non_http_scheme_ignored() -> None:
+    html = '<base href="javascript:alert(1)"><a href="a.html">x</a>'
+    links, _ = extract_links(html, PAGE)
+    assert links == ["https://news.example.com/world/asia/a.html"]
+
+
+def test_area_href_and_entities_decoded() -> None:
+    html = """<map><area href="/map/region?a=1&amp;b=2" alt=r></map>
+      <a href="/q?x=1&amp;y=caf&#233;">x</a>"""
+    links, _ = extract_links(html, PAGE)
+    assert links == [
+        "https://news.example.com/map/region?a=1&b=2",
+        "https://news.example.com/q?x=1&y=café",
+    ]
+
+
+def test_non_http_schemes_ignored() -> None:
+    html = """
+      <a href="javascript:void(0)">1</a><a href=" JavaScript:go()">2</a>
+      <a href="mailto:desk@example.com">3</a><a href="data:text/html,hi">4</a>
+      <a href="tel:+123">5</a><a href="ftp://files.example.com/x">6</a>
+      <a href="about:blank">7</a><a href="file:///etc/passwd">8</a>
+      <a href="sms:123">9</a><a href="/kept">10</a>"""
+    links, _ = extract_links(html, PAGE)
+    assert links == ["https://news.example.com/kept"]
+
+
+def test_fragment_only_links_dropped_and_fragments_cut() -> None:
+    html = """<a href="#top">top</a><a href="#">x</a>
+      <a href="/page#section">s</a><a href="/page#other">o</a>
+      <a href="https://other.org/p#f">f</a>"""
+    links, _ = extract_links(html, PAGE)
+    assert links == ["https://news.example.com/page", "https://other.org/p"]
+
+
+def test_whitespace_around_and_inside_hrefs() -> None:
+    html = '<a href="  /spaced  ">a</a><a href="\n/multi\nline\t">b</a><a href="   ">c</a>'
+    links, _ = extract_links(html, PAGE)
+    assert links == ["https://news.example.com/spaced", "https://news.example.com/multiline"]
+
+
+def test_duplicates_removed_document_order_kept() -> None:
+    html = '<a href="/b">1</a><a href="/a">2</a><a href="/b">3</a><a href="https://news.example.com/a">'
+    links, _ = extract_links(html, PAGE)
+    assert links == ["https://news.example.com/b", "https://news.example.com/a"]
+
+
+def test_anchors_without_href_and_empty_href_ignored() -> None:
+    links, _ = extract_links('<a name="x">n</a><a href="">e</a><link href="/style.css">', PAGE)
+    assert links == []
+
+
+def test_title_stripped_and_whitespace_collapsed() -> None:
+    _, title = extract_links("<title>\n  Breaking:\t big   news &amp; more \n</title>", PAGE)
+    assert title == "Breaking: big news & more"
+    assert extract_links("<html><body>no title</body></html>", PAGE)[1] == ""
+
+
+def test_fast_paths_agree_with_urljoin() -> None:
+    hrefs = [
+        "a",
+        "a/b",
+        "a?q=1",
+        "/x",
+        "/x/../y",
+        "//h.example/p",
+        "https://h.example/z",
+        "HTTPS://H.example/Up",
+        "./dot",
+        "../up",
+        "?only=query",
+        "x:y",
+        "a:b/c",
+        "/./z",
+        "/a%20b",
+        "/ü",
+        "b\\c",
+        "/q?u=http://x",
+        "http://h.example/a/./b",
+    ]
+    html = "".join(f'<a href="{h}">x</a>' for h in hrefs)
+    for page in (PAGE, "http://h.example", "http://h.example:8080/dir/"):
+        links, _ = extract_links(html, page)
+        expected: list[str] = []
+        for h in hrefs:
+            url = urljoin(page, h).split("#", 1)[0]
+            if url.lower().startswith(("http://", "https://")) and url not in expected:
+                expected.append(url)
+        assert links == expected, page
+
+
+def test_large_page_many_links() -> None:
+    html = "<html><body>" + "".join(f'<a href="/n/{i}">{i}</a>' for i in range(5000)) + "</body>"
+    links, _ = extract_links(html, PAGE)
+    assert len(links) == 5000
+    assert links[0] == "https://news.example.com/n/0"
+    assert links[-1] == "https://news.example.com/n/4999"

@@ -1,0 +1,311 @@
+"""PageStore over a real LevelDB in tmp_path."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import subprocess
+import sys
+import threading
+import zlib
+from pathlib import Path
+
+import plyvel
+import pytest
+
+from crawler_gui.engine.store import AUTO_FLUSH_RECORDS, PageRecord, PageStore
+from crawler_gui.errors import StoreError
+
+T0 = 1_700_000_000.25
+
+
+def rec(i: int, *, url: str | None = None, body: bytes | None = None, **kw: object) -> PageRecord:
+    u = url or f"http://127.0.0.1:8631/news/a{i}.html"
+    fields: dict[str, object] = {
+        "url": u,
+        "final_url": u,
+        "status": 200,
+        "fetched_at": T0 + i,
+        "content_type": "text/html; charset=utf-8",
+        "encoding": "utf-8",
+        "title": f"标题 {i} title",
+        "depth": i % 5,
+        "size": len(body) if body is not None else 0,
+        "elapsed": 0.125,
+        "referrer": "http://127.0.0.1:8631/",
+        "redirect_chain": (),
+        "body": body,
+    }
+    fields.update(kw)
+    return PageRecord(**fields)  # type: ignore[arg-type]
+
+
+def test_round_trip_and_reopen(tmp_path: Path) -> None:
+    body = ("<html><title>你好</title>" + "x" * 5000 + "</html>").encode()
+    r1 = rec(1, body=body)
+    r2 = rec(
+        2,
+        url="http://127.0.0.1:8631/old/a2.html",
+        final_url="http://127.0.0.1:8631/news/a2.html",
+        redirect_chain=(("http://127.0.0.1:8631/old/a2.html", 301),),
+        referrer=None,
+        body=b"b2",
+    )
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(r1)
+        store.add(r2)
+        assert store.count() == 2
+        # Readable before a flush (from the buffer) ...
+        assert store.get(r1.url) == r1
+        store.flush_sync()
+        # ... and after.
+        assert store.get(r1.url) == r1
+        assert store.get(r2.url) == r2
+        assert store.get(r2.final_url) == r2
+        assert store.get("http://127.0.0.1:8631/nope") is None
+    with PageStore.open(tmp_path / "pages") as store:
+        assert store.count() == 2
+        assert store.get(r1.url) == r1
+        assert [r.url for r in store.iter_records()] == [r1.url, r2.url]
+        assert all(r.body is None for r in store.iter_records())
+        assert [r.body for r in store.iter_records(with_body=True)] == [body, b"b2"]
+        store.add(rec(3))
+    with PageStore.open(tmp_path / "pages") as store:
+        assert store.count() == 3  # close() flushed the buffer
+
+
+def test_refetch_appends_and_get_returns_latest(tmp_path: Path) -> None:
+    hub = "http://127.0.0.1:8631/"
+    with PageStore.open(tmp_path / "p") as store:
+        store.add(rec(1, url=hub, title="first", body=b"v1"))
+        store.flush_sync()
+        store.add(rec(2, url=hub, title="second", body=b"v2"))
+        latest = store.get(hub)
+        assert latest is not None and latest.title == "second"
+        store.flush_sync()
+        latest = store.get(hub)
+        assert latest is not None and latest.title == "second" and latest.body == b"v2"
+        assert [r.title for r in store.iter_records()] == ["first", "second"]
+
+
+def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
+    body = ("新闻 news " * 3000).encode()
+    with PageStore.open(tmp_path / "p") as store:
+        store.add(rec(1, body=body))
+    db = plyvel.DB(str(tmp_path / "p"))
+    try:
+        assert db.get(b"meta/schema_version") == b"1"
+        key = (1).to_bytes(8, "big")
+        stored = db.get(b"body/" + key)
+        assert stored is not None
+        assert len(stored) < len(body) // 10
+        assert zlib.decompress(stored) == body
+        meta = json.loads(db.get(b"page/" + key))
+        assert meta["title"] == "标题 1 title"
+        assert "body" not in meta
+        assert db.get(b"url/http://127.0.0.1:8631/news/a1.html") == key
+    finally:
+        db.close()
+
+
+def test_store_bodies_off(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p", store_bodies=False) as store:
+        store.add(rec(1, body=b"secret"))
+        got = store.get(rec(1).url)
+        assert got is not None and got.body is None
+        store.flush_sync()
+        got = store.get(rec(1).url)
+        assert got is not None and got.body is None and got.title == "标题 1 title"
+        assert [r.body for r in store.iter_records(with_body=True)] == [None]
+
+
+def test_auto_flush_at_threshold(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p") as store:
+        for i in range(AUTO_FLUSH_RECORDS - 1):
+            store.add(rec(i))
+        db_view = store._db  # read-only peek: what is really in LevelDB
+        assert db_view.get(b"page/" + (1).to_bytes(8, "big")) is None
+        store.add(rec(AUTO_FLUSH_RECORDS))  # outside a loop: flushed inline
+        assert db_view.get(b"page/" + (1).to_bytes(8, "big")) is not None
+        assert store._buffer == []
+
+
+def test_async_flush_runs_in_worker_thread(tmp_path: Path) -> None:
+    store = PageStore.open(tmp_path / "p")
+    threads: list[int] = []
+    original = store._drain
+
+    def spy() -> None:
+        threads.append(threading.get_ident())
+        original()
+
+    store._drain = spy  # type: ignore[method-assign]
+    body = b"z" * 20_000
+
+    async def main() -> int:
+        ticks = 0
+        stop = asyncio.Event()
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while not stop.is_set():
+                ticks += 1
+                await asyncio.sleep(0)
+
+        t = asyncio.create_task(ticker())
+        # Automatic flushes (a background task) and a final explicit one.
+        for i in range(3 * AUTO_FLUSH_RECORDS + 10):
+            store.add(rec(i, body=body))
+        await store.flush()
+        stop.set()
+        await t
+        return ticks
+
+    ticks = asyncio.run(main())
+    main_thread = threading.get_ident()
+    assert threads and main_thread not in threads
+    assert ticks > 0  # the loop kept running while the batches were written
+    assert store.count() == 3 * AUTO_FLUSH_RECORDS + 10
+    assert sum(1 for _ in store.iter_records()) == store.count()
+    store.close()
+
+
+def test_aclose_waits_for_background_flushes(tmp_path: Path) -> None:
+    async def main() -> None:
+        store = PageStore.open(tmp_path / "p")
+        for i in range(AUTO_FLUSH_RECORDS * 2 + 3):
+            store.add(rec(i, body=b"x" * 100))
+        await store.aclose()
+        assert store.closed
+
+    asyncio.run(main())
+    with PageStore.open(tmp_path / "p") as store:
+        assert store.count() == AUTO_FLUSH_RECORDS * 2 + 3
+        seqs = [r.fetched_at for r in store.iter_records()]
+        assert seqs == sorted(seqs)
+
+
+def test_second_process_gets_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "pages"
+    script = (
+        "import sys\n"
+        "from crawler_gui.engine.store import PageStore\n"
+        "from crawler_gui.errors import StoreError\n"
+        "try:\n"
+        "    PageStore.open(sys.argv[1]).close()\n"
+        "except StoreError as exc:\n"
+        "    sys.stderr.write(str(exc))\n"
+        "    sys.exit(3)\n"
+    )
+    with PageStore.open(path):
+        proc = subprocess.run(
+            [sys.executable, "-c", script, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert proc.returncode == 3, proc.stderr
+        assert "in use" in proc.stderr
+    # Closed: the other process may open it now.
+    proc = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_same_process_second_open_is_refused(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p"), pytest.raises(StoreError, match="in use"):
+        PageStore.open(tmp_path / "p")
+
+
+def test_foreign_and_newer_databases_are_refused(tmp_path: Path) -> None:
+    foreign = plyvel.DB(str(tmp_path / "foreign"), create_if_missing=True)
+    foreign.put(b"frontier/x", b"1")
+    foreign.close()
+    with pytest.raises(StoreError, match="not a crawler-gui page store"):
+        PageStore.open(tmp_path / "foreign")
+
+    newer = plyvel.DB(str(tmp_path / "newer"), create_if_missing=True)
+    newer.put(b"meta/schema_version", b"2")
+    newer.close()
+    with pytest.raises(StoreError, match="schema version"):
+        PageStore.open(tmp_path / "newer")
+    # The refused database was closed again: it can be opened directly.
+    plyvel.DB(str(tmp_path / "newer")).close()
+
+
+def test_corrupt_or_not_a_directory(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("not a database")
+    with pytest.raises(StoreError):
+        PageStore.open(tmp_path / "file")
+    with PageStore.open(tmp_path / "c") as store:
+        store.add(rec(1))
+    # Destroy the manifest LevelDB needs.
+    for f in (tmp_path / "c").iterdir():
+        if f.name.startswith("MANIFEST") or f.name == "CURRENT":
+            f.write_bytes(b"garbage\n")
+    with pytest.raises(StoreError):
+        PageStore.open(tmp_path / "c")
+
+
+def test_open_in_pool_uses_pages_subdirectory(tmp_path: Path) -> None:
+    with PageStore.open_in_pool(tmp_path) as store:
+        store.add(rec(1))
+        assert store.path == tmp_path / "pages"
+    assert (tmp_path / "pages" / "CURRENT").exists()
+
+
+def test_export_jsonl(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p") as store:
+        store.add(rec(1, body=b"abc"))
+        store.add(
+            rec(
+                2,
+                url="http://127.0.0.1:8631/old/a2.html",
+                final_url="http://127.0.0.1:8631/news/a2.html",
+                redirect_chain=(("http://127.0.0.1:8631/old/a2.html", 301),),
+                status=200,
+            )
+        )
+        buf = io.StringIO()
+        assert store.export_jsonl(buf) == 2
+        assert store.export_jsonl(tmp_path / "out.jsonl") == 2
+    lines = buf.getvalue().splitlines()
+    assert (tmp_path / "out.jsonl").read_text(encoding="utf-8").splitlines() == lines
+    objs = [json.loads(line) for line in lines]
+    assert set(objs[0]) == {
+        "url",
+        "final_url",
+        "status",
+        "fetched_at",
+        "fetched_at_ts",
+        "depth",
+        "encoding",
+        "title",
+        "content_type",
+        "size",
+        "elapsed",
+        "referrer",
+        "redirect_chain",
+    }
+    assert objs[0]["fetched_at"] == "2023-11-14T22:13:21.250Z"
+    assert objs[0]["fetched_at_ts"] == T0 + 1
+    assert objs[0]["title"] == "标题 1 title"
+    assert objs[1]["redirect_chain"] == [["http://127.0.0.1:8631/old/a2.html", 301]]
+    assert objs[1]["final_url"] == "http://127.0.0.1:8631/news/a2.html"
+
+
+def test_closed_store_refuses_use(tmp_path: Path) -> None:
+    store = PageStore.open(tmp_path / "p")
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(StoreError, match="closed"):
+        store.add(rec(1))
+    with pytest.raises(StoreError, match="closed"):
+        store.get("http://127.0.0.1/")
