@@ -51,8 +51,7 @@ def run_ours(n: int, hosts: int, where: Path) -> dict[str, Any]:
     from crawler_gui.core.leveldb_pool import LevelDBPool
     from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
 
-    cfg = PoolConfig(politeness=Politeness(min_delay=0.0, delay_factor=0.0),
-                     pending_threshold=3600)
+    cfg = PoolConfig(politeness=Politeness(min_delay=0.0, delay_factor=0.0), pending_threshold=3600)
     base_rss = rss_mb()
 
     async def main() -> dict[str, Any]:
@@ -115,8 +114,14 @@ def run_seed(n: int, hosts: int, where: Path) -> dict[str, Any]:
         t_set += t2 - t1
         popped += len(urls)
     assert popped == n, popped
-    return {"add": t_add, "reopen": None, "pop": t_pop, "set": t_set,
-            "peak_rss_mb": rss_mb(), "base_rss_mb": base_rss}
+    return {
+        "add": t_add,
+        "reopen": None,
+        "pop": t_pop,
+        "set": t_set,
+        "peak_rss_mb": rss_mb(),
+        "base_rss_mb": base_rss,
+    }
 
 
 def child(kind: str, n: int, hosts: int) -> None:
@@ -155,8 +160,19 @@ def main() -> None:
             if args.only and kind != args.only:
                 continue
             out = subprocess.run(
-                [sys.executable, __file__, "--child", kind, "--urls", str(n), "--hosts",
-                 str(args.hosts)], capture_output=True, text=True, check=False,
+                [
+                    sys.executable,
+                    __file__,
+                    "--child",
+                    kind,
+                    "--urls",
+                    str(n),
+                    "--hosts",
+                    str(args.hosts),
+                ],
+                capture_output=True,
+                text=True,
+                check=False,
                 env={**os.environ, "PYTHONHASHSEED": "0"},
             )
             if out.returncode != 0:

@@ -12,7 +12,7 @@ class CrawlerGuiError(Exception):
 
 
 class InvalidURLError(CrawlerGuiError, ValueError):
-    """A URL was refused. ``reason`` is a short machine-readable word (see ``core.urls.REASONS``)."""
+    """A URL was refused. ``reason`` is a short machine-readable word (``core.urls.REASONS``)."""
 
     def __init__(self, url: str, reason: str, detail: str = "") -> None:
         self.url = url

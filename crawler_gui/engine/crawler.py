@@ -6,7 +6,9 @@ back. Knows nothing of Qt; the GUI and the command line call its run-control API
 from __future__ import annotations
 
 import asyncio
+import codecs
 import contextlib
+import inspect
 import json
 import logging
 import os
@@ -34,6 +36,8 @@ THREAD_PARSE_BYTES = 512 * 1024
 #: How many recently submitted link strings the engine remembers, so that the navigation links
 #: every page repeats are not canonicalized and looked up again and again.
 RECENT_LINKS = 200_000
+#: How often a worker on a shared pool reads the pool-wide pause flag.
+SHARED_POLL_SECONDS = 1.0
 
 
 def pool_config(settings: CrawlSettings) -> PoolConfig:
@@ -62,6 +66,17 @@ def load_seed_domains(scope_file: Path) -> list[str]:
     if not isinstance(domains, list):
         return []
     return [d for d in domains if isinstance(d, str)]
+
+
+async def list_hubs(frontier: Frontier, fallback: Sequence[HubSpec] = ()) -> list[HubSpec]:
+    """A pool's hubs: ``hubs()`` is sync on the local pool and async on Redis."""
+    lister = getattr(frontier, "hubs", None)
+    if not callable(lister):
+        return list(fallback)
+    result = lister()
+    if inspect.isawaitable(result):
+        result = await result
+    return list(result)
 
 
 def make_scope(settings: CrawlSettings, seed_domains: Iterable[str] = ()) -> Scope:
@@ -117,6 +132,9 @@ class Crawler:
         self._delays_sent: dict[str, float] = {}
         self._hubs: list[HubSpec] = []
         self._retired_fetchers: list[Fetcher] = []
+        self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
+        self._background: set[asyncio.Task[object]] = set()
+        self._last_poll = 0.0
         self.last_error: str | None = None
         # A cheap "does the pool have it" check, where the backend has one (a local pool).
         is_known = getattr(frontier, "is_known", None)
@@ -168,16 +186,52 @@ class Crawler:
         return final
 
     def pause(self) -> None:
-        """No new fetches; those in flight finish."""
+        """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
+        every worker."""
+        self._pause_local()
+        self._share_pause(True)
+
+    def resume(self) -> None:
+        self._resume_local()
+        self._share_pause(False)
+
+    def _pause_local(self) -> None:
         if self._state is CrawlState.RUNNING:
             self._resumed.clear()
             self._set_state(CrawlState.PAUSED)
 
-    def resume(self) -> None:
+    def _resume_local(self) -> None:
         if self._state is CrawlState.PAUSED:
             self._resumed.set()
             self._set_state(CrawlState.RUNNING)
             self._wake.set()
+
+    def _share_pause(self, paused: bool) -> None:
+        setter = getattr(self.frontier, "set_paused", None)
+        if not callable(setter):
+            return
+        task = asyncio.get_running_loop().create_task(setter(paused))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _poll_shared_pause(self) -> None:
+        """Follow the pool-wide pause flag that another worker or the GUI may have set."""
+        control = getattr(self.frontier, "control", None)
+        now = self.clock()
+        if not callable(control) or now - self._last_poll < SHARED_POLL_SECONDS:
+            return
+        self._last_poll = now
+        try:
+            paused, _generation = await control()
+        except Exception:
+            log.warning("cannot read the shared pause flag", exc_info=True)
+            return
+        if paused and self._state is CrawlState.RUNNING:
+            log.info("paused by another worker or the GUI")
+            self._pause_local()
+        elif not paused and self._state is CrawlState.PAUSED:
+            log.info("resumed by another worker or the GUI")
+            self._resume_local()
 
     async def stop(self, *, wait_in_flight: bool = True) -> None:
         """Stop: in-flight fetches finish (or, with ``wait_in_flight=False``, are cancelled and
@@ -239,11 +293,9 @@ class Crawler:
         tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
         os.replace(tmp, self.scope_file)
 
-    def hubs(self) -> list[HubSpec]:
-        lister = getattr(self.frontier, "hubs", None)
-        if callable(lister):
-            return list(lister())
-        return list(self._hubs)
+    async def hubs(self) -> list[HubSpec]:
+        """The hub list as the pool has it (every backend lists its hubs)."""
+        return await list_hubs(self.frontier, self._hubs)
 
     def apply_settings(self, settings: CrawlSettings) -> None:
         """Change settings live: politeness, limits and concurrency at once; timeouts, caps
@@ -288,8 +340,10 @@ class Crawler:
         while True:
             if self._stop_requested:
                 return CrawlState.STOPPED
+            await self._poll_shared_pause()
             if not self._resumed.is_set():
-                await self._resumed.wait()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._resumed.wait(), SHARED_POLL_SECONDS)
                 continue
             s = self.settings
             if s.max_pages is not None and self._pages_started >= s.max_pages:
@@ -318,9 +372,12 @@ class Crawler:
         task.add_done_callback(self._task_done)
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.pop(task, None)
+        lease = self._tasks.pop(task, None)
         self._wake.set()
-        if not task.cancelled() and task.exception() is not None:
+        if task.cancelled():
+            if lease is not None:
+                self._unfinished.append(lease.url)
+        elif task.exception() is not None:
             log.error("fetch task failed", exc_info=task.exception())
 
     async def _idle(self) -> bool:
@@ -345,17 +402,11 @@ class Crawler:
             for t in list(self._tasks):
                 t.cancel()
         while self._tasks:
-            pending = list(self._tasks)
-            leases = [self._tasks[t].url for t in pending]
-            done = await asyncio.gather(*pending, return_exceptions=True)
-            cancelled = [
-                url
-                for url, r in zip(leases, done, strict=True)
-                if isinstance(r, asyncio.CancelledError)
-            ]
-            if cancelled:
-                released = await self.frontier.release(cancelled)
-                log.info("%d unfinished fetches went back to the pool", released)
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+        if self._unfinished:
+            urls, self._unfinished = self._unfinished, []
+            released = await self.frontier.release(urls)
+            log.info("%d unfinished fetches went back to the pool", released)
         for fetcher in self._retired_fetchers:
             await fetcher.close()
         self._retired_fetchers.clear()
@@ -461,8 +512,18 @@ class Crawler:
 
     @staticmethod
     def _parse(outcome: FetchOutcome) -> tuple[str, str, list[str]]:
-        text, encoding = decode_body(outcome.body, outcome.content_type)
-        links, title = extract_links(text, outcome.final_url)
+        body = outcome.body
+        text, encoding = decode_body(body, outcome.content_type)
+        source: str | bytes = text
+        if (
+            encoding in ("utf-8", "ascii")
+            and "\ufffd" not in text
+            and not body.startswith(codecs.BOM_UTF8)
+        ):
+            # The whole body decoded strictly: ``text.encode()`` would give back these very
+            # bytes, which extract_links passes to the parser as they are (saves a re-encode).
+            source = body
+        links, title = extract_links(source, outcome.final_url)
         return title, encoding, links
 
     async def _add_links(self, lease: Lease, page_url: str, links: list[str]) -> None:

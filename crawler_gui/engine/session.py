@@ -7,30 +7,125 @@ A pool directory holds:
 
 * ``frontier/`` — the URL pool (LevelDB, ``docs/storage.md``);
 * ``pages/`` — the page store (LevelDB);
-* ``scope.json`` — the registered domains seeded so far (so a resumed crawl keeps its scope).
+* ``scope.json`` — the registered domains seeded so far (so a resumed crawl keeps its scope);
+* ``demo.json`` — for a demo crawl, the port of its demo site (so a demo crawl resumes).
+
+In place of a directory, :meth:`CrawlSession.open` takes a Redis pool URL
+(``redis://host:port/db?name=news``, ``docs/redis.md``): the URL pool is then shared by every
+worker that opens it, and this worker's own page store, ``scope.json`` (and ``demo.json``) live
+in a local *store directory* (``store_dir``; default ``./crawler-gui-<name>``). The seeded
+registered domains are also shared through the pool, so that every worker follows the links of
+every seeded site.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
+import os
+import socket
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from crawler_gui.core.frontier import Frontier, HubSpec
+from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.demo.site import DemoSite
-from crawler_gui.engine.crawler import Crawler, load_seed_domains, make_scope, pool_config
+from crawler_gui.engine.crawler import (
+    Crawler,
+    list_hubs,
+    load_seed_domains,
+    make_scope,
+    pool_config,
+)
 from crawler_gui.engine.fetch import Fetcher
+from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.store import PageStore
 from crawler_gui.engine.warc import WarcWriter
-from crawler_gui.errors import ConfigError
+from crawler_gui.errors import ConfigError, PoolError
+
+if TYPE_CHECKING:
+    from crawler_gui.core.redis_pool import RedisPool
 
 log = logging.getLogger(__name__)
 
 SCOPE_FILE = "scope.json"
+DEMO_FILE = "demo.json"
+#: URL schemes that name a Redis pool instead of a pool directory.
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+
+
+def is_pool_url(location: str | Path) -> bool:
+    """True when ``location`` is a Redis pool URL rather than a directory."""
+    return isinstance(location, str) and location.strip().lower().startswith(REDIS_SCHEMES)
+
+
+def default_worker_id() -> str:
+    """``hostname:pid``: unique among live processes, and a restarted worker never reuses the
+    id of a live one (so reclaiming "its own" leases at open is safe)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def default_store_dir(url: str) -> Path:
+    """Where a Redis worker keeps its pages by default: ``./crawler-gui-<name>``."""
+    from crawler_gui.core.redis_pool import parse_pool_url
+
+    return Path.cwd() / f"crawler-gui-{parse_pool_url(url)[1]}"
+
+
+def redis_module_missing() -> PoolError:
+    return PoolError(
+        "a Redis pool needs the redis package: pip install 'crawler-gui[redis]' (or redis>=5)"
+    )
+
+
+async def open_redis_pool(
+    url: str, settings: CrawlSettings | None = None, *, worker: str | None = None
+) -> RedisPool:
+    """Open a Redis pool with the crawl's policy. Clear PoolErrors for an unreachable server
+    (RedisUnreachableError), refused credentials (RedisAuthError), a bad URL or a missing
+    redis package."""
+    try:
+        from crawler_gui.core.redis_pool import RedisPool
+    except ImportError as exc:
+        raise redis_module_missing() from exc
+    config = pool_config(settings) if settings is not None else None
+    return await RedisPool.open(url.strip(), config, worker=worker)
+
+
+def _domains(urls: Iterable[str]) -> frozenset[str]:
+    return Scope(urls).seed_domains
+
+
+class SharedScopeCrawler(Crawler):
+    """The crawler of a worker on a shared (Redis) pool: seeds and hubs publish their
+    registered domains to the pool *before* their URLs are added, and the domains other
+    workers publish join this worker's scope (``RedisPool.watch_scope``: checked after each
+    pop, so a lease's domain is known before its page's links are looked at)."""
+
+    def __init__(self, frontier: RedisPool, settings: CrawlSettings, **kw: object) -> None:
+        super().__init__(frontier, settings, **kw)  # type: ignore[arg-type]
+        self.shared_pool = frontier
+        frontier.watch_scope(self._on_shared_scope)
+
+    def _on_shared_scope(self, domains: set[str]) -> None:
+        new = domains - self.scope.seed_domains
+        if new:
+            self.scope.add_seeds(f"http://{d}/" for d in new)
+            log.info("%d seeded domain(s) shared by other workers joined the scope", len(new))
+
+    async def add_seeds(self, urls: Iterable[str]) -> AddReport:
+        urls = [u.strip() for u in urls if u.strip()]
+        await self.shared_pool.add_scope_domains(_domains(urls))
+        return await super().add_seeds(urls)
+
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
+        await self.shared_pool.add_scope_domains(_domains(h.url for h in hubs))
+        return await super().set_hubs(hubs)
 
 
 def demo_settings(settings: CrawlSettings) -> CrawlSettings:
@@ -40,8 +135,31 @@ def demo_settings(settings: CrawlSettings) -> CrawlSettings:
         settings,
         allow_private=True,
         min_delay=min(settings.min_delay, 0.25),
+        retry_base=min(settings.retry_base, 2.0),
+        idle_span=min(settings.idle_span, 30.0),
         hub_span=min(settings.hub_span, 60.0),
     )
+
+
+async def _start_demo_site(root: Path) -> DemoSite:
+    """Start the demo site on the port this pool's demo used before, so that a demo crawl
+    resumes against the same URLs; any free port the first time (or if that one is taken)."""
+    marker = root / DEMO_FILE
+    port = 0
+    with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+        port = int(json.loads(marker.read_text(encoding="utf-8"))["port"])
+    site = DemoSite(port=port)
+    try:
+        await site.start()
+    except OSError:
+        if port == 0:
+            raise
+        log.warning("the demo's previous port %d is taken; using another one", port)
+        site = DemoSite()
+        await site.start()
+    root.mkdir(parents=True, exist_ok=True)
+    marker.write_text(json.dumps({"port": site.port}), encoding="utf-8")
+    return site
 
 
 class CrawlSession:
@@ -49,7 +167,7 @@ class CrawlSession:
 
     def __init__(
         self,
-        pool_dir: Path,
+        pool_dir: Path | str,
         settings: CrawlSettings,
         frontier: Frontier,
         crawler: Crawler,
@@ -65,6 +183,12 @@ class CrawlSession:
         self.warc = warc
         self.demo_site = demo_site
         self.owns_demo_site = False
+        #: For a Redis pool: the pool URL is ``pool_dir`` (so the session can be opened again),
+        #: ``store_dir`` the local folder of the pages, ``display_name`` the URL without its
+        #: password. For a pool directory all three name that directory.
+        self.store_dir = Path(pool_dir) if isinstance(pool_dir, Path) else Path()
+        self.display_name = str(pool_dir)
+        self.worker: str | None = None
         self._closed = False
 
     @classmethod
@@ -75,17 +199,32 @@ class CrawlSession:
         *,
         demo: bool = False,
         demo_site: DemoSite | None = None,
+        store_dir: str | Path | None = None,
+        worker: str | None = None,
     ) -> CrawlSession:
         """Open (or create) the crawl in ``pool_dir``. With ``demo`` the built-in demo site is
         started on loopback and its seeds and hubs are added. Raises the pool's and the store's
-        clear errors (PoolInUseError, PoolCorruptError, StoreError, ...)."""
+        clear errors (PoolInUseError, PoolCorruptError, StoreError, ...).
+
+        ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
+        :meth:`open_redis`; ``store_dir`` and ``worker`` are for that case only."""
+        if is_pool_url(pool_dir):
+            return await cls.open_redis(
+                str(pool_dir),
+                settings,
+                store_dir=store_dir,
+                worker=worker,
+                demo=demo,
+                demo_site=demo_site,
+            )
+        if store_dir is not None or worker is not None:
+            raise ConfigError("store_dir and worker are for Redis pools only")
         root = Path(pool_dir).expanduser()
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root} is a file, not a pool directory")
         site = demo_site
         if demo and site is None:
-            site = DemoSite()
-            await site.start()
+            site = await _start_demo_site(root)
         if site is not None:
             settings = demo_settings(settings)
         pool: LevelDBPool | None = None
@@ -98,7 +237,7 @@ class CrawlSession:
             warc = WarcWriter(settings.warc_dir) if settings.warc_dir else None
             scope_file = root / SCOPE_FILE
             scope = make_scope(settings, load_seed_domains(scope_file))
-            scope.add_seeds(h.url for h in pool.hubs())
+            scope.add_seeds(h.url for h in await list_hubs(pool))
             crawler = Crawler(
                 pool,
                 settings,
@@ -124,6 +263,87 @@ class CrawlSession:
         log.info("opened crawl in %s", root)
         return session
 
+    @classmethod
+    async def open_redis(
+        cls,
+        url: str,
+        settings: CrawlSettings,
+        *,
+        store_dir: str | Path | None = None,
+        worker: str | None = None,
+        demo: bool = False,
+        demo_site: DemoSite | None = None,
+    ) -> CrawlSession:
+        """Join the Redis pool ``url`` as one worker.
+
+        ``worker`` is this worker's lease id (default ``hostname:pid``; a ``worker=`` in the URL
+        also counts); ``store_dir`` the local folder of its page store and ``scope.json``
+        (default ``./crawler-gui-<name>``, created if missing). Raises RedisUnreachableError /
+        RedisAuthError (PoolErrors with a clear message) when the server cannot be used."""
+        try:
+            from crawler_gui.core.redis_pool import parse_pool_url, redact_url
+        except ImportError as exc:
+            raise redis_module_missing() from exc
+
+        _redis_url, _name, url_worker = parse_pool_url(url.strip())
+        root = Path(store_dir).expanduser() if store_dir is not None else default_store_dir(url)
+        if root.exists() and not root.is_dir():
+            raise ConfigError(f"{root} is a file, not a store directory")
+        site = demo_site
+        if demo and site is None:
+            site = await _start_demo_site(root)
+        if site is not None:
+            settings = demo_settings(settings)
+        pool: RedisPool | None = None
+        store: PageStore | None = None
+        try:
+            await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
+            pool = await open_redis_pool(
+                url, settings, worker=worker or url_worker or default_worker_id()
+            )
+            store = await asyncio.to_thread(
+                PageStore.open_in_pool, root, store_bodies=settings.store_bodies
+            )
+            warc = WarcWriter(settings.warc_dir) if settings.warc_dir else None
+            scope_file = root / SCOPE_FILE
+            shared = await pool.scope_domains()
+            scope = make_scope(settings, sorted(shared | set(load_seed_domains(scope_file))))
+            scope.add_seeds(h.url for h in await pool.hubs())
+            if not scope.seed_domains <= shared:
+                await pool.add_scope_domains(scope.seed_domains)
+            crawler = SharedScopeCrawler(
+                pool,
+                settings,
+                fetcher=Fetcher(settings),
+                scope=scope,
+                store=store,
+                warc=warc,
+                scope_file=scope_file,
+            )
+            session = cls(url.strip(), settings, pool, crawler, store, warc, site)
+            session.store_dir = root
+            session.display_name = redact_url(url.strip())
+            session.worker = pool.worker
+            session.owns_demo_site = site is not None and demo_site is None
+            if site is not None:
+                await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
+                await crawler.add_seeds(site.seed_urls())
+        except BaseException:
+            if store is not None:
+                store.close()
+            if pool is not None:
+                await pool.close()
+            if site is not None and demo_site is None:
+                await site.stop()
+            raise
+        log.info(
+            "joined the Redis pool %s as worker %s; pages in %s",
+            session.display_name,
+            session.worker,
+            root,
+        )
+        return session
+
     async def close(self) -> None:
         """Stop the crawl (in-flight fetches finish), flush, close everything. Idempotent."""
         if self._closed:
@@ -139,7 +359,7 @@ class CrawlSession:
         await self.frontier.close()
         if self.demo_site is not None and self.owns_demo_site:
             await self.demo_site.stop()
-        log.info("closed crawl in %s", self.pool_dir)
+        log.info("closed crawl in %s", self.display_name)
 
     async def __aenter__(self) -> CrawlSession:
         return self

@@ -4,6 +4,7 @@ reopen (``reopen`` closes the pool and opens the same store again)."""
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -13,6 +14,7 @@ import pytest
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.policy import Politeness, PoolConfig, RetryPolicy
+from crawler_gui.core.redis_pool import RedisPool
 
 T = TypeVar("T")
 
@@ -32,18 +34,26 @@ def fast_config(**kw: Any) -> PoolConfig:
 class PoolHarness:
     """Opens a pool of one backend in a temp place and reopens it on demand."""
 
-    def __init__(self, backend: str, where: Path) -> None:
+    def __init__(self, backend: str, where: Path, redis_url: str | None = None) -> None:
         self.backend = backend
         self.where = where
         self.clock = ManualClock()
         self.config = fast_config()
         self.pool: Any = None
+        # Redis: a fresh pool name per harness; reopen = a new client under the same worker id,
+        # i.e. the same worker restarted, which reclaims its dead leases like a LevelDB reopen.
+        self.redis_url = f"{redis_url}?name=t{uuid.uuid4().hex[:12]}" if redis_url else None
 
     def open(self, config: PoolConfig | None = None) -> Any:
         if config is not None:
             self.config = config
         if self.backend == "leveldb":
             self.pool = LevelDBPool.open(self.where / "pool", self.config, self.clock)
+        elif self.backend == "redis":
+            assert self.redis_url is not None
+            self.pool = run(
+                RedisPool.open(self.redis_url, self.config, self.clock, worker="harness")
+            )
         else:  # pragma: no cover - other backends register here
             raise AssertionError(self.backend)
         return self.pool
@@ -57,12 +67,13 @@ class PoolHarness:
             run(self.pool.close())
 
 
-BACKENDS = ["leveldb"]
+BACKENDS = ["leveldb", "redis"]
 
 
 @pytest.fixture(params=BACKENDS)
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[PoolHarness]:
-    h = PoolHarness(request.param, tmp_path)
+    url = request.getfixturevalue("redis_server") if request.param == "redis" else None
+    h = PoolHarness(request.param, tmp_path, url)
     yield h
     h.close()
 

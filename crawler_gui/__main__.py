@@ -1,0 +1,5 @@
+import sys
+
+from crawler_gui.main import main
+
+sys.exit(main())

@@ -1,0 +1,1054 @@
+"""The URL pool on Redis: one frontier shared by many headless workers.
+
+Same semantics as :class:`~crawler_gui.core.leveldb_pool.LevelDBPool` (``docs/frontier.md``):
+breadth-first queues per host, one URL per host in flight (across *all* workers), politeness
+delays, leases that expire and come back, retries with backoff, hubs, snapshots in the same
+portable file format. Every change that must be atomic is one Lua script (``redis_scripts/``),
+run with EVALSHA; Python only canonicalizes, classifies results and shapes the replies. Time
+is the pool's injected clock, passed into every script (never the Redis server's ``TIME``).
+
+The key layout, the Redis Cluster story and the durability advice are in ``docs/redis.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import socket
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis
+import redis.asyncio as aredis
+import redis.exceptions
+from redis.commands.core import AsyncScript
+from redis.typing import EncodableT, FieldT
+
+from crawler_gui.core import snapshot_file
+from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.frontier import (
+    AddReport,
+    AddRequest,
+    HostRow,
+    HubRow,
+    HubSpec,
+    Lease,
+    PendingRow,
+    PoolSnapshot,
+    PoolTotals,
+    RetryRow,
+)
+from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
+from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
+from crawler_gui.core.urls import canonicalize
+from crawler_gui.errors import (
+    InvalidURLError,
+    PoolBusyError,
+    PoolClosedError,
+    PoolError,
+    PoolVersionError,
+    SnapshotFormatError,
+)
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
+STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
+
+STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
+STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
+_OUTCOME_CODES = {
+    Outcome.DONE: "D",
+    Outcome.FAILED: "F",
+    Outcome.REDIRECTED: "X",
+    Outcome.RETRY: "R",
+    Outcome.THROTTLED: "T",
+}
+_SCRIPTS = (
+    "pop",
+    "add",
+    "status",
+    "reclaim",
+    "release",
+    "hubs",
+    "edit",
+    "snapshot",
+    "next_due",
+    "export",
+    "swap",
+)
+_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+#: Seconds to wait for a TCP connection to the server unless the URL says otherwise
+#: (``socket_connect_timeout=``): an unreachable host fails fast with a clear error.
+CONNECT_TIMEOUT = 10.0
+
+
+class RedisUnreachableError(PoolError):
+    """The Redis server of a pool URL cannot be reached (refused, unknown host, timeout)."""
+
+
+class RedisAuthError(PoolError):
+    """The Redis server refused our credentials (or needs some and got none)."""
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (for messages, titles and logs)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def _connect_error(url: str, exc: Exception) -> PoolError:
+    """A clear PoolError for a failure to talk to the server at all."""
+    shown = redact_url(url)
+    text = str(exc)
+    if isinstance(
+        exc, redis.exceptions.AuthenticationError | redis.exceptions.AuthorizationError
+    ) or text.startswith(("NOAUTH", "WRONGPASS", "NOPERM", "invalid username-password")):
+        return RedisAuthError(
+            f"the Redis server at {shown} refused the credentials: {text} (give them in the "
+            "URL: redis://user:password@host:port/db?name=...)"
+        )
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+        return RedisUnreachableError(
+            f"cannot reach the Redis server at {shown}: {text} (is redis-server running, and "
+            "are the host and port right?)"
+        )
+    return PoolError(f"the Redis server at {shown} failed: {text}")
+
+
+def _load_scripts() -> dict[str, str]:
+    folder = resources.files("crawler_gui.core").joinpath("redis_scripts")
+    common = folder.joinpath("common.lua").read_text(encoding="utf-8")
+    return {
+        name: common + "\n" + folder.joinpath(f"{name}.lua").read_text(encoding="utf-8")
+        for name in _SCRIPTS
+    }
+
+
+_SOURCES = _load_scripts()
+
+
+def parse_pool_url(url: str) -> tuple[str, str, str | None]:
+    """Split ``redis://host:port/db?name=news&worker=w1`` into (redis URL, name, worker)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        raise PoolError(
+            f"not a Redis URL: {redact_url(url)!r} (expected redis://host:port/db?name=...)"
+        )
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    name = "default"
+    worker: str | None = None
+    rest: list[tuple[str, str]] = []
+    for key, value in query:
+        if key == "name":
+            name = value
+        elif key == "worker":
+            worker = value or None
+        else:
+            rest.append((key, value))
+    if not name or not set(name) <= _NAME_OK:
+        raise PoolError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
+    return urlunsplit(parts._replace(query=urlencode(rest))), name, worker
+
+
+def _unique_worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def _f(value: Any) -> float:
+    return float(value) if value not in (None, "") else 0.0
+
+
+async def _close_with_loop(client: aredis.Redis) -> AsyncIterator[None]:
+    """Closes ``client`` when its event loop shuts down (``asyncio.run`` finalizes async
+    generators before closing the loop), so no connection outlives its loop."""
+    try:
+        yield
+    finally:
+        await client.aclose()
+
+
+@dataclass(slots=True)
+class _LoopClient:
+    loop: asyncio.AbstractEventLoop
+    client: aredis.Redis
+    guard: AsyncIterator[None]
+    scripts: dict[str, AsyncScript] = field(default_factory=dict)
+
+
+class RedisPool:
+    """A URL pool in Redis, shared by every worker that opens the same server and name.
+
+    Implements the ``Frontier`` interface. ``worker`` identifies this client's leases: a worker
+    that opens the pool again under the same id is taken to be the same worker restarted, and
+    the leases of its previous life are reclaimed at once (one attempt counted), as the LevelDB
+    pool does at open. Leases of a worker that never comes back return when they expire.
+
+    One ``RedisPool`` object is used from one event loop at a time; when the loop changes (a
+    new ``asyncio.run``) it reconnects, and the old loop's connections are closed with it.
+    """
+
+    def __init__(
+        self, redis_url: str, name: str, worker: str, config: PoolConfig, clock: Clock
+    ) -> None:
+        self.redis_url = redis_url
+        self.name = name
+        self.worker = worker
+        self.config = config
+        self.clock = clock
+        self.prefix = f"cg:{name}:"
+        self._closed = False
+        self._lc: _LoopClient | None = None
+        self._sync: redis.Redis | None = None
+        self._scope_listener: Callable[[set[str]], None] | None = None
+        self._scope_seen = -1
+
+    # ---- opening ------------------------------------------------------------------------------
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        config: PoolConfig | None = None,
+        clock: Clock | None = None,
+        *,
+        worker: str | None = None,
+    ) -> RedisPool:
+        """Open (or create) the pool ``name`` on the Redis server of ``url``.
+
+        ``url`` is ``redis://host:port/db?name=news`` (name defaults to ``default``; a
+        ``worker=`` query parameter is the same as the ``worker`` argument). Without a worker id
+        a unique one is made up (``hostname:pid:random``). Raises PoolError when the server
+        cannot be reached, PoolVersionError when the pool was written by a newer version.
+        """
+        redis_url, name, url_worker = parse_pool_url(url)
+        worker = worker or url_worker or _unique_worker_id()
+        if "\t" in worker:
+            raise PoolError("a worker id cannot contain a tab")
+        pool = cls(redis_url, name, worker, config or PoolConfig(), clock or SystemClock())
+        try:
+            await pool._start()
+        except ValueError as exc:  # redis-py's URL parser: a bad port, an unknown option, ...
+            await pool.close()
+            raise PoolError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
+        except BaseException:
+            await pool.close()
+            raise
+        return pool
+
+    async def _start(self) -> None:
+        client = await self._client()
+        meta = self.prefix + "meta"
+        try:
+            await client.hsetnx(meta, "schema", str(SCHEMA_VERSION))
+            found = await client.hget(meta, "schema")
+        except (redis.RedisError, OSError) as exc:
+            raise _connect_error(self.redis_url, exc) from exc
+        try:
+            version = int(str(found))
+        except (TypeError, ValueError) as exc:
+            raise PoolError(f"{self.prefix}meta holds an unreadable schema version") from exc
+        if version > SCHEMA_VERSION:
+            raise PoolVersionError(
+                f"the Redis pool {self.name!r} was written by a newer crawler-gui (pool schema "
+                f"{version}; this version reads {SCHEMA_VERSION})"
+            )
+        n = await self.reclaim_worker(self.worker)
+        if n:
+            log.warning("reclaimed %d leases left by a previous run of worker %s", n, self.worker)
+        log.info(
+            "redis pool %s opened on %s as worker %s",
+            self.name,
+            redact_url(self.redis_url),
+            self.worker,
+        )
+
+    # ---- connection per event loop ------------------------------------------------------------
+    async def _client(self) -> aredis.Redis:
+        return (await self._loop_client()).client
+
+    async def _loop_client(self) -> _LoopClient:
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        loop = asyncio.get_running_loop()
+        lc = self._lc
+        if lc is None or lc.loop is not loop:
+            client = aredis.Redis.from_url(
+                self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
+            )
+            guard = _close_with_loop(client)
+            await guard.__anext__()  # registered with this loop's async generator hooks
+            lc = _LoopClient(loop, client, guard)
+            lc.scripts = {name: client.register_script(src) for name, src in _SOURCES.items()}
+            self._lc = lc
+        return lc
+
+    async def _run(self, script: str, *args: str | int | float) -> Any:
+        lc = await self._loop_client()
+        head: list[str | int | float] = [
+            self.prefix,
+            self.clock.now(),
+            self.config.politeness.max_in_flight,
+        ]
+        try:
+            return await lc.scripts[script](keys=[self.prefix + "meta"], args=head + list(args))
+        except redis.ResponseError as exc:
+            if str(exc).startswith("BUSY "):
+                raise PoolBusyError(
+                    f"{str(exc)[5:]} URLs are in flight; stop every worker before loading a "
+                    "snapshot"
+                ) from exc
+            raise PoolError(f"the Redis pool script {script!r} failed: {exc}") from exc
+        except redis.RedisError as exc:
+            raise PoolError(
+                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
+            ) from exc
+
+    def _sync_client(self) -> redis.Redis:
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        if self._sync is None:
+            self._sync = redis.Redis.from_url(
+                self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
+            )
+        return self._sync
+
+    # ---- adding -------------------------------------------------------------------------------
+    async def add(
+        self, url: str, depth: int = 0, referrer: str | None = None, *, always: bool = False
+    ) -> AddReport:
+        return await self.add_many([AddRequest(url, depth, referrer)], always=always)
+
+    async def add_many(
+        self, items: Iterable[AddRequest | str], *, always: bool = False
+    ) -> AddReport:
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        report = AddReport()
+        chunk: list[AddRequest | str] = []
+        for item in items:
+            chunk.append(item)
+            if len(chunk) >= CHUNK:
+                report.merge(await self._add_chunk(chunk, always))
+                chunk = []
+        if chunk:
+            report.merge(await self._add_chunk(chunk, always))
+        return report
+
+    async def _add_chunk(self, items: list[AddRequest | str], always: bool) -> AddReport:
+        report = AddReport()
+        cfg = self.config
+        refused: dict[str, int] = {}
+        batch: dict[str, None] = {}
+        args: list[str | int] = []
+        raws: list[str] = []
+        for item in items:
+            if isinstance(item, str):
+                raw, depth, referrer = item, 0, None
+            else:
+                raw, depth, referrer = item.url, item.depth, item.referrer
+            try:
+                url, host = canonicalize(raw, max_length=cfg.max_url_length)
+            except InvalidURLError as exc:
+                refused[exc.reason] = refused.get(exc.reason, 0) + 1
+                report.refused.append((raw, exc.reason))
+                continue
+            if cfg.max_depth is not None and depth > cfg.max_depth:
+                refused["too_deep"] = refused.get("too_deep", 0) + 1
+                report.refused.append((raw, "too_deep"))
+                continue
+            if url in batch:
+                report.duplicate += 1
+                continue
+            batch[url] = None
+            raws.append(raw)
+            args += [url, host, min(max(0, int(depth)), 65535), referrer or ""]
+        if not args and not refused:
+            return report
+        head: list[str | int] = ["1" if always else "0", -1 if cfg.max_per_host is None else 0]
+        if cfg.max_per_host is not None:
+            head[1] = cfg.max_per_host
+        head.append(len(refused))
+        for reason, n in refused.items():
+            head += [reason, n]
+        reply = await self._run("add", *head, *args)
+        report.added += int(reply[0])
+        report.duplicate += int(reply[1])
+        for index in reply[2:]:
+            report.overflow += 1
+            report.refused.append((raws[int(index) - 1], "host_full"))
+        return report
+
+    # ---- popping ------------------------------------------------------------------------------
+    async def pop(self, count: int, hub_percent: int = 50) -> list[Lease]:
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        if count <= 0:
+            return []
+        cfg = self.config
+        now = self.clock.now()
+        expires = now + cfg.pending_threshold
+        quota = math.ceil(count * max(0, min(100, hub_percent)) / 100)
+        lc = await self._loop_client()
+        try:
+            reply = await lc.scripts["pop"](
+                keys=[self.prefix + "meta"],
+                args=[
+                    self.prefix,
+                    now,
+                    cfg.politeness.max_in_flight,
+                    count,
+                    quota,
+                    expires,
+                    self.worker,
+                    cfg.retry.failure_threshold,
+                ],
+            )
+        except redis.RedisError as exc:
+            raise PoolError(
+                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
+            ) from exc
+        if reply and self._scope_listener is not None:
+            await self._check_scope(lc.client)
+        return [
+            Lease(
+                reply[i],
+                reply[i + 1],
+                int(reply[i + 2]),
+                reply[i + 3] == "1",
+                now,
+                expires,
+                reply[i + 4] or None,
+            )
+            for i in range(0, len(reply), 5)
+        ]
+
+    async def reclaim_expired(self) -> int:
+        return int(await self._run("reclaim", self.config.retry.failure_threshold, ""))
+
+    async def reclaim_worker(self, worker: str) -> int:
+        """Put back every lease of ``worker`` now, expired or not, each counting an attempt.
+
+        For a worker known to be dead (a supervisor saw it exit). ``open`` does this for its
+        own worker id: a worker restarted under the same id reclaims its previous life's leases.
+        """
+        if not worker:
+            return 0
+        return int(await self._run("reclaim", self.config.retry.failure_threshold, worker))
+
+    async def release(self, urls: Sequence[str]) -> int:
+        """Give leases back unfetched (a stop that cannot wait), no attempt counted."""
+        if not urls:
+            return 0
+        return int(await self._run("release", self.config.retry.failure_threshold, *urls))
+
+    # ---- results ------------------------------------------------------------------------------
+    async def set_status(self, url: str, result: FetchResult) -> None:
+        await self.set_status_many([(url, result)])
+
+    async def set_status_many(self, results: Sequence[tuple[str, FetchResult]]) -> None:
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        if not results:
+            return
+        cfg = self.config
+        pol, retry = cfg.politeness, cfg.retry
+        args: list[str | int | float] = [
+            retry.failure_threshold,
+            pol.min_delay,
+            pol.delay_factor,
+            pol.max_delay,
+            retry.base,
+            retry.factor,
+            retry.maximum,
+            retry.delay(1),
+        ]
+        for url, result in results:
+            args += self._status_fields(url, result)
+        reply = await self._run("status", *args)
+        cut = reply.index("")
+        for url in reply[:cut]:
+            log.warning("result for %s ignored: it is not in flight", url)
+        rest = reply[cut + 1 :]
+        follow = [
+            AddRequest(rest[i], int(rest[i + 1]), rest[i + 2]) for i in range(0, len(rest), 3)
+        ]
+        if follow:
+            await self.add_many(follow)
+
+    def _status_fields(self, url: str, result: FetchResult) -> list[str | int | float]:
+        status = result.status
+        outcome = Outcome.DONE if status == 200 else classify(result)
+        try:
+            canonical = canonicalize(url)[0]
+        except InvalidURLError:
+            canonical = ""
+        final = final_host = ""
+        if outcome is Outcome.DONE and result.final_url:
+            with contextlib.suppress(InvalidURLError):
+                final, final_host = canonicalize(result.final_url)
+        if outcome is Outcome.RETRY or (
+            outcome is Outcome.FAILED and result.error is not None and result.error.retryable
+        ):
+            hub_kind = "r"
+        elif outcome is Outcome.THROTTLED:
+            hub_kind = "t"
+        else:
+            hub_kind = "n"
+        return [
+            url,
+            canonical,
+            _OUTCOME_CODES[outcome],
+            str(status) if status is not None else result.label,
+            float(result.elapsed),
+            self.config.retry.throttle_delay(result.retry_after),
+            result.message or result.label,
+            result.label,
+            hub_kind,
+            final,
+            final_host,
+            (result.redirect_to or "") if outcome is Outcome.REDIRECTED else "",
+        ]
+
+    # ---- hubs, retries, delays ----------------------------------------------------------------
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        report = AddReport()
+        wanted: dict[str, tuple[str, float]] = {}
+        refused: dict[str, int] = {}
+        for spec in hubs:
+            try:
+                url, host = canonicalize(spec.url, max_length=self.config.max_url_length)
+            except InvalidURLError as exc:
+                refused[exc.reason] = refused.get(exc.reason, 0) + 1
+                report.refused.append((spec.url, exc.reason))
+                continue
+            if not (spec.span > 0 and math.isfinite(spec.span)):
+                report.refused.append((spec.url, "bad_span"))
+                continue
+            if url in wanted:
+                report.duplicate += 1
+                continue
+            wanted[url] = (host, float(spec.span))
+        args: list[str | float] = []
+        for url, (host, span) in wanted.items():
+            args += [url, host, span]
+        report.added = int(await self._run("hubs", *args))
+        if refused:
+            client = await self._client()
+            for reason, n in refused.items():
+                await client.hincrby(self.prefix + "refused", reason, n)
+        return report
+
+    async def hubs(self) -> list[HubSpec]:
+        client = await self._client()
+        raw = await client.hgetall(self.prefix + "hubs")
+        return [HubSpec(str(url), float(str(rec).split("\t")[1])) for url, rec in raw.items()]
+
+    async def _edit(self, op: str, a: str, b: str = "") -> bool:
+        return bool(await self._run("edit", op, a, b))
+
+    @staticmethod
+    def _canonical_or_empty(url: str) -> str:
+        try:
+            return canonicalize(url)[0]
+        except InvalidURLError:
+            return ""
+
+    async def refresh_hub(self, url: str) -> bool:
+        return await self._edit("refresh_hub", url, self._canonical_or_empty(url))
+
+    async def retry_now(self, url: str) -> bool:
+        return await self._edit("retry_now", url, self._canonical_or_empty(url))
+
+    async def give_up(self, url: str) -> bool:
+        return await self._edit("give_up", url, self._canonical_or_empty(url))
+
+    async def set_delay(self, host: str, seconds: float) -> None:
+        await self._run("edit", "set_delay", host, max(0.0, float(seconds)))
+
+    def set_config(self, config: PoolConfig) -> None:
+        """Change policy live for this client (each worker passes its own config)."""
+        self.config = config
+
+    # ---- pool-wide control (the GUI's pause reaches every worker) -----------------------------
+    async def set_paused(self, paused: bool) -> int:
+        """Set the pool-wide pause flag; returns the new generation number."""
+        client = await self._client()
+        pipe = client.pipeline(transaction=True)
+        pipe.hset(self.prefix + "meta", "paused", "1" if paused else "0")
+        pipe.hincrby(self.prefix + "meta", "generation", 1)
+        _set, generation = await pipe.execute()
+        return int(generation)
+
+    async def paused(self) -> bool:
+        return (await self.control())[0]
+
+    async def generation(self) -> int:
+        """Raised by every pause/resume and every snapshot load: a worker that sees it change
+        re-reads the control state (and drops any cached view of the pool)."""
+        return (await self.control())[1]
+
+    async def control(self) -> tuple[bool, int]:
+        """(paused, generation) in one round trip: what a worker polls."""
+        client = await self._client()
+        paused, generation = await client.hmget(self.prefix + "meta", ["paused", "generation"])
+        return paused == "1", int(str(generation or 0))
+
+    # ---- the shared crawl scope -----------------------------------------------------------
+    # The registered domains of the seeds and hubs, shared by every worker: a worker must
+    # follow the links of a page whose domain another worker seeded. The pool stores plain
+    # strings; the engine decides what they mean (``engine.scope``).
+    async def add_scope_domains(self, domains: Iterable[str]) -> int:
+        """Add domains to the pool-wide scope set; returns how many were new."""
+        items = sorted({d for d in domains if d})
+        if not items:
+            return 0
+        client = await self._client()
+        pipe = client.pipeline(transaction=True)
+        pipe.sadd(self.prefix + "scope", *items)
+        pipe.hincrby(self.prefix + "meta", "scopegen", 1)
+        try:
+            added, _gen = await pipe.execute()
+        except redis.RedisError as exc:
+            raise PoolError(
+                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
+            ) from exc
+        return int(added)
+
+    async def scope_domains(self) -> set[str]:
+        """Every domain in the pool-wide scope set."""
+        client = await self._client()
+        try:
+            return {str(d) for d in await client.smembers(self.prefix + "scope")}
+        except redis.RedisError as exc:
+            raise PoolError(
+                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
+            ) from exc
+
+    def watch_scope(self, listener: Callable[[set[str]], None] | None) -> None:
+        """Call ``listener(domains)`` with the whole scope set whenever it has grown, checked
+        right after every ``pop`` that returns leases (before they are processed). Domains are
+        published before the URLs that need them are added, so a worker always knows the
+        domain of a lease before it looks at that page's links. ``None`` stops watching."""
+        self._scope_listener = listener
+        self._scope_seen = -1
+
+    async def _check_scope(self, client: aredis.Redis) -> None:
+        try:
+            gen = int(str(await client.hget(self.prefix + "meta", "scopegen") or 0))
+            if gen == self._scope_seen:
+                return
+            domains = {str(d) for d in await client.smembers(self.prefix + "scope")}
+        except redis.RedisError:
+            log.warning("cannot read the shared scope", exc_info=True)
+            return
+        self._scope_seen = gen
+        listener = self._scope_listener
+        if listener is not None:
+            listener(domains)
+
+    # ---- observing ----------------------------------------------------------------------------
+    async def snapshot(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot:
+        now = self.clock.now()
+        reply = await self._run(
+            "snapshot", -1 if since is None else int(since), max(0, int(retry_limit))
+        )
+        version, t, refused_raw, hosts_raw, leases_raw, retry_raw, hubs_raw, next_due, n_hosts = (
+            reply
+        )
+        refused = {refused_raw[i]: int(refused_raw[i + 1]) for i in range(0, len(refused_raw), 2)}
+        cfg = self.config
+        hosts = tuple(
+            HostRow(
+                name,
+                int(wait),
+                int(infl),
+                int(done),
+                int(fail),
+                int(retr),
+                ls,
+                max(_f(na), _f(bo)),
+                _f(dl),
+                _f(bo) if _f(bo) > now else 0.0,
+            )
+            for name, wait, infl, done, fail, retr, ls, na, bo, dl in hosts_raw
+        )
+        pending = []
+        for i in range(0, len(leases_raw), 2):
+            host, depth, _seq, is_hub, started, expires, _worker = leases_raw[i + 1].split("\t", 6)
+            pending.append(
+                PendingRow(
+                    leases_raw[i], host, int(depth), is_hub == "1", float(started), float(expires)
+                )
+            )
+        retrying = tuple(
+            RetryRow(url, url.split("://", 1)[1].split("/", 1)[0], int(d), int(a), err, float(n))
+            for url, d, a, err, n in retry_raw
+        )
+        hub_rows = []
+        for i in range(0, len(hubs_raw), 2):
+            host, span, last, due, infl, res = hubs_raw[i + 1].split("\t", 5)
+            hub_rows.append(
+                HubRow(hubs_raw[i], host, float(span), float(last), res, float(due), infl == "1")
+            )
+        totals = PoolTotals(
+            waiting=int(t[0]),
+            pending=len(pending),
+            done=int(t[1]),
+            failed=int(t[2]),
+            retrying=int(t[3]),
+            hosts=int(n_hosts),
+            hubs=len(hub_rows),
+            redirected=int(t[4]),
+            refused=refused,
+            overflow=int(t[5]),
+            failure_threshold=cfg.retry.failure_threshold,
+            pending_threshold=cfg.pending_threshold,
+        )
+        return PoolSnapshot(
+            time=now,
+            version=int(version),
+            totals=totals,
+            hosts=hosts,
+            hosts_complete=since is None,
+            pending=tuple(pending),
+            retrying=retrying,
+            hubs=tuple(hub_rows),
+            next_due=float(next_due) if next_due else None,
+        )
+
+    async def next_due(self) -> float | None:
+        reply = await self._run("next_due")
+        return float(reply) if reply else None
+
+    # Blocking helpers with the LevelDB pool's names (tests, diagnostics, the CLI).
+    def url_state(self, url: str) -> str | None:
+        """The state of one URL: waiting, pending, done, failed, redirected, retrying, or None.
+        Blocking (a synchronous round trip); not for the event loop's hot path."""
+        try:
+            url = canonicalize(url)[0]
+        except InvalidURLError:
+            return None
+        r = self._sync_client()
+        with r.pipeline(transaction=True) as pipe:
+            pipe.hexists(self.prefix + "ldata", url)
+            pipe.hget(self.prefix + "url", url)
+            leased, raw = pipe.execute()
+        if leased:
+            return "pending"
+        return STATE_NAMES[raw[0]] if raw else None
+
+    def url_attempts(self, url: str) -> int:
+        raw = self._sync_client().hget(self.prefix + "url", canonicalize(url)[0])
+        return int(str(raw).split("\t")[2]) if raw else 0
+
+    def is_known(self, url: str) -> bool:
+        try:
+            url = canonicalize(url, max_length=self.config.max_url_length)[0]
+        except InvalidURLError:
+            return False
+        r = self._sync_client()
+        with r.pipeline(transaction=False) as pipe:
+            for key in ("url", "ldata", "hubs"):
+                pipe.hexists(self.prefix + key, url)
+            return any(pipe.execute())
+
+    # ---- snapshots ----------------------------------------------------------------------------
+    async def save_snapshot(self, path: str | Path) -> int:
+        """Write the pool to a snapshot file (the LevelDB pool's format). The pool is read in
+        one atomic script: a consistent picture even while workers run."""
+        reply = await self._run("export")
+        return await asyncio.to_thread(
+            snapshot_file.write_snapshot, Path(path), _export_records(reply)
+        )
+
+    async def load_snapshot(self, path: str | Path) -> int:
+        """Replace the pool with a snapshot file. The whole file is read and checked first;
+        then it is written under a staging prefix and swapped in by one script. On any error
+        the pool is unchanged. Needs nothing in flight (PoolBusyError)."""
+        client = await self._client()
+        busy = int(await client.hlen(self.prefix + "ldata"))
+        if busy:
+            raise PoolBusyError(
+                f"{busy} URLs are in flight; stop every worker before loading a snapshot"
+            )
+        staging = await asyncio.to_thread(_read_staging, Path(path), self.config)
+        sprefix = f"{self.prefix}~load:{uuid.uuid4().hex}:"
+        written: list[str] = []
+        try:
+            await self._write_staging(client, sprefix, staging, written)
+            await self._run("swap", sprefix)
+        except BaseException:
+            if written:
+                await client.unlink(*written)
+            raise
+        log.info(
+            "loaded %d records from snapshot %s into redis pool %s", staging.count, path, self.name
+        )
+        return staging.count
+
+    async def _write_staging(
+        self, client: aredis.Redis, sp: str, st: _Staging, written: list[str]
+    ) -> None:
+        pipe = client.pipeline(transaction=False)
+        ops = 0
+
+        async def op(key: str) -> None:
+            nonlocal ops, pipe
+            if key not in seen:
+                seen.add(key)
+                written.append(key)
+                pipe.expire(key, STAGING_TTL)
+            ops += 1
+            if ops >= 500:
+                await pipe.execute()
+                pipe = client.pipeline(transaction=False)
+                ops = 0
+
+        seen: set[str] = set()
+        for chunk in _chunks(list(st.urls.items()), 1000):
+            pipe.hset(sp + "url", mapping=dict(chunk))
+            await op(sp + "url")
+        for host, queue in st.queues.items():
+            for chunk in _chunks(queue, 1000):
+                pipe.zadd(f"{sp}q:{{{host}}}", dict(chunk))
+                await op(f"{sp}q:{{{host}}}")
+        for name, h in st.hosts.items():
+            pipe.hset(f"{sp}h:{{{name}}}", mapping=h.fields())
+            await op(f"{sp}h:{{{name}}}")
+            pipe.zadd(sp + "hosts", {name: 0})
+            await op(sp + "hosts")
+            if h.wait > 0:
+                pipe.zadd(sp + "ready", {name: max(h.na, h.bo)})
+                await op(sp + "ready")
+        for chunk in _chunks(list(st.retry.items()), 1000):
+            pipe.zadd(sp + "retry", {url: next_try for url, (next_try, _e) in chunk})
+            await op(sp + "retry")
+            pipe.hset(sp + "rdata", mapping={url: err for url, (_n, err) in chunk})
+            await op(sp + "rdata")
+        for url, (rec, due) in st.hubs.items():
+            pipe.hset(sp + "hubs", url, rec)
+            await op(sp + "hubs")
+            pipe.zadd(sp + "hubdue", {url: due})
+            await op(sp + "hubdue")
+        totals: dict[FieldT, EncodableT] = {"tw": 0, "td": 0, "tf": 0, "tr": 0, "tx": 0}
+        hosts = st.hosts.values()
+        totals = {
+            "seq": st.max_seq,
+            "tw": sum(h.wait for h in hosts),
+            "td": sum(h.done for h in hosts),
+            "tf": sum(h.fail for h in hosts),
+            "tr": sum(h.retr for h in hosts),
+            "tx": sum(h.redir for h in hosts),
+        }
+        pipe.hset(sp + "meta", mapping=totals)
+        await op(sp + "meta")
+        await pipe.execute()
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        lc, self._lc = self._lc, None
+        if lc is not None:
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:  # pragma: no cover - close() is always awaited
+                running = None
+            if running is lc.loop:
+                await lc.guard.aclose()  # type: ignore[attr-defined]
+            # else: that loop's shutdown closes its connections (see _close_with_loop)
+        if self._sync is not None:
+            self._sync.close()
+            self._sync = None
+
+
+# ---- snapshot records ---------------------------------------------------------------------------
+def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
+    """The records of ``export.lua``'s reply, shaped as ``leveldb_pool._export_records``."""
+    urls_raw, retry_raw, rdata_raw, hubs_raw, hosts_raw, leased_raw = reply
+    for i in range(0, len(hosts_raw), 3):
+        min_delay, backoff = float(hosts_raw[i + 1]), float(hosts_raw[i + 2])
+        if min_delay or backoff:
+            yield {
+                "t": "host",
+                "host": hosts_raw[i],
+                "min_delay": min_delay,
+                "backoff_until": backoff,
+            }
+    for i in range(0, len(hubs_raw), 2):
+        _host, span, last, due, _infl, res = hubs_raw[i + 1].split("\t", 5)
+        yield {
+            "t": "hub",
+            "url": hubs_raw[i],
+            "span": float(span),
+            "last_refresh": float(last),
+            "last_result": res,
+            "due": float(due),
+        }
+    next_try = {retry_raw[i]: float(retry_raw[i + 1]) for i in range(0, len(retry_raw), 2)}
+    errors = {rdata_raw[i]: rdata_raw[i + 1] for i in range(0, len(rdata_raw), 2)}
+    leased = set(leased_raw)
+    for i in range(0, len(urls_raw), 2):
+        url = urls_raw[i]
+        st, depth, attempts, seq, t, extra = urls_raw[i + 1].split("\t", 5)
+        out: dict[str, Any] = {
+            "t": "url",
+            "url": url,
+            "state": STATE_NAMES[st],
+            "depth": int(depth),
+            "attempts": int(attempts),
+            "seq": int(seq),
+            "time": float(t),
+        }
+        if st == "X":
+            out["target"] = extra or None
+        elif extra:
+            out["referrer"] = extra
+        if st == "R" and url in next_try:
+            out["next_try"] = next_try[url]
+            out["last_error"] = errors.get(url, "")
+        if url in leased:
+            out["state"] = "waiting"  # in flight when saved: fetched again after a load
+        yield out
+
+
+@dataclass(slots=True)
+class _StagingHost:
+    wait: int = 0
+    done: int = 0
+    fail: int = 0
+    retr: int = 0
+    redir: int = 0
+    md: float = 0.0
+    bo: float = 0.0
+    na: float = 0.0
+
+    def fields(self) -> dict[FieldT, EncodableT]:
+        return {
+            "wait": self.wait,
+            "infl": 0,
+            "done": self.done,
+            "fail": self.fail,
+            "retr": self.retr,
+            "redir": self.redir,
+            "md": repr(self.md),
+            "bo": repr(self.bo),
+            "na": repr(self.na),
+            "dl": "0",
+            "ls": "",
+        }
+
+
+@dataclass(slots=True)
+class _Staging:
+    count: int = 0
+    max_seq: int = 0
+    urls: dict[str, str] = field(default_factory=dict)
+    queues: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    hosts: dict[str, _StagingHost] = field(default_factory=dict)
+    retry: dict[str, tuple[float, str]] = field(default_factory=dict)
+    hubs: dict[str, tuple[str, float]] = field(default_factory=dict)
+
+
+def _fmt(x: float) -> str:
+    return repr(float(x)) if x != int(x) else str(int(x))
+
+
+def _read_staging(src: Path, config: PoolConfig) -> _Staging:
+    """Read and check a whole snapshot file (the checks of ``leveldb_pool._build_staging``)."""
+    st = _Staging()
+    try:
+        for rec in snapshot_file.read_snapshot(src):
+            st.count += 1
+            kind = rec["t"]
+            if kind == "url":
+                url, host = _valid_url(rec["url"])
+                state = STATE_CODES.get(rec["state"])
+                if state is None:
+                    raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
+                depth, attempts, seq = _int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq")
+                t = _num(rec, "time")
+                st.max_seq = max(st.max_seq, seq)
+                h = st.hosts.get(host) or st.hosts.setdefault(host, _StagingHost())
+                extra = rec.get("target") if state == "X" else rec.get("referrer")
+                if extra is not None and not isinstance(extra, str):
+                    raise SnapshotFormatError("a referrer or target is not text")
+                depth, attempts = min(depth, 65535), min(attempts, 65535)
+                st.urls[url] = "\t".join(
+                    (state, str(depth), str(attempts), str(seq), _fmt(t), extra or "")
+                )
+                if state == "W":
+                    score = float(min(depth, 8191) * (1 << 40) + seq)
+                    st.queues.setdefault(host, []).append((url, score))
+                    h.wait += 1
+                elif state == "D":
+                    h.done += 1
+                elif state == "F":
+                    h.fail += 1
+                elif state == "X":
+                    h.redir += 1
+                else:
+                    h.retr += 1
+                    st.retry[url] = (_num(rec, "next_try"), str(rec.get("last_error", "")))
+            elif kind == "hub":
+                url, host = _valid_url(rec["url"])
+                span = _num(rec, "span")
+                if span <= 0:
+                    raise SnapshotFormatError(f"hub {url} has a span that is not positive")
+                st.hosts.setdefault(host, _StagingHost())
+                last, due = _num(rec, "last_refresh"), _num(rec, "due")
+                result = str(rec.get("last_result", "")).replace("\t", " ")
+                rec_text = "\t".join((host, _fmt(span), _fmt(last), _fmt(due), "0", result))
+                st.hubs[url] = (rec_text, due)
+            elif kind == "host":
+                name = rec["host"]
+                if not isinstance(name, str) or not name or "\t" in name:
+                    raise SnapshotFormatError("a host record has no host")
+                h = st.hosts.get(name) or st.hosts.setdefault(name, _StagingHost())
+                h.md = _num(rec, "min_delay")
+                h.bo = _num(rec, "backoff_until")
+            else:
+                raise SnapshotFormatError(f"unknown record type {kind!r}")
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, SnapshotFormatError):
+            raise
+        raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
+    for queue in st.queues.values():
+        queue.sort(key=lambda e: e[1])
+    if config.politeness.max_in_flight < 1:  # pragma: no cover - Politeness forbids it
+        raise PoolError("max_in_flight must be at least 1")
+    return st
+
+
+def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ErrorKind",
+    "RedisAuthError",
+    "RedisPool",
+    "RedisUnreachableError",
+    "parse_pool_url",
+    "redact_url",
+]

@@ -1,0 +1,209 @@
+-- Shared prelude of every crawler-gui pool script (prepended to each one).
+-- ARGV[1] = key prefix "cg:<name>:", ARGV[2] = now (the pool clock, POSIX seconds),
+-- ARGV[3] = politeness max_in_flight. Script-specific arguments start at ARGV[4].
+-- Lua numbers are doubles: every float that goes into a string goes through fmt() (%.17g),
+-- never tostring() or "..", which keep only 14 digits.
+local P = ARGV[1]
+local NOW = tonumber(ARGV[2])
+local MAX_IF = tonumber(ARGV[3])
+local K_META, K_URL, K_READY = P .. 'meta', P .. 'url', P .. 'ready'
+local K_LEASE, K_LDATA = P .. 'lease', P .. 'ldata'
+local K_RETRY, K_RDATA = P .. 'retry', P .. 'rdata'
+local K_HUBS, K_HUBDUE = P .. 'hubs', P .. 'hubdue'
+local K_HOSTS, K_REFUSED = P .. 'hosts', P .. 'refused'
+local TAB = '\t'
+local DEPTH_SCALE = 1099511627776 -- 2^40: queue score = depth * 2^40 + seq (exact below 2^53)
+
+local function kq(h) return P .. 'q:{' .. h .. '}' end
+local function kh(h) return P .. 'h:{' .. h .. '}' end
+local function fmt(x) return string.format('%.17g', x) end
+local function host_of(url) return string.match(url, '^[^:]+://([^/]+)') end
+local function qscore(depth, seq)
+  local d = depth
+  if d > 8191 then d = 8191 end
+  return fmt(d * DEPTH_SCALE + seq)
+end
+
+local function split(s, n)
+  local out = {}
+  local pos = 1
+  for i = 1, n - 1 do
+    local j = string.find(s, TAB, pos, true)
+    if not j then
+      out[i] = string.sub(s, pos)
+      return out
+    end
+    out[i] = string.sub(s, pos, j - 1)
+    pos = j + 1
+  end
+  out[n] = string.sub(s, pos)
+  return out
+end
+
+-- URL record: state TAB depth TAB attempts TAB seq TAB time TAB extra (referrer, or target of X)
+local function urec(raw)
+  local f = split(raw, 6)
+  return {st = f[1], depth = tonumber(f[2]) or 0, att = tonumber(f[3]) or 0,
+          seq = tonumber(f[4]) or 0, t = tonumber(f[5]) or 0, extra = f[6] or ''}
+end
+local function put_url(url, st, depth, att, seq, t, extra)
+  if att > 65535 then att = 65535 end
+  redis.call('HSET', K_URL, url, st .. TAB .. fmt(depth) .. TAB .. fmt(att) .. TAB .. fmt(seq)
+    .. TAB .. fmt(t) .. TAB .. (extra or ''))
+end
+
+-- Hub record: host TAB span TAB last_refresh TAB due TAB in_flight TAB last_result
+local function get_hub(url)
+  local raw = redis.call('HGET', K_HUBS, url)
+  if not raw then return nil end
+  local f = split(raw, 6)
+  return {host = f[1], span = tonumber(f[2]), last = tonumber(f[3]), due = tonumber(f[4]),
+          infl = tonumber(f[5]), res = f[6] or ''}
+end
+local function put_hub(url, hub)
+  redis.call('HSET', K_HUBS, url, hub.host .. TAB .. fmt(hub.span) .. TAB .. fmt(hub.last)
+    .. TAB .. fmt(hub.due) .. TAB .. fmt(hub.infl) .. TAB .. hub.res)
+end
+
+-- Hosts: loaded once per script call, written back by flush().
+local H, DIRTY, DORDER, TOT = {}, {}, {}, {}
+local function host(name)
+  local h = H[name]
+  if h then return h end
+  local v = redis.call('HMGET', kh(name), 'wait', 'infl', 'done', 'fail', 'retr', 'redir',
+    'md', 'bo', 'na', 'dl', 'ls')
+  h = {name = name, wait = tonumber(v[1]) or 0, infl = tonumber(v[2]) or 0,
+       done = tonumber(v[3]) or 0, fail = tonumber(v[4]) or 0, retr = tonumber(v[5]) or 0,
+       redir = tonumber(v[6]) or 0, md = tonumber(v[7]) or 0, bo = tonumber(v[8]) or 0,
+       na = tonumber(v[9]) or 0, dl = tonumber(v[10]) or 0, ls = v[11] or ''}
+  H[name] = h
+  return h
+end
+local function dirty(h)
+  if not DIRTY[h.name] then
+    DIRTY[h.name] = true
+    DORDER[#DORDER + 1] = h
+  end
+end
+local function tot(field, n) TOT[field] = (TOT[field] or 0) + n end
+local function allowed(h)
+  if h.bo > h.na then return h.bo end
+  return h.na
+end
+-- The ready set holds exactly the hosts that have a URL waiting and a free in-flight slot,
+-- scored by the time they may be asked again.
+local function schedule(h)
+  if h.wait > 0 and h.infl < MAX_IF then
+    redis.call('ZADD', K_READY, fmt(allowed(h)), h.name)
+  else
+    redis.call('ZREM', K_READY, h.name)
+  end
+end
+local function bump()
+  return redis.call('HINCRBY', K_META, 'version', 1)
+end
+local function flush()
+  if #DORDER > 0 then
+    local ver = bump()
+    for _, h in ipairs(DORDER) do
+      redis.call('HSET', kh(h.name), 'wait', h.wait, 'infl', h.infl, 'done', h.done,
+        'fail', h.fail, 'retr', h.retr, 'redir', h.redir, 'md', fmt(h.md), 'bo', fmt(h.bo),
+        'na', fmt(h.na), 'dl', fmt(h.dl), 'ls', h.ls)
+      redis.call('ZADD', K_HOSTS, ver, h.name)
+      schedule(h)
+    end
+  end
+  for k, n in pairs(TOT) do
+    if n ~= 0 then redis.call('HINCRBY', K_META, k, n) end
+  end
+end
+
+-- Waiting URLs: state W in the URL hash plus a member of the host's queue.
+local function enqueue(h, url, depth, att, seq, extra)
+  redis.call('ZADD', kq(h.name), qscore(depth, seq), url)
+  put_url(url, 'W', depth, att, seq, NOW, extra)
+  h.wait = h.wait + 1
+  tot('tw', 1)
+  dirty(h)
+end
+
+-- A lease ended without a result: count the attempt, put the URL back where it was.
+local function requeue_or_fail(h, url, depth, seq, att, extra, thresh)
+  att = att + 1
+  dirty(h)
+  if att > thresh then
+    put_url(url, 'F', depth, att, seq, NOW, extra)
+    h.fail = h.fail + 1
+    tot('tf', 1)
+    return
+  end
+  enqueue(h, url, depth, att, seq, extra)
+end
+
+-- Lease record: host TAB depth TAB seq TAB is_hub TAB started TAB expires TAB worker
+local function end_lease(url)
+  local raw = redis.call('HGET', K_LDATA, url)
+  if not raw then return nil end
+  redis.call('HDEL', K_LDATA, url)
+  redis.call('ZREM', K_LEASE, url)
+  local f = split(raw, 7)
+  return {host = f[1], depth = tonumber(f[2]), seq = tonumber(f[3]), hub = f[4] == '1',
+          started = tonumber(f[5]), expires = tonumber(f[6]), worker = f[7]}
+end
+
+-- A lease is lost (expired, or its worker is known dead): hubs become due now, pages go back
+-- to their queue with one attempt counted (``back`` = 1), or none for a release (``back`` = 0).
+local function lease_lost(url, L, thresh, hub_label, back)
+  local h = host(L.host)
+  h.infl = h.infl - 1
+  dirty(h)
+  if L.hub then
+    local hub = get_hub(url)
+    if hub then
+      hub.infl = 0
+      if back == 1 then hub.due = NOW end
+      if hub_label then hub.res = hub_label end
+      put_hub(url, hub)
+      redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+    end
+    return
+  end
+  local raw = redis.call('HGET', K_URL, url)
+  local att, extra = 0, ''
+  if raw then
+    local u = urec(raw)
+    att, extra = u.att, u.extra
+  end
+  requeue_or_fail(h, url, L.depth, L.seq, att - 1 + back, extra, thresh)
+end
+
+local function reclaim_expired(thresh)
+  local gone = redis.call('ZRANGEBYSCORE', K_LEASE, '-inf', fmt(NOW))
+  local n = 0
+  for _, url in ipairs(gone) do
+    local L = end_lease(url)
+    if L then
+      lease_lost(url, L, thresh, 'lease expired', 1)
+      n = n + 1
+    end
+  end
+  return n
+end
+
+local function release_due_retries()
+  local due = redis.call('ZRANGEBYSCORE', K_RETRY, '-inf', fmt(NOW))
+  for _, url in ipairs(due) do
+    redis.call('ZREM', K_RETRY, url)
+    redis.call('HDEL', K_RDATA, url)
+    local raw = redis.call('HGET', K_URL, url)
+    if raw then
+      local u = urec(raw)
+      if u.st == 'R' then
+        local h = host(host_of(url))
+        h.retr = h.retr - 1
+        tot('tr', -1)
+        enqueue(h, url, u.depth, u.att, u.seq, u.extra)
+      end
+    end
+  end
+end

@@ -1,0 +1,60 @@
+-- edit(op, ...): the small GUI edits, each atomic.
+--   refresh_hub url1 url2 | retry_now url1 url2 | give_up url1 url2 -> 1 / 0
+--   set_delay host seconds -> 1
+-- url2 is the canonical form of url1 (or '').
+local OP = ARGV[4]
+local function pick(zkey, hkey)
+  for _, u in ipairs({ARGV[5], ARGV[6]}) do
+    if u ~= '' then
+      if zkey and redis.call('ZSCORE', zkey, u) then return u end
+      if hkey and redis.call('HEXISTS', hkey, u) == 1 then return u end
+    end
+  end
+  return nil
+end
+local result = 0
+if OP == 'refresh_hub' then
+  local url = pick(nil, K_HUBS)
+  if url then
+    local hub = get_hub(url)
+    if hub.infl == 0 then
+      hub.due = NOW
+      put_hub(url, hub)
+      redis.call('ZADD', K_HUBDUE, fmt(NOW), url)
+      bump()
+    end
+    result = 1
+  end
+elseif OP == 'retry_now' then
+  local url = pick(K_RETRY, nil)
+  if url then
+    redis.call('ZADD', K_RETRY, fmt(NOW), url)
+    release_due_retries()
+    result = 1
+  end
+elseif OP == 'give_up' then
+  local url = pick(K_RETRY, nil)
+  if url then
+    redis.call('ZREM', K_RETRY, url)
+    redis.call('HDEL', K_RDATA, url)
+    local raw = redis.call('HGET', K_URL, url)
+    local u = raw and urec(raw) or {depth = 0, att = 0, seq = 0, extra = ''}
+    put_url(url, 'F', u.depth, u.att, u.seq, NOW, u.extra)
+    local h = host(host_of(url))
+    h.retr = h.retr - 1
+    h.fail = h.fail + 1
+    tot('tr', -1)
+    tot('tf', 1)
+    dirty(h)
+    result = 1
+  end
+elseif OP == 'set_delay' then
+  local h = host(ARGV[5])
+  local s = tonumber(ARGV[6])
+  if s < 0 then s = 0 end
+  h.md = s
+  dirty(h)
+  result = 1
+end
+flush()
+return result

@@ -1,0 +1,10 @@
+-- next_due() -> when something next becomes poppable ('' when nothing is waiting); read only
+local nd = {}
+local ready = redis.call('ZRANGE', K_READY, 0, 0, 'WITHSCORES')
+if #ready > 0 then nd[#nd + 1] = math.max(tonumber(ready[2]), NOW) end
+for _, k in ipairs({K_RETRY, K_LEASE, K_HUBDUE}) do
+  local first = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
+  if #first > 0 then nd[#nd + 1] = tonumber(first[2]) end
+end
+if #nd == 0 then return '' end
+return fmt(math.min(unpack(nd)))

@@ -1,0 +1,161 @@
+-- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
+--   retry_max, hub_retry_delay, [url, canonical, outcome, last_status, elapsed, throttle,
+--   error_text, label, hub_kind, final_url, final_host, redirect_to]*)
+-- outcome: D done, F failed, X redirected, R retry, T throttled.
+-- -> {ignored urls..., '', [redirect_to, depth, url]*}
+local THRESH = tonumber(ARGV[4])
+local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local HUB_RETRY = tonumber(ARGV[11])
+local FIELDS = 12
+
+local function retry_delay(failures)
+  if failures <= 0 then return 0 end
+  local d = R_BASE * R_FACTOR ^ (failures - 1)
+  if d > R_MAX then return R_MAX end
+  return d
+end
+
+-- A result for a URL whose lease expired and which waits in its queue again: take it.
+local function adopt(url)
+  if url == '' then return nil end
+  local raw = redis.call('HGET', K_URL, url)
+  if not raw then return nil end
+  local u = urec(raw)
+  if u.st ~= 'W' then return nil end
+  local hn = host_of(url)
+  if redis.call('ZREM', kq(hn), url) == 0 then return nil end
+  local h = host(hn)
+  h.wait = h.wait - 1
+  tot('tw', -1)
+  h.infl = h.infl + 1
+  dirty(h)
+  return {host = hn, depth = u.depth, seq = u.seq, hub = false}
+end
+
+-- The final URL of a followed redirect chain is done too (never fetched again).
+local function mark_seen(url, hn, depth, referrer)
+  local h = host(hn)
+  local old = redis.call('HGET', K_URL, url)
+  if old then
+    local u = urec(old)
+    if u.st ~= 'W' or redis.call('HEXISTS', K_LDATA, url) == 1 then return end
+    redis.call('ZREM', kq(hn), url)
+    h.wait = h.wait - 1
+    tot('tw', -1)
+    put_url(url, 'D', u.depth, u.att, u.seq, NOW, u.extra)
+  else
+    local seq = redis.call('HINCRBY', K_META, 'seq', 1)
+    put_url(url, 'D', depth, 0, seq, NOW, referrer)
+  end
+  h.done = h.done + 1
+  tot('td', 1)
+  dirty(h)
+end
+
+local function hub_result(url, label, kind, throttle)
+  local hub = get_hub(url)
+  if not hub then return end -- removed from the hub list while in flight
+  hub.infl = 0
+  hub.last = NOW
+  hub.res = label
+  if kind == 'r' then
+    hub.due = NOW + math.min(hub.span, HUB_RETRY)
+  elseif kind == 't' then
+    hub.due = NOW + math.max(hub.span, throttle)
+  else
+    hub.due = NOW + hub.span
+  end
+  put_hub(url, hub)
+  redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+  bump()
+end
+
+local ignored, follow = {}, {}
+local i = FIELDS
+while i + FIELDS - 1 <= #ARGV do
+  local url, curl, oc, ls = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
+  local err, label, kind = ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
+  local final, fhost, target = ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
+  i = i + FIELDS
+  local key = url
+  local L = end_lease(url)
+  if not L and curl ~= '' and curl ~= url then
+    L = end_lease(curl)
+    key = curl
+  end
+  if not L then
+    L = adopt(curl)
+    key = curl
+  end
+  if not L then
+    ignored[#ignored + 1] = url
+  else
+    local h = host(L.host)
+    h.infl = h.infl - 1
+    h.ls = ls
+    local d = FACTOR * elapsed
+    if d > MAX_D then d = MAX_D end
+    local floor = MIN_D
+    if h.md > floor then floor = h.md end
+    if d > floor then h.dl = d else h.dl = floor end
+    h.na = NOW + h.dl
+    if oc == 'T' and NOW + throttle > h.bo then h.bo = NOW + throttle end
+    dirty(h)
+    if L.hub then
+      hub_result(key, label, kind, throttle)
+      if oc == 'X' and target ~= '' then
+        follow[#follow + 1] = target
+        follow[#follow + 1] = 0
+        follow[#follow + 1] = key
+      end
+    else
+      local raw = redis.call('HGET', K_URL, key)
+      local u = raw and urec(raw) or {att = 0, extra = ''}
+      local att, ref = u.att, u.extra
+      if oc == 'D' then
+        put_url(key, 'D', L.depth, att, L.seq, NOW, ref)
+        h.done = h.done + 1
+        tot('td', 1)
+        if final ~= '' and final ~= key then mark_seen(final, fhost, L.depth, key) end
+      elseif oc == 'X' then
+        put_url(key, 'X', L.depth, att, L.seq, NOW, target)
+        h.redir = h.redir + 1
+        tot('tx', 1)
+        if target ~= '' then
+          follow[#follow + 1] = target
+          follow[#follow + 1] = L.depth
+          follow[#follow + 1] = key
+        end
+      elseif oc == 'F' then
+        put_url(key, 'F', L.depth, att + 1, L.seq, NOW, ref)
+        h.fail = h.fail + 1
+        tot('tf', 1)
+      else
+        att = att + 1
+        if att > THRESH then
+          put_url(key, 'F', L.depth, att, L.seq, NOW, ref)
+          redis.call('ZREM', K_RETRY, key)
+          redis.call('HDEL', K_RDATA, key)
+          h.fail = h.fail + 1
+          tot('tf', 1)
+        else
+          local delay
+          if oc == 'T' then delay = throttle else delay = retry_delay(att) end
+          redis.call('ZADD', K_RETRY, fmt(NOW + delay), key)
+          redis.call('HSET', K_RDATA, key, err)
+          put_url(key, 'R', L.depth, att, L.seq, NOW, ref)
+          h.retr = h.retr + 1
+          tot('tr', 1)
+        end
+      end
+    end
+  end
+end
+flush()
+local res = {}
+for _, u in ipairs(ignored) do res[#res + 1] = u end
+res[#res + 1] = ''
+for _, v in ipairs(follow) do res[#res + 1] = v end
+return res

@@ -1,0 +1,190 @@
+"""The GUI's composition root: ``run_gui`` builds the Qt application, the qasync loop (the
+asyncio loop *is* the GUI thread), opens the pool through ``CrawlSession.open`` and shows the
+main window."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QLibraryInfo,
+    QLocale,
+    QMessageLogContext,
+    QSettings,
+    QtMsgType,
+    QTranslator,
+    qInstallMessageHandler,
+)
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from crawler_gui.engine.settings import CrawlSettings
+from crawler_gui.errors import CrawlerGuiError
+
+log = logging.getLogger(__name__)
+
+ORGANIZATION = "crawler-gui"
+APPLICATION = "crawler-gui"
+DESKTOP_ID = "io.github.crawler_gui"
+
+NO_DISPLAY_MESSAGE = (
+    "crawler-gui: no display found (DISPLAY and WAYLAND_DISPLAY are not set, nor is "
+    "QT_QPA_PLATFORM), so the window cannot open.\n"
+    "To crawl without a window, run:\n"
+    "    crawler-gui crawl POOL_DIR\n"
+)
+
+_QT_LEVELS = {
+    QtMsgType.QtDebugMsg: logging.DEBUG,
+    QtMsgType.QtInfoMsg: logging.INFO,
+    QtMsgType.QtWarningMsg: logging.WARNING,
+    QtMsgType.QtCriticalMsg: logging.ERROR,
+    QtMsgType.QtFatalMsg: logging.CRITICAL,
+}
+
+
+def display_available(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
+    """False on X11/Wayland systems with no display to talk to (Qt would abort)."""
+    env = os.environ if env is None else env
+    platform = sys.platform if platform is None else platform
+    if platform.startswith(("win", "cygwin", "darwin")):
+        return True
+    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM"))
+
+
+def qt_message_handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Route Qt's own messages into Python logging (``crawler_gui.qt.<category>``)."""
+    category = context.category or "default"
+    name = "crawler_gui.qt" if category == "default" else f"crawler_gui.qt.{category}"
+    logging.getLogger(name).log(_QT_LEVELS.get(mode, logging.WARNING), "%s", message)
+
+
+def install_qt_message_handler() -> Any:
+    return qInstallMessageHandler(qt_message_handler)
+
+
+def install_translators(app: QApplication, locale: QLocale | None = None) -> list[QTranslator]:
+    """Load Qt's and our translations for ``locale`` (default: the system's)."""
+    locale = locale if locale is not None else QLocale.system()
+    installed: list[QTranslator] = []
+    qt = QTranslator(app)
+    if qt.load(locale, "qtbase", "_", QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)):
+        app.installTranslator(qt)
+        installed.append(qt)
+    ours = QTranslator(app)
+    folder = resources.files("crawler_gui.resources")
+    if isinstance(folder, Path) and ours.load(locale, "crawler_gui", "_", str(folder)):
+        app.installTranslator(ours)
+        installed.append(ours)
+    elif locale.language() not in (QLocale.Language.English, QLocale.Language.C):
+        log.debug("no translation for %s", locale.name())
+    return installed
+
+
+def setup_application(argv: list[str] | None = None) -> QApplication:
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv or sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setApplicationDisplayName("Crawler GUI")
+    app.setDesktopFileName(DESKTOP_ID)
+    app.setQuitOnLastWindowClosed(False)  # the window closes itself after an orderly shutdown
+    from crawler_gui.gui.mainwindow import app_icon
+
+    app.setWindowIcon(app_icon())
+    return app
+
+
+async def open_and_show(
+    pool_dir: str | Path | None,
+    *,
+    demo: bool = False,
+    settings: CrawlSettings | None = None,
+    qsettings: QSettings | None = None,
+) -> Any:
+    """Open the pool and show the main window; returns the window (or None on error)."""
+    from crawler_gui.engine.session import CrawlSession
+    from crawler_gui.gui import prefs
+    from crawler_gui.gui.dialogs import show_message
+    from crawler_gui.gui.mainwindow import MainWindow
+
+    qs = qsettings if qsettings is not None else QSettings()
+    settings = settings if settings is not None else prefs.load_settings(qs)
+    if pool_dir:
+        path = Path(pool_dir)
+    elif demo:
+        path = prefs.default_pool_dir().with_name("demo-pool")
+    else:
+        path = prefs.last_pool(qs) or prefs.default_pool_dir()
+    try:
+        await asyncio.to_thread(path.mkdir, parents=True, exist_ok=True)
+        session = await CrawlSession.open(path, settings, demo=demo)
+    except (CrawlerGuiError, OSError) as exc:
+        log.error("cannot open the pool %s: %s", path, exc)
+        await show_message(
+            None,
+            QMessageBox.Icon.Critical,
+            "Crawler GUI",
+            f"The URL pool {path} could not be opened.",
+            detail=str(exc),
+        )
+        return None
+
+    async def reopen(p: Path, s: CrawlSettings) -> Any:
+        return await CrawlSession.open(p, s)
+
+    window = MainWindow(session, qsettings=qs, open_session=reopen)
+    if not demo:
+        prefs.set_last_pool(qs, path)
+    window.show()
+    window.start_refresh()
+    if demo:
+        window.start()
+    return window
+
+
+def run_gui(
+    pool_dir: str | None, *, demo: bool = False, settings: CrawlSettings | None = None
+) -> int:
+    """Run the desktop app until its window is closed. Returns the process exit code
+    (2 when there is no display)."""
+    if not display_available():
+        print(NO_DISPLAY_MESSAGE, file=sys.stderr, end="")
+        return 2
+    import qasync
+
+    install_qt_message_handler()
+    gui_logger = logging.getLogger("crawler_gui")
+    if gui_logger.level == logging.NOTSET:
+        gui_logger.setLevel(logging.INFO)  # the Log pane shows INFO and above
+    app = setup_application()
+    install_translators(app)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+
+    async def main() -> int:
+        window = await open_and_show(pool_dir, demo=demo, settings=settings)
+        if window is None:
+            return 1
+        closed: asyncio.Future[None] = loop.create_future()
+
+        def on_closed() -> None:
+            if not closed.done():
+                closed.set_result(None)
+
+        window.closed.connect(on_closed)
+        await closed
+        return 0
+
+    try:
+        return int(loop.run_until_complete(main()))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+        qInstallMessageHandler(None)

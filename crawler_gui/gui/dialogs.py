@@ -1,0 +1,842 @@
+"""Dialogs. Each has an async ``ask()`` classmethod that opens it with ``open()`` and awaits its
+``finished`` signal (never a nested ``exec()`` inside a coroutine), so tests drive it directly."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from crawler_gui.core.frontier import HubSpec
+from crawler_gui.core.hublist import (
+    BAD_SPAN,
+    REASON_TEXT,
+    format_hubs,
+    format_span,
+    parse_hub_lines,
+    parse_span,
+    preset_text,
+)
+from crawler_gui.core.urls import REASONS, check_lines
+from crawler_gui.engine.settings import CrawlSettings
+from crawler_gui.errors import ConfigError
+from crawler_gui.gui.tasks import Tasks
+
+log = logging.getLogger(__name__)
+_Index = QModelIndex | QPersistentModelIndex
+
+
+async def run_dialog(dialog: QDialog) -> int:
+    """Open ``dialog`` window-modally and wait for it to finish; returns its result code.
+    If the waiting coroutine is cancelled, the dialog is rejected."""
+    fut: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+    def done(result: int) -> None:
+        if not fut.done():
+            fut.set_result(result)
+
+    dialog.finished.connect(done)
+    dialog.open()
+    try:
+        return await fut
+    finally:
+        if not fut.done():
+            dialog.reject()
+        dialog.finished.disconnect(done)
+
+
+async def show_message(
+    parent: QWidget | None,
+    icon: QMessageBox.Icon,
+    title: str,
+    text: str,
+    *,
+    buttons: QMessageBox.StandardButton = QMessageBox.StandardButton.Ok,
+    default: QMessageBox.StandardButton = QMessageBox.StandardButton.NoButton,
+    detail: str = "",
+) -> QMessageBox.StandardButton:
+    box = QMessageBox(icon, title, text, buttons, parent)
+    box.setObjectName("message")
+    box.setTextFormat(Qt.TextFormat.PlainText)  # error texts can quote URLs and file contents
+    if detail:
+        box.setInformativeText(detail)
+    if default != QMessageBox.StandardButton.NoButton:
+        box.setDefaultButton(default)
+    try:
+        await run_dialog(box)
+        return (
+            box.standardButton(box.clickedButton())
+            if box.clickedButton()
+            else (QMessageBox.StandardButton.Cancel)
+        )
+    finally:
+        box.deleteLater()
+
+
+async def ask_file(
+    parent: QWidget | None,
+    title: str,
+    *,
+    save: bool,
+    name_filter: str,
+    directory: str = "",
+    suffix: str = "",
+) -> Path | None:
+    dlg = QFileDialog(parent, title, directory, name_filter)
+    dlg.setObjectName("file-dialog")
+    if save:
+        dlg.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dlg.setFileMode(QFileDialog.FileMode.AnyFile)
+        if suffix:
+            dlg.setDefaultSuffix(suffix)
+    else:
+        dlg.setFileMode(QFileDialog.FileMode.ExistingFile)
+    try:
+        ok = await run_dialog(dlg)
+        files = dlg.selectedFiles()
+        return Path(files[0]) if ok and files else None
+    finally:
+        dlg.deleteLater()
+
+
+async def ask_directory(parent: QWidget | None, title: str, directory: str = "") -> Path | None:
+    dlg = QFileDialog(parent, title, directory)
+    dlg.setObjectName("directory-dialog")
+    dlg.setFileMode(QFileDialog.FileMode.Directory)
+    dlg.setOption(QFileDialog.Option.ShowDirsOnly, True)
+    try:
+        ok = await run_dialog(dlg)
+        files = dlg.selectedFiles()
+        return Path(files[0]) if ok and files else None
+    finally:
+        dlg.deleteLater()
+
+
+def reason_text(reason: str) -> str:
+    return REASON_TEXT.get(reason, REASONS.get(reason, reason))
+
+
+# -- add seeds ----------------------------------------------------------------------------
+
+
+class ValidationModel(QAbstractTableModel):
+    """One row per typed line: line number, the text, and "ok" or the refusal reason."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[int, str, str | None, str | None]] = []
+        self._headers = (self.tr("Line"), self.tr("URL"), self.tr("Check"))
+
+    def set_rows(self, rows: list[tuple[int, str, str | None, str | None]]) -> None:
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def rows(self) -> list[tuple[int, str, str | None, str | None]]:
+        return list(self._rows)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 3
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < 3
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._rows) and 0 <= c < 3):
+            return None
+        line, text, url, reason = self._rows[r]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if c == 0:
+                return str(line)
+            if c == 1:
+                return url or text
+            if reason is None:
+                return self.tr("ok")
+            return self.tr("refused: %1").replace("%1", reason_text(reason))
+        return None
+
+
+class AddSeedsDialog(QDialog):
+    """Paste or type seed URLs, one per line; each line is checked as you type."""
+
+    def __init__(self, parent: QWidget | None = None, text: str = "") -> None:
+        super().__init__(parent)
+        self.setObjectName("add-seeds-dialog")
+        self.setWindowTitle(self.tr("Add seeds"))
+        self.resize(720, 480)
+        self.editor = QPlainTextEdit(self)
+        self.editor.setObjectName("seeds-editor")
+        self.editor.setPlaceholderText(
+            self.tr("One URL per line, for example\nhttp://news.sina.com.cn/")
+        )
+        self.editor.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.results = ValidationModel(self)
+        self.table = QTableView(self)
+        self.table.setModel(self.results)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setSectionResizeMode(
+            0, QHeaderView.ResizeMode.ResizeToContents
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.load_button = self.buttons.addButton(
+            self.tr("Load from file…"), QDialogButtonBox.ButtonRole.ActionRole
+        )
+        self.tasks = Tasks()
+        self.load_button.clicked.connect(self._load_file)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(
+            QLabel(self.tr("URLs (blank lines and lines starting with # are ignored):"), self)
+        )
+        lay.addWidget(self.editor, 2)
+        lay.addWidget(self.table, 2)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.buttons)
+        self._debounce = QTimer(self)
+        self._debounce.setObjectName("validate-timer")
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(150)
+        self._debounce.timeout.connect(self.validate)
+        self.editor.textChanged.connect(self._debounce.start)
+        self.editor.setPlainText(text)
+        self.validate()
+
+    def ok_button(self) -> QPushButton:
+        return self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+    def validate(self) -> None:
+        self._debounce.stop()
+        rows = check_lines(self.editor.toPlainText().splitlines())
+        self.results.set_rows(rows)
+        good = self.urls()
+        bad = len(rows) - len(good)
+        if not rows:
+            self.summary.setText(self.tr("Type or paste URLs above."))
+        elif bad:
+            self.summary.setText(
+                self.tr(
+                    "%1 URLs to add; %2 lines refused (see the reasons "
+                    "above; they will not be added)."
+                )
+                .replace("%1", str(len(good)))
+                .replace("%2", str(bad))
+            )
+        else:
+            self.summary.setText(self.tr("%1 URLs to add.").replace("%1", str(len(good))))
+        self.ok_button().setEnabled(bool(good))
+        self.ok_button().setText(
+            self.tr("Add %1").replace("%1", str(len(good))) if good else self.tr("Add")
+        )
+
+    def urls(self) -> list[str]:
+        """The canonical URLs of the good lines, without duplicates, in order."""
+        return list(
+            dict.fromkeys(
+                url
+                for _, _, url, reason in self.results.rows()
+                if url is not None and reason is None
+            )
+        )
+
+    def refused(self) -> list[tuple[int, str, str]]:
+        return [
+            (line, text, reason)
+            for line, text, _, reason in self.results.rows()
+            if reason is not None
+        ]
+
+    def accept(self) -> None:
+        self.validate()
+        if self.urls():
+            super().accept()
+
+    def _load_file(self) -> None:
+        self.tasks.spawn(self._load_file_async(), "load seeds file")
+
+    async def _load_file_async(self) -> None:
+        path = await ask_file(
+            self,
+            self.tr("Load URLs"),
+            save=False,
+            name_filter=self.tr("Text files (*.txt);;All files (*)"),
+        )
+        if path is None:
+            return
+        try:
+            text = await asyncio.to_thread(path.read_text, "utf-8", "replace")
+        except OSError as exc:
+            await show_message(self, QMessageBox.Icon.Warning, self.tr("Load URLs"), str(exc))
+            return
+        self.editor.setPlainText(text)
+        self.validate()
+
+    @classmethod
+    async def ask(cls, parent: QWidget | None = None, text: str = "") -> list[str] | None:
+        """The canonical URLs to add, or None when cancelled."""
+        dlg = cls(parent, text)
+        try:
+            if await run_dialog(dlg) != QDialog.DialogCode.Accepted:
+                return None
+            return dlg.urls()
+        finally:
+            await dlg.tasks.cancel_all()
+            dlg.deleteLater()
+
+
+# -- hubs ---------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _HubEntry:
+    text: str
+    span: float
+    url: str | None = None
+    reason: str | None = None
+
+    def check(self) -> None:
+        [(_, _, url, reason)] = check_lines([self.text]) or [(0, "", None, "empty")]
+        self.url, self.reason = url, reason
+
+
+class HubListModel(QAbstractTableModel):
+    """Editable list of hubs: URL and refresh span (minutes), plus each URL's check."""
+
+    def __init__(self, parent: Any = None, default_span: float = 300.0) -> None:
+        super().__init__(parent)
+        self.default_span = default_span
+        self._rows: list[_HubEntry] = []
+        self._headers = (self.tr("URL"), self.tr("Refresh every"), self.tr("Check"))
+
+    def set_hubs(self, hubs: Sequence[tuple[str, float | None]]) -> None:
+        self.beginResetModel()
+        self._rows = []
+        for text, span in hubs:
+            e = _HubEntry(text, span if span is not None else self.default_span)
+            e.check()
+            self._rows.append(e)
+        self.endResetModel()
+
+    def add(self, text: str = "", span: float | None = None) -> int:
+        n = len(self._rows)
+        self.beginInsertRows(QModelIndex(), n, n)
+        e = _HubEntry(text, span if span is not None else self.default_span)
+        e.check()
+        self._rows.append(e)
+        self.endInsertRows()
+        return n
+
+    def remove(self, rows: Sequence[int]) -> None:
+        from crawler_gui.gui.models import ranges
+
+        for first, last in reversed(ranges(sorted(set(rows)))):
+            self.beginRemoveRows(QModelIndex(), first, last)
+            del self._rows[first : last + 1]
+            self.endRemoveRows()
+
+    def problems(self) -> list[tuple[int, str, str]]:
+        return [(i + 1, e.text, e.reason) for i, e in enumerate(self._rows) if e.reason]
+
+    def hubs(self) -> list[HubSpec]:
+        out: dict[str, HubSpec] = {}
+        for e in self._rows:
+            if e.url and not e.reason:
+                out[e.url] = HubSpec(e.url, e.span)
+        return list(out.values())
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else 3
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < 3
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        f = (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemNeverHasChildren
+        )
+        if index.column() in (0, 1):
+            f |= Qt.ItemFlag.ItemIsEditable
+        return f
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._rows) and 0 <= c < 3):
+            return None
+        e = self._rows[r]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if c == 0:
+                return e.text
+            if c == 1:
+                return format_span(e.span)
+            return self.tr("ok") if e.reason is None else reason_text(e.reason)
+        if role == Qt.ItemDataRole.EditRole:
+            return (e.text, format_span(e.span), None)[c]
+        if role == Qt.ItemDataRole.ToolTipRole and c == 1:
+            return self.tr("Seconds, or a number with s, m, h or d (5m, 1h)")
+        return None
+
+    def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if not index.isValid() or role != Qt.ItemDataRole.EditRole or index.column() > 1:
+            return False
+        e = self._rows[index.row()]
+        if index.column() == 0:
+            e.text = str(value).strip()
+            e.check()
+        else:
+            span = parse_span(str(value))
+            if span is None:
+                return False
+            e.span = span
+        self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), 2))
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class HubsResult:
+    hubs: list[HubSpec]
+    hub_percent: int
+
+
+class HubsDialog(QDialog):
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        hubs: Sequence[HubSpec] = (),
+        hub_percent: int = 50,
+        default_span: float = 300.0,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("hubs-dialog")
+        self.setWindowTitle(self.tr("Hubs"))
+        self.resize(760, 480)
+        self.model = HubListModel(self, default_span)
+        self.model.set_hubs([(h.url, h.span) for h in hubs])
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+
+        self.add_button = QPushButton(self.tr("Add"), self)
+        self.edit_button = QPushButton(self.tr("Edit"), self)
+        self.remove_button = QPushButton(self.tr("Remove"), self)
+        self.import_button = QPushButton(self.tr("Import…"), self)
+        self.export_button = QPushButton(self.tr("Export…"), self)
+        self.preset_button = QPushButton(self.tr("Load Sina News preset"), self)
+        self.add_button.clicked.connect(self._add)
+        self.edit_button.clicked.connect(self._edit)
+        self.remove_button.clicked.connect(self._remove)
+        self.tasks = Tasks()
+        self.import_button.clicked.connect(lambda: self.tasks.spawn(self._import(), "import"))
+        self.export_button.clicked.connect(lambda: self.tasks.spawn(self._export(), "export"))
+        self.preset_button.clicked.connect(self.load_preset)
+        side = QVBoxLayout()
+        for b in (
+            self.add_button,
+            self.edit_button,
+            self.remove_button,
+            self.import_button,
+            self.export_button,
+            self.preset_button,
+        ):
+            side.addWidget(b)
+        side.addStretch(1)
+
+        self.percent = QSpinBox(self)
+        self.percent.setRange(0, 100)
+        self.percent.setSuffix(" %")
+        self.percent.setValue(hub_percent)
+        self.percent.setToolTip(
+            self.tr("At most this share of each batch of fetches goes to hubs that are due")
+        )
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+        middle = QHBoxLayout()
+        middle.addWidget(self.table, 1)
+        middle.addLayout(side)
+        form = QFormLayout()
+        form.addRow(self.tr("Hub share of each batch:"), self.percent)
+        lay = QVBoxLayout(self)
+        lay.addLayout(middle, 1)
+        lay.addLayout(form)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.buttons)
+        for sig in (
+            self.model.dataChanged,
+            self.model.rowsInserted,
+            self.model.rowsRemoved,
+            self.model.modelReset,
+        ):
+            sig.connect(self._update_summary)
+        self._update_summary()
+
+    def ok_button(self) -> QPushButton:
+        return self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+
+    def _update_summary(self, *_: object) -> None:
+        problems = self.model.problems()
+        if problems:
+            line, text, reason = problems[0]
+            self.summary.setText(
+                self.tr("%1 hubs have a problem; fix or remove them. Row %2 (%3): %4")
+                .replace("%1", str(len(problems)))
+                .replace("%2", str(line))
+                .replace("%3", text or "")
+                .replace("%4", reason_text(reason))
+            )
+        else:
+            self.summary.setText(self.tr("%1 hubs.").replace("%1", str(len(self.model.hubs()))))
+        self.ok_button().setEnabled(not problems)
+
+    def set_text(self, text: str) -> list[tuple[int, str, str]]:
+        """Replace the list with the hubs of a ``URL [span]`` text; returns refused lines."""
+        lines = parse_hub_lines(text)
+        self.model.set_hubs([(h.text, h.span) for h in lines if h.reason != BAD_SPAN])
+        return [(h.line, h.text, h.reason) for h in lines if h.reason]
+
+    def text(self) -> str:
+        return format_hubs(self.model.hubs(), header=self.tr("crawler-gui hubs: URL span"))
+
+    def load_preset(self) -> None:
+        self.set_text(preset_text("sina-news"))
+
+    def _add(self) -> None:
+        row = self.model.add("")
+        index = self.model.index(row, 0)
+        self.table.setCurrentIndex(index)
+        self.table.edit(index)
+
+    def _edit(self) -> None:
+        index = self.table.currentIndex()
+        if index.isValid():
+            self.table.edit(
+                self.model.index(index.row(), 0 if index.column() > 1 else index.column())
+            )
+
+    def _remove(self) -> None:
+        rows = [i.row() for i in self.table.selectionModel().selectedRows()]
+        if not rows and self.table.currentIndex().isValid():
+            rows = [self.table.currentIndex().row()]
+        self.model.remove(rows)
+
+    async def _import(self) -> None:
+        path = await ask_file(
+            self,
+            self.tr("Import hubs"),
+            save=False,
+            name_filter=self.tr("Hub lists (*.txt);;All files (*)"),
+        )
+        if path is None:
+            return
+        try:
+            text = await asyncio.to_thread(path.read_text, "utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            await show_message(self, QMessageBox.Icon.Warning, self.tr("Import hubs"), str(exc))
+            return
+        refused = self.set_text(text)
+        if refused:
+            detail = "\n".join(f"{line}: {t} ({reason_text(r)})" for line, t, r in refused[:20])
+            await show_message(
+                self,
+                QMessageBox.Icon.Warning,
+                self.tr("Import hubs"),
+                self.tr("%1 lines were refused.").replace("%1", str(len(refused))),
+                detail=detail,
+            )
+
+    async def _export(self) -> None:
+        path = await ask_file(
+            self,
+            self.tr("Export hubs"),
+            save=True,
+            suffix="txt",
+            name_filter=self.tr("Hub lists (*.txt);;All files (*)"),
+        )
+        if path is None:
+            return
+        try:
+            await asyncio.to_thread(_write_atomic, path, self.text())
+        except OSError as exc:
+            await show_message(self, QMessageBox.Icon.Warning, self.tr("Export hubs"), str(exc))
+
+    def result_value(self) -> HubsResult:
+        return HubsResult(self.model.hubs(), self.percent.value())
+
+    def accept(self) -> None:
+        if not self.model.problems():
+            super().accept()
+
+    @classmethod
+    async def ask(
+        cls,
+        parent: QWidget | None = None,
+        hubs: Sequence[HubSpec] = (),
+        hub_percent: int = 50,
+        default_span: float = 300.0,
+    ) -> HubsResult | None:
+        dlg = cls(parent, hubs, hub_percent, default_span)
+        try:
+            if await run_dialog(dlg) != QDialog.DialogCode.Accepted:
+                return None
+            return dlg.result_value()
+        finally:
+            await dlg.tasks.cancel_all()
+            dlg.deleteLater()
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, "utf-8")
+    tmp.replace(path)
+
+
+# -- settings -----------------------------------------------------------------------------
+
+
+def _domains(text: str) -> tuple[str, ...]:
+    return tuple(
+        dict.fromkeys(
+            d.strip().lower().strip(".") for d in text.replace(",", " ").split() if d.strip(".")
+        )
+    )
+
+
+class SettingsDialog(QDialog):
+    """Concurrency, politeness, timeouts, depth, scope, robots and user agent."""
+
+    def __init__(
+        self, parent: QWidget | None = None, settings: CrawlSettings | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("settings-dialog")
+        self.setWindowTitle(self.tr("Crawl settings"))
+        self._base = settings or CrawlSettings()
+        tabs = QTabWidget(self)
+
+        fetch = QWidget(tabs)
+        f1 = QFormLayout(fetch)
+        self.concurrency = self._int(1, 1000, self.tr("Fetches at once over all hosts"))
+        self.per_host = self._int(1, 16, self.tr("Fetches at once per host"))
+        self.min_delay = self._float(0, 3600, " s")
+        self.delay_factor = self._float(0, 100, " ×")
+        self.max_delay = self._float(0, 3600, " s")
+        self.connect_timeout = self._float(0.1, 600, " s")
+        self.read_timeout = self._float(0.1, 3600, " s")
+        self.total_timeout = self._float(0.1, 3600, " s")
+        self.failure_threshold = self._int(0, 100, self.tr("Failed attempts before giving up"))
+        f1.addRow(self.tr("Concurrency:"), self.concurrency)
+        f1.addRow(self.tr("Per host:"), self.per_host)
+        f1.addRow(self.tr("Minimum delay per host:"), self.min_delay)
+        f1.addRow(self.tr("Delay factor (× response time):"), self.delay_factor)
+        f1.addRow(self.tr("Maximum delay:"), self.max_delay)
+        f1.addRow(self.tr("Connect timeout:"), self.connect_timeout)
+        f1.addRow(self.tr("Read timeout:"), self.read_timeout)
+        f1.addRow(self.tr("Total timeout:"), self.total_timeout)
+        f1.addRow(self.tr("Retries:"), self.failure_threshold)
+        tabs.addTab(fetch, self.tr("Fetching"))
+
+        scope = QWidget(tabs)
+        f2 = QFormLayout(scope)
+        self.depth_limited = QCheckBox(self.tr("Limit depth to"), scope)
+        self.max_depth = self._int(0, 1000, self.tr("Links followed from a seed or hub"))
+        self.depth_limited.toggled.connect(self.max_depth.setEnabled)
+        depth_row = QHBoxLayout()
+        depth_row.addWidget(self.depth_limited)
+        depth_row.addWidget(self.max_depth, 1)
+        self.allow_domains = QLineEdit(scope)
+        self.allow_domains.setPlaceholderText(self.tr("example.com, news.example.org"))
+        self.deny_domains = QLineEdit(scope)
+        self.follow_external = QCheckBox(self.tr("Follow links to other sites"), scope)
+        self.obey_robots = QCheckBox(self.tr("Obey robots.txt"), scope)
+        f2.addRow(self.tr("Depth:"), depth_row)
+        f2.addRow(self.tr("Also allow domains:"), self.allow_domains)
+        f2.addRow(self.tr("Deny domains:"), self.deny_domains)
+        f2.addRow("", self.follow_external)
+        f2.addRow("", self.obey_robots)
+        tabs.addTab(scope, self.tr("Scope"))
+
+        ident = QWidget(tabs)
+        f3 = QFormLayout(ident)
+        self.user_agent = QLineEdit(ident)
+        f3.addRow(self.tr("User agent:"), self.user_agent)
+        tabs.addTab(ident, self.tr("Identity"))
+
+        self.error = QLabel(self)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)
+        self.error.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok
+            | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults,
+            self,
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
+            lambda: self.load(CrawlSettings(allow_private=self._base.allow_private))
+        )
+        lay = QVBoxLayout(self)
+        lay.addWidget(tabs)
+        lay.addWidget(self.error)
+        lay.addWidget(self.buttons)
+        self.load(self._base)
+
+    def _int(self, lo: int, hi: int, tip: str) -> QSpinBox:
+        w = QSpinBox(self)
+        w.setRange(lo, hi)
+        w.setToolTip(tip)
+        return w
+
+    def _float(self, lo: float, hi: float, suffix: str) -> QDoubleSpinBox:
+        w = QDoubleSpinBox(self)
+        w.setRange(lo, hi)
+        w.setDecimals(1)
+        w.setSuffix(suffix)
+        return w
+
+    def load(self, s: CrawlSettings) -> None:
+        self.concurrency.setValue(s.concurrency)
+        self.per_host.setValue(s.per_host)
+        self.min_delay.setValue(s.min_delay)
+        self.delay_factor.setValue(s.delay_factor)
+        self.max_delay.setValue(s.max_delay)
+        self.connect_timeout.setValue(s.connect_timeout)
+        self.read_timeout.setValue(s.read_timeout)
+        self.total_timeout.setValue(s.total_timeout)
+        self.failure_threshold.setValue(s.failure_threshold)
+        self.depth_limited.setChecked(s.max_depth is not None)
+        self.max_depth.setEnabled(s.max_depth is not None)
+        self.max_depth.setValue(s.max_depth if s.max_depth is not None else 5)
+        self.allow_domains.setText(", ".join(s.allow_domains))
+        self.deny_domains.setText(", ".join(s.deny_domains))
+        self.follow_external.setChecked(s.follow_external)
+        self.obey_robots.setChecked(s.obey_robots)
+        self.user_agent.setText(s.user_agent)
+
+    def settings(self) -> CrawlSettings:
+        """The edited settings; raises ConfigError when they are inconsistent."""
+        ua = self.user_agent.text().strip()
+        if not ua:
+            raise ConfigError(self.tr("the user agent must not be empty"))
+        return dataclasses.replace(
+            self._base,
+            concurrency=self.concurrency.value(),
+            per_host=self.per_host.value(),
+            min_delay=self.min_delay.value(),
+            delay_factor=self.delay_factor.value(),
+            max_delay=self.max_delay.value(),
+            connect_timeout=self.connect_timeout.value(),
+            read_timeout=self.read_timeout.value(),
+            total_timeout=self.total_timeout.value(),
+            failure_threshold=self.failure_threshold.value(),
+            max_depth=self.max_depth.value() if self.depth_limited.isChecked() else None,
+            allow_domains=_domains(self.allow_domains.text()),
+            deny_domains=_domains(self.deny_domains.text()),
+            follow_external=self.follow_external.isChecked(),
+            obey_robots=self.obey_robots.isChecked(),
+            user_agent=ua,
+        )
+
+    def accept(self) -> None:
+        try:
+            self.settings()
+        except ConfigError as exc:
+            self.error.setText(str(exc))
+            return
+        super().accept()
+
+    @classmethod
+    async def ask(
+        cls, parent: QWidget | None = None, settings: CrawlSettings | None = None
+    ) -> CrawlSettings | None:
+        dlg = cls(parent, settings)
+        try:
+            if await run_dialog(dlg) != QDialog.DialogCode.Accepted:
+                return None
+            return dlg.settings()
+        finally:
+            dlg.deleteLater()

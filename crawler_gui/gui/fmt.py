@@ -1,0 +1,71 @@
+"""Small text formatters shared by the panes (no Qt widgets here)."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QCoreApplication, QUrl
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("fmt", text)
+
+
+def duration(seconds: float) -> str:
+    """``"4 s"``, ``"2 min 5 s"``, ``"3 h 12 min"``, ``"2 d 4 h"``."""
+    s = max(0, round(seconds))
+    if s < 60:
+        return _tr("%1 s").replace("%1", str(s))
+    m, s = divmod(s, 60)
+    if m < 60:
+        return _tr("%1 min %2 s").replace("%1", str(m)).replace("%2", str(s))
+    h, m = divmod(m, 60)
+    if h < 48:
+        return _tr("%1 h %2 min").replace("%1", str(h)).replace("%2", str(m))
+    d, h = divmod(h, 24)
+    return _tr("%1 d %2 h").replace("%1", str(d)).replace("%2", str(h))
+
+
+def countdown(target: float, now: float) -> str:
+    """``"in 25 s"`` or ``"due"``."""
+    if target <= now:
+        return _tr("due")
+    return _tr("in %1").replace("%1", duration(target - now))
+
+
+def clock(ts: float) -> str:
+    """Local wall-clock time of a POSIX timestamp; the date too when it is not today."""
+    if ts <= 0:
+        return ""
+    local = time.localtime(ts)
+    if time.strftime("%Y-%m-%d", local) == time.strftime("%Y-%m-%d"):
+        return time.strftime("%H:%M:%S", local)
+    return time.strftime("%Y-%m-%d %H:%M", local)
+
+
+def seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+
+
+def count(n: int | float) -> str:
+    return f"{int(n):,}"
+
+
+def data_size(n: float) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024:
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n:.1f} TiB"
+
+
+def rate(per_s: float) -> str:
+    return f"{per_s:.2f}" if per_s < 10 else f"{per_s:.1f}"
+
+
+def web_url(text: str) -> QUrl | None:
+    """The URL as a QUrl when it is an absolute http(s) URL (the only ones we open)."""
+    url = QUrl(text, QUrl.ParsingMode.StrictMode)
+    if url.isValid() and url.scheme().lower() in ("http", "https") and url.host():
+        return url
+    return None

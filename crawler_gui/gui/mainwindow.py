@@ -1,0 +1,695 @@
+"""The main window: wires widgets to the crawler's run-control API and shows snapshots.
+
+It holds no crawl logic. One QTimer drives every refresh: ``frontier.snapshot(since=...)`` and
+``crawler.stats()``, then each model merges its rows (batched, ranged signals).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QStyle,
+    QWidget,
+)
+
+from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.engine.settings import CrawlSettings, CrawlState
+from crawler_gui.errors import CrawlerGuiError
+from crawler_gui.gui import dialogs, fmt, prefs
+from crawler_gui.gui.models import (
+    HostsModel,
+    HubsModel,
+    InFlightModel,
+    LogBuffer,
+    LogModel,
+    RetriesModel,
+)
+from crawler_gui.gui.tasks import Tasks
+from crawler_gui.gui.widgets import OverviewWidget, TablePane
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_FILTER = "crawler-gui pool snapshots (*.cgpool *.jsonl.gz *.gz);;All files (*)"
+
+
+class SessionLike(Protocol):
+    """What the window needs of ``crawler_gui.engine.session.CrawlSession``."""
+
+    pool_dir: Any
+    frontier: Any
+    crawler: Any
+    settings: CrawlSettings
+
+    async def close(self) -> None: ...
+
+
+SessionOpener = Callable[[Path, CrawlSettings], Awaitable[SessionLike]]
+
+_RESTARTABLE = (CrawlState.STOPPED, CrawlState.FINISHED, CrawlState.FAILED)
+
+
+class MainWindow(QMainWindow):
+    #: Emitted once the window has shut down (session closed, timer stopped).
+    closed = Signal()
+
+    def __init__(
+        self,
+        session: SessionLike | None,
+        *,
+        qsettings: QSettings | None = None,
+        open_session: SessionOpener | None = None,
+        refresh_ms: int = 400,
+        log_buffer: LogBuffer | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("main-window")
+        self.setWindowTitle(self.tr("Crawler GUI"))
+        self.qsettings = qsettings if qsettings is not None else QSettings()
+        self._open_session = open_session
+        self.session: SessionLike | None = None
+        self.settings = (
+            session.settings if session is not None else prefs.load_settings(self.qsettings)
+        )
+        self.tasks = Tasks(on_error=self._task_failed)
+        self._version: int | None = None
+        self._refresh_task: asyncio.Task[None] | None = None
+        self._shutdown_task: asyncio.Task[None] | None = None
+        self._closed = False
+        self.skipped_ticks = 0
+        self.ticks = 0
+        self.last_snapshot: PoolSnapshot | None = None
+        self.last_stats: Any = None
+
+        # models and panes
+        self.hosts_model = HostsModel(self)
+        self.inflight_model = InFlightModel(self)
+        self.retries_model = RetriesModel(self)
+        self.hubs_model = HubsModel(self)
+        self.log_model = LogModel(self)
+        self.log_buffer = log_buffer or LogBuffer()
+        self._own_log_handler = log_buffer is None
+        if self._own_log_handler:
+            logging.getLogger("crawler_gui").addHandler(self.log_buffer)
+
+        self.overview = OverviewWidget(self)
+        self.setCentralWidget(self.overview)
+        self.hosts_pane = TablePane(self.hosts_model, name="hosts")
+        self.busiest = QCheckBox(self.tr("Busiest first"), self.hosts_pane)
+        self.busiest.setToolTip(self.tr("Sort by waiting URLs, most first"))
+        self.busiest.toggled.connect(self._busiest_first)
+        self.hosts_pane.top.insertWidget(1, self.busiest)
+        self.inflight_pane = TablePane(self.inflight_model, name="inflight", progress_columns=[5])
+        self.retries_pane = TablePane(
+            self.retries_model,
+            name="retries",
+            actions=[
+                (self.tr("Retry now"), lambda url: self.tasks.spawn(self.retry_now(url), "retry")),
+                (self.tr("Give up"), lambda url: self.tasks.spawn(self.give_up(url), "give up")),
+            ],
+        )
+        self.hubs_pane = TablePane(
+            self.hubs_model,
+            name="hubs",
+            progress_columns=[4],
+            actions=[
+                (
+                    self.tr("Refresh now"),
+                    lambda url: self.tasks.spawn(self.refresh_hub(url), "refresh hub"),
+                ),
+            ],
+        )
+        self.log_pane = TablePane(self.log_model, name="log", stretch_column=None)
+        self.docks: dict[str, QDockWidget] = {}
+        first: QDockWidget | None = None
+        for key, title, pane in (
+            ("hosts", self.tr("Hosts"), self.hosts_pane),
+            ("inflight", self.tr("In flight"), self.inflight_pane),
+            ("retries", self.tr("Retries"), self.retries_pane),
+            ("hubs", self.tr("Hubs"), self.hubs_pane),
+            ("log", self.tr("Log"), self.log_pane),
+        ):
+            dock = QDockWidget(title, self)
+            dock.setObjectName(f"dock-{key}")
+            dock.setWidget(pane)
+            self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+            if first is None:
+                first = dock
+            else:
+                self.tabifyDockWidget(first, dock)
+            self.docks[key] = dock
+        if first is not None:
+            first.raise_()
+
+        self._build_actions()
+        self.state_label = QLabel(self)
+        self.state_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.pool_label = QLabel(self)
+        self.pool_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.statusBar().addWidget(self.state_label)
+        self.statusBar().addPermanentWidget(self.pool_label)
+
+        self.timer = QTimer(self)
+        self.timer.setObjectName("refresh-timer")
+        self.timer.setInterval(refresh_ms)
+        self.timer.timeout.connect(self._tick)
+
+        geometry, state = prefs.window_state(self.qsettings)
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1200, 800)
+        if state is not None:
+            self.restoreState(state)
+        if session is not None:
+            self.set_session(session)
+        self._update_actions()
+
+    # -- actions --------------------------------------------------------------------------
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], Any],
+        shortcut: Any = None,
+        icon: QStyle.StandardPixmap | None = None,
+        tip: str = "",
+    ) -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            act.setShortcut(QKeySequence(shortcut))
+        if icon is not None:
+            act.setIcon(self.style().standardIcon(icon))
+        if tip or shortcut is not None:
+            key = act.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            act.setToolTip(f"{tip or text.replace('…', '')} ({key})" if key else tip or text)
+        act.triggered.connect(slot)
+        return act
+
+    def _build_actions(self) -> None:
+        sp = QStyle.StandardPixmap
+        spawn = self.tasks.spawn
+        self.act_start = self._action(
+            self.tr("&Start"), self.start, "F5", sp.SP_MediaPlay, self.tr("Start crawling")
+        )
+        self.act_pause = self._action(
+            self.tr("&Pause"),
+            self.toggle_pause,
+            "F6",
+            sp.SP_MediaPause,
+            self.tr("Pause: no new fetches"),
+        )
+        self.act_stop = self._action(
+            self.tr("S&top"),
+            lambda: spawn(self.stop(), "stop"),
+            "Shift+F5",
+            sp.SP_MediaStop,
+            self.tr("Stop: in-flight fetches finish or go back"),
+        )
+        self.act_add = self._action(
+            self.tr("&Add seeds…"),
+            lambda: spawn(self.add_seeds(), "add seeds"),
+            "Ctrl+N",
+            sp.SP_FileDialogNewFolder,
+        )
+        self.act_hubs = self._action(
+            self.tr("&Hubs…"),
+            lambda: spawn(self.edit_hubs(), "hubs"),
+            "Ctrl+H",
+            sp.SP_FileDialogListView,
+        )
+        self.act_settings = self._action(
+            self.tr("Se&ttings…"),
+            lambda: spawn(self.edit_settings(), "settings"),
+            "Ctrl+,",
+            sp.SP_FileDialogDetailedView,
+        )
+        self.act_open = self._action(
+            self.tr("&Open pool…"),
+            lambda: spawn(self.open_pool(), "open pool"),
+            QKeySequence.StandardKey.Open,
+            sp.SP_DirOpenIcon,
+        )
+        self.act_save = self._action(
+            self.tr("&Save snapshot…"),
+            lambda: spawn(self.save_snapshot(), "save snapshot"),
+            QKeySequence.StandardKey.Save,
+            sp.SP_DialogSaveButton,
+        )
+        self.act_load = self._action(
+            self.tr("&Load snapshot…"),
+            lambda: spawn(self.load_snapshot(), "load snapshot"),
+            "Ctrl+L",
+            sp.SP_DialogOpenButton,
+        )
+        self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
+        self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
+
+        m = self.menuBar()
+        file_menu = m.addMenu(self.tr("&File"))
+        for a in (self.act_open, None, self.act_save, self.act_load, None, self.act_quit):
+            file_menu.addSeparator() if a is None else file_menu.addAction(a)
+        crawl_menu = m.addMenu(self.tr("&Crawl"))
+        for a in (
+            self.act_start,
+            self.act_pause,
+            self.act_stop,
+            None,
+            self.act_add,
+            self.act_hubs,
+            None,
+            self.act_settings,
+        ):
+            crawl_menu.addSeparator() if a is None else crawl_menu.addAction(a)
+        view_menu = m.addMenu(self.tr("&View"))
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        help_menu = m.addMenu(self.tr("&Help"))
+        help_menu.addAction(self.act_about)
+
+        tb = self.addToolBar(self.tr("Crawl"))
+        tb.setObjectName("toolbar-crawl")
+        for a in (
+            self.act_start,
+            self.act_pause,
+            self.act_stop,
+            None,
+            self.act_add,
+            self.act_hubs,
+            self.act_settings,
+            None,
+            self.act_save,
+            self.act_load,
+        ):
+            tb.addSeparator() if a is None else tb.addAction(a)
+
+    def _update_actions(self) -> None:
+        state = self.state()
+        has = self.session is not None
+        self.act_start.setEnabled(has and state in (CrawlState.IDLE, *_RESTARTABLE))
+        self.act_pause.setEnabled(has and state in (CrawlState.RUNNING, CrawlState.PAUSED))
+        paused = state == CrawlState.PAUSED
+        self.act_pause.setText(self.tr("&Resume") if paused else self.tr("&Pause"))
+        self.act_pause.setIcon(
+            self.style().standardIcon(
+                QStyle.StandardPixmap.SP_MediaPlay
+                if paused
+                else QStyle.StandardPixmap.SP_MediaPause
+            )
+        )
+        self.act_stop.setEnabled(has and state in (CrawlState.RUNNING, CrawlState.PAUSED))
+        for a in (self.act_add, self.act_hubs, self.act_save, self.act_load, self.act_settings):
+            a.setEnabled(has and state != CrawlState.STOPPING)
+        self.state_label.setText(self.state_text(state))
+
+    def state(self) -> CrawlState | None:
+        if self.session is None:
+            return None
+        return CrawlState(self.session.crawler.state)
+
+    def state_text(self, state: CrawlState | None) -> str:
+        names = {
+            None: self.tr("No pool"),
+            CrawlState.IDLE: self.tr("Ready"),
+            CrawlState.RUNNING: self.tr("Running"),
+            CrawlState.PAUSED: self.tr("Paused"),
+            CrawlState.STOPPING: self.tr("Stopping…"),
+            CrawlState.STOPPED: self.tr("Stopped"),
+            CrawlState.FINISHED: self.tr("Finished"),
+            CrawlState.FAILED: self.tr("Failed (see the log)"),
+        }
+        return names.get(state, str(state))
+
+    # -- session --------------------------------------------------------------------------
+    def set_session(self, session: SessionLike | None) -> None:
+        old = self.session
+        listeners = getattr(old.crawler, "state_listeners", None) if old is not None else None
+        if listeners is not None and self._on_state in listeners:
+            listeners.remove(self._on_state)
+        self.session = session
+        listeners = getattr(session.crawler, "state_listeners", None) if session else None
+        if listeners is not None:
+            listeners.append(self._on_state)  # buttons follow the state at once
+        self._version = None
+        for model in (self.hosts_model, self.inflight_model, self.retries_model, self.hubs_model):
+            model.clear()
+        if session is not None:
+            self.settings = session.settings
+            self.pool_label.setText(str(session.pool_dir))
+            self.setWindowTitle(self.tr("Crawler GUI — %1").replace("%1", str(session.pool_dir)))
+        else:
+            self.pool_label.setText("")
+        self._update_actions()
+
+    def _on_state(self, state: CrawlState) -> None:
+        if not self._closed:
+            self._update_actions()
+
+    def start_refresh(self) -> None:
+        if not self._closed:
+            self.timer.start()
+            self._tick()
+
+    def _tick(self) -> None:
+        try:
+            running = asyncio.get_event_loop().is_running()
+        except RuntimeError:
+            running = False
+        if not running:
+            return  # Qt processed events outside the asyncio loop (tests); nothing to do
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self.skipped_ticks += 1  # the last refresh is still running: never overlap
+            return
+        self._refresh_task = asyncio.ensure_future(self.refresh())
+        self._refresh_task.add_done_callback(self._refresh_done)
+
+    def _refresh_done(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            log.error("refresh failed", exc_info=task.exception())
+
+    async def refresh(self) -> None:
+        """One refresh: read the pool and the stats, update every model and the overview."""
+        self.ticks += 1
+        self.log_model.append(self.log_buffer.drain())
+        session = self.session
+        if session is None:
+            self.overview.update_from(None, None, self.state_text(None))
+            return
+        snap: PoolSnapshot = await session.frontier.snapshot(since=self._version)
+        if session is not self.session:
+            return  # the pool was switched while we waited
+        stats = session.crawler.stats()
+        self._version = snap.version
+        self.last_snapshot, self.last_stats = snap, stats
+        self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
+        self.inflight_model.update(snap.pending, now=snap.time)
+        self.retries_model.threshold = snap.totals.failure_threshold
+        self.retries_model.update(snap.retrying, now=snap.time)
+        self.hubs_model.update(snap.hubs, now=snap.time)
+        self.overview.update_from(snap, stats, self.state_text(self.state()))
+        self._update_actions()
+        self.statusBar().showMessage(
+            self.tr("%1 pages/s · %2 done · %3 waiting")
+            .replace("%1", fmt.rate(getattr(stats, "pages_per_s_10s", 0.0)))
+            .replace("%2", fmt.count(snap.totals.done))
+            .replace("%3", fmt.count(snap.totals.waiting))
+        )
+
+    def _busiest_first(self, on: bool) -> None:
+        view = self.hosts_pane.view
+        if on:
+            view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
+        else:
+            view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            self.hosts_pane.proxy.sort(-1)
+
+    # -- run control ----------------------------------------------------------------------
+    def start(self) -> None:
+        if self.session is None:
+            return
+        try:
+            self.session.crawler.start()
+        except (CrawlerGuiError, RuntimeError) as exc:
+            self._task_failed(exc)
+        log.info("crawl started")
+        self._update_actions()
+
+    def toggle_pause(self) -> None:
+        if self.session is None:
+            return
+        crawler = self.session.crawler
+        if crawler.state == CrawlState.PAUSED:
+            crawler.resume()
+            log.info("crawl resumed")
+        elif crawler.state == CrawlState.RUNNING:
+            crawler.pause()
+            log.info("crawl paused")
+        self._update_actions()
+
+    async def stop(self) -> None:
+        if self.session is None:
+            return
+        self._update_actions()
+        self.state_label.setText(self.state_text(CrawlState.STOPPING))
+        await self.session.crawler.stop()
+        log.info("crawl stopped")
+        self._update_actions()
+
+    async def add_seeds(self) -> None:
+        if self.session is None:
+            return
+        urls = await dialogs.AddSeedsDialog.ask(self)
+        if not urls or self.session is None:
+            return
+        report = await self.session.crawler.add_seeds(urls)
+        self._report(self.tr("Seeds"), report)
+
+    async def edit_hubs(self) -> None:
+        if self.session is None:
+            return
+        crawler = self.session.crawler
+        result = await dialogs.HubsDialog.ask(
+            self, await crawler.hubs(), self.settings.hub_percent, self.settings.hub_span
+        )
+        if result is None or self.session is None:
+            return
+        report = await crawler.set_hubs(result.hubs)
+        if result.hub_percent != self.settings.hub_percent:
+            import dataclasses
+
+            self._apply_settings(dataclasses.replace(self.settings, hub_percent=result.hub_percent))
+        self._report(self.tr("Hubs"), report)
+
+    async def edit_settings(self) -> None:
+        new = await dialogs.SettingsDialog.ask(self, self.settings)
+        if new is not None:
+            self._apply_settings(new)
+
+    def _apply_settings(self, new: CrawlSettings) -> None:
+        self.settings = new
+        if getattr(self.session, "demo_site", None) is None:
+            prefs.save_settings(self.qsettings, new)  # the demo's tweaks are not remembered
+        if self.session is not None:
+            self.session.crawler.apply_settings(new)
+            self.session.settings = new
+        log.info("settings applied")
+
+    def _report(self, what: str, report: Any) -> None:
+        msg = (
+            self.tr("%1: %2 added, %3 already known, %4 refused")
+            .replace("%1", what)
+            .replace("%2", str(report.added))
+            .replace("%3", str(report.duplicate))
+            .replace("%4", str(len(report.refused)))
+        )
+        self.statusBar().showMessage(msg, 10000)
+        log.info("%s", msg)
+        for url, reason in report.refused[:50]:
+            log.warning("refused %s: %s", url, dialogs.reason_text(reason))
+
+    async def retry_now(self, url: str) -> None:
+        if self.session is not None and not await self.session.frontier.retry_now(url):
+            log.warning("%s is no longer retrying", url)
+
+    async def give_up(self, url: str) -> None:
+        if self.session is not None and not await self.session.frontier.give_up(url):
+            log.warning("%s is no longer retrying", url)
+
+    async def refresh_hub(self, url: str) -> None:
+        if self.session is not None and not await self.session.frontier.refresh_hub(url):
+            log.warning("%s is not a hub", url)
+
+    # -- snapshots and pools --------------------------------------------------------------
+    async def save_snapshot(self, path: Path | None = None) -> int | None:
+        if self.session is None:
+            return None
+        if path is None:
+            path = await dialogs.ask_file(
+                self,
+                self.tr("Save pool snapshot"),
+                save=True,
+                name_filter=self.tr(SNAPSHOT_FILTER),
+                suffix="cgpool",
+            )
+        if path is None or self.session is None:
+            return None
+        try:
+            n = int(await self.session.frontier.save_snapshot(path))
+        except (CrawlerGuiError, OSError) as exc:
+            await self.error(self.tr("Save snapshot"), self.tr("The snapshot was not saved."), exc)
+            return None
+        self.statusBar().showMessage(
+            self.tr("Saved %1 records to %2").replace("%1", fmt.count(n)).replace("%2", str(path)),
+            10000,
+        )
+        log.info("saved %d records to %s", n, path)
+        return n
+
+    async def load_snapshot(self, path: Path | None = None, *, confirm: bool = True) -> int | None:
+        if self.session is None:
+            return None
+        if path is None:
+            path = await dialogs.ask_file(
+                self,
+                self.tr("Load pool snapshot"),
+                save=False,
+                name_filter=self.tr(SNAPSHOT_FILTER),
+            )
+        if path is None or self.session is None:
+            return None
+        crawler = self.session.crawler
+        if crawler.state in (CrawlState.RUNNING, CrawlState.PAUSED):
+            if confirm:
+                answer = await dialogs.show_message(
+                    self,
+                    QMessageBox.Icon.Question,
+                    self.tr("Load snapshot"),
+                    self.tr(
+                        "Loading a snapshot replaces the whole pool. The crawl is stopped "
+                        "first. Continue?"
+                    ),
+                    buttons=QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                    default=QMessageBox.StandardButton.Cancel,
+                )
+                if answer != QMessageBox.StandardButton.Yes:
+                    return None
+            await self.stop()
+        if self.session is None:
+            return None
+        try:
+            n = int(await self.session.frontier.load_snapshot(path))
+        except (CrawlerGuiError, OSError) as exc:
+            await self.error(
+                self.tr("Load snapshot"),
+                self.tr("The snapshot was not loaded; the pool is unchanged."),
+                exc,
+            )
+            return None
+        self._version = None
+        self.statusBar().showMessage(
+            self.tr("Loaded %1 records from %2")
+            .replace("%1", fmt.count(n))
+            .replace("%2", str(path)),
+            10000,
+        )
+        log.info("loaded %d records from %s", n, path)
+        return n
+
+    async def open_pool(self, path: Path | None = None) -> bool:
+        if self._open_session is None:
+            return False
+        if path is None:
+            path = await dialogs.ask_directory(
+                self, self.tr("Open URL pool"), str(self.session.pool_dir) if self.session else ""
+            )
+        if path is None:
+            return False
+        old = self.session
+        if old is not None:
+            self.set_session(None)
+            await old.close()
+        try:
+            new = await self._open_session(path, self.settings)
+        except (CrawlerGuiError, OSError) as exc:
+            await self.error(self.tr("Open pool"), self.tr("The pool could not be opened."), exc)
+            if old is not None:
+                try:
+                    self.set_session(await self._open_session(Path(old.pool_dir), self.settings))
+                except (CrawlerGuiError, OSError):
+                    log.exception("could not reopen %s", old.pool_dir)
+            return False
+        self.set_session(new)
+        prefs.set_last_pool(self.qsettings, Path(path))
+        log.info("opened pool %s", path)
+        return True
+
+    async def about(self) -> None:
+        from crawler_gui import __version__
+
+        await dialogs.show_message(
+            self,
+            QMessageBox.Icon.Information,
+            self.tr("About Crawler GUI"),
+            self.tr(
+                "Crawler GUI %1\nA desktop monitor for long-running, polite news crawls "
+                "over a durable URL pool."
+            ).replace("%1", __version__),
+        )
+
+    async def error(self, title: str, text: str, exc: BaseException) -> None:
+        log.error("%s: %s", text, exc)
+        self.last_error = f"{text}\n{exc}"
+        await dialogs.show_message(self, QMessageBox.Icon.Warning, title, text, detail=str(exc))
+
+    def _task_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, CrawlerGuiError) and not self._closed:
+            self.statusBar().showMessage(str(exc), 15000)
+
+    # -- closing --------------------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self._closed:
+            event.accept()
+            return
+        event.ignore()
+        if self._shutdown_task is None:
+            self._shutdown_task = asyncio.ensure_future(self.shutdown())
+
+    async def shutdown(self) -> None:
+        """Stop the timer and every task, close the session (stops the crawl, flushes the pool),
+        remember the layout, then close the window."""
+        if self._closed:
+            return
+        self.timer.stop()
+        if self._refresh_task is not None and not self._refresh_task.done():
+            self._refresh_task.cancel()
+            await asyncio.gather(self._refresh_task, return_exceptions=True)
+        await self.tasks.cancel_all()
+        prefs.save_window_state(self.qsettings, self.saveGeometry(), self.saveState())
+        session, self.session = self.session, None
+        try:
+            if session is not None:
+                self.state_label.setText(self.state_text(CrawlState.STOPPING))
+                await session.close()
+        finally:
+            if self._own_log_handler:
+                logging.getLogger("crawler_gui").removeHandler(self.log_buffer)
+            self.qsettings.sync()
+            self._closed = True
+            self.close()
+            self.closed.emit()
+
+    async def wait_closed(self) -> None:
+        if self._shutdown_task is not None:
+            await asyncio.shield(self._shutdown_task)
+
+    @property
+    def is_closed(self) -> bool:
+        return self._closed
+
+
+def app_icon() -> QIcon:
+    """The application icon from ``crawler_gui.resources`` (SVG, drawn at any size)."""
+    from importlib import resources
+
+    ref = resources.files("crawler_gui.resources").joinpath("crawler-gui.svg")
+    if isinstance(ref, Path) and ref.is_file():
+        return QIcon(str(ref))
+    try:
+        pix = QPixmap()
+        if pix.loadFromData(ref.read_bytes(), "SVG"):
+            return QIcon(pix)
+    except OSError:
+        log.warning("application icon not found")
+    return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)

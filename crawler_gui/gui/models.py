@@ -1,0 +1,462 @@
+"""Table models: thin adapters from the pool's snapshot rows to Qt views.
+
+Each model keeps its rows in a stable order keyed by host or URL (new rows are appended,
+removed rows are removed in contiguous ranges), so rows never jump under the cursor. One call of
+:meth:`KeyedTableModel.update` per refresh tick emits at most one ranged ``dataChanged``, one
+``rowsInserted`` and one ``rowsRemoved`` per contiguous removed range -- never one signal per URL.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
+
+from crawler_gui.core.frontier import HostRow, HubRow, PendingRow
+from crawler_gui.gui import fmt
+
+log = logging.getLogger(__name__)
+
+#: Role giving a value to sort by (numbers sort as numbers).
+SortRole = Qt.ItemDataRole.UserRole + 1
+#: Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text).
+ProgressRole = Qt.ItemDataRole.UserRole + 2
+#: Role giving the row's key (host or URL).
+KeyRole = Qt.ItemDataRole.UserRole + 3
+#: Role giving the URL of the row when it has one.
+UrlRole = Qt.ItemDataRole.UserRole + 4
+
+_Index = QModelIndex | QPersistentModelIndex
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_LEFT = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+_ROW_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    header: str
+    display: Callable[[Any, float], str]
+    sort: Callable[[Any, float], Any] | None = None
+    numeric: bool = False
+    progress: Callable[[Any, float], float | None] | None = None
+    tooltip: str = ""
+
+
+def ranges(indices: Sequence[int]) -> list[tuple[int, int]]:
+    """Sorted indices -> contiguous ``(first, last)`` ranges."""
+    out: list[tuple[int, int]] = []
+    for i in indices:
+        if out and out[-1][1] == i - 1:
+            out[-1] = (out[-1][0], i)
+        else:
+            out.append((i, i))
+    return out
+
+
+class KeyedTableModel(QAbstractTableModel):
+    """Rows keyed by a string, kept in first-seen order. Subclasses give columns and the key."""
+
+    #: True when some column depends on the current time (elapsed, countdowns): every tick then
+    #: repaints all rows with one ranged ``dataChanged``.
+    LIVE: ClassVar[bool] = False
+    URL_FIELD: ClassVar[str | None] = "url"
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Any] = []
+        self._index: dict[str, int] = {}
+        self._now = 0.0
+        self._columns: tuple[Column, ...] = self.columns()
+
+    # -- subclass hooks -------------------------------------------------------------------
+    def columns(self) -> tuple[Column, ...]:
+        raise NotImplementedError
+
+    def key(self, row: Any) -> str:
+        return str(row.url)
+
+    # -- Qt model API ---------------------------------------------------------------------
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._columns):
+            return None
+        col = self._columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return col.header
+        if role == Qt.ItemDataRole.ToolTipRole and col.tooltip:
+            return col.tooltip
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._rows) and 0 <= c < len(self._columns)):
+            return None
+        row, col = self._rows[r], self._columns[c]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return col.display(row, self._now)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            text = col.display(row, self._now)
+            return text if len(text) > 30 else None
+        if role == SortRole:
+            return (col.sort or col.display)(row, self._now)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(_RIGHT if col.numeric else _LEFT)
+        if role == ProgressRole:
+            return col.progress(row, self._now) if col.progress else None
+        if role == KeyRole:
+            return self.key(row)
+        if role == UrlRole:
+            return getattr(row, self.URL_FIELD, None) if self.URL_FIELD else None
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return _ROW_FLAGS
+
+    # -- reading --------------------------------------------------------------------------
+    def row(self, i: int) -> Any:
+        return self._rows[i]
+
+    def rows(self) -> list[Any]:
+        return list(self._rows)
+
+    def find(self, key: str) -> int | None:
+        return self._index.get(key)
+
+    @property
+    def now(self) -> float:
+        return self._now
+
+    # -- updating -------------------------------------------------------------------------
+    def clear(self) -> None:
+        if self._rows:
+            self.beginResetModel()
+            self._rows.clear()
+            self._index.clear()
+            self.endResetModel()
+
+    def update(self, rows: Iterable[Any], *, now: float, complete: bool = True) -> None:
+        """Merge a snapshot's rows. ``complete``: ``rows`` is every row (others are removed);
+        otherwise ``rows`` are only the changed ones (incremental ``since=`` snapshots)."""
+        self._now = now
+        incoming: dict[str, Any] = {}
+        for r in rows:
+            incoming[self.key(r)] = r
+        if complete:
+            gone = [i for i, r in enumerate(self._rows) if self.key(r) not in incoming]
+            if gone:
+                for first, last in reversed(ranges(gone)):
+                    self.beginRemoveRows(QModelIndex(), first, last)
+                    del self._rows[first : last + 1]
+                    self.endRemoveRows()
+                self._index = {self.key(r): i for i, r in enumerate(self._rows)}
+        lo = hi = -1
+        new: list[Any] = []
+        for k, r in incoming.items():
+            i = self._index.get(k)
+            if i is None:
+                new.append(r)
+            elif self._rows[i] != r:
+                self._rows[i] = r
+                lo = i if lo < 0 else min(lo, i)
+                hi = max(hi, i)
+        existing = len(self._rows)
+        if self.LIVE and existing:
+            lo, hi = 0, existing - 1
+        if lo >= 0:
+            self.dataChanged.emit(
+                self.index(lo, 0),
+                self.index(hi, len(self._columns) - 1),
+                [Qt.ItemDataRole.DisplayRole, SortRole, ProgressRole],
+            )
+        if new:
+            self.beginInsertRows(QModelIndex(), existing, existing + len(new) - 1)
+            for r in new:
+                self._index[self.key(r)] = len(self._rows)
+                self._rows.append(r)
+            self.endInsertRows()
+
+
+def _elapsed_progress(row: PendingRow, now: float) -> float | None:
+    span = row.expires - row.started
+    if span <= 0:
+        return 1.0
+    return min(1.0, max(0.0, (now - row.started) / span))
+
+
+class HostsModel(KeyedTableModel):
+    """One row per host; updated incrementally from ``snapshot(since=...)``."""
+
+    URL_FIELD = None
+
+    def key(self, row: HostRow) -> str:
+        return row.host
+
+    def columns(self) -> tuple[Column, ...]:
+        return (
+            Column(self.tr("Host"), lambda r, n: r.host),
+            Column(
+                self.tr("Waiting"), lambda r, n: fmt.count(r.waiting), lambda r, n: r.waiting, True
+            ),
+            Column(
+                self.tr("In flight"),
+                lambda r, n: fmt.count(r.in_flight),
+                lambda r, n: r.in_flight,
+                True,
+            ),
+            Column(self.tr("Done"), lambda r, n: fmt.count(r.done), lambda r, n: r.done, True),
+            Column(
+                self.tr("Failed"), lambda r, n: fmt.count(r.failed), lambda r, n: r.failed, True
+            ),
+            Column(
+                self.tr("Retrying"),
+                lambda r, n: fmt.count(r.retrying),
+                lambda r, n: r.retrying,
+                True,
+            ),
+            Column(self.tr("Last status"), lambda r, n: r.last_status),
+            Column(
+                self.tr("Next allowed"),
+                lambda r, n: fmt.clock(r.next_allowed),
+                lambda r, n: r.next_allowed,
+                tooltip=self.tr("Earliest time of the next request to this host"),
+            ),
+            Column(
+                self.tr("Delay"),
+                lambda r, n: fmt.seconds(r.delay),
+                lambda r, n: r.delay,
+                True,
+                tooltip=self.tr("Current politeness delay between two requests"),
+            ),
+            Column(
+                self.tr("Backoff until"),
+                lambda r, n: fmt.clock(r.backoff_until),
+                lambda r, n: r.backoff_until,
+                tooltip=self.tr("End of a 429/503 backoff for this host"),
+            ),
+        )
+
+
+class InFlightModel(KeyedTableModel):
+    LIVE = True
+
+    def columns(self) -> tuple[Column, ...]:
+        return (
+            Column(self.tr("URL"), lambda r, n: r.url),
+            Column(self.tr("Host"), lambda r, n: r.host),
+            Column(self.tr("Depth"), lambda r, n: str(r.depth), lambda r, n: r.depth, True),
+            Column(
+                self.tr("Hub"),
+                lambda r, n: self.tr("hub") if r.is_hub else "",
+                lambda r, n: int(r.is_hub),
+            ),
+            Column(
+                self.tr("Elapsed"),
+                lambda r, n: fmt.duration(n - r.started),
+                lambda r, n: n - r.started,
+                True,
+            ),
+            Column(
+                self.tr("Lease"),
+                lambda r, n: self.tr("expires %1").replace("%1", fmt.countdown(r.expires, n)),
+                lambda r, n: r.expires,
+                progress=_elapsed_progress,
+                tooltip=self.tr("Time until the pool takes the URL back"),
+            ),
+        )
+
+
+class RetriesModel(KeyedTableModel):
+    LIVE = True
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        self.threshold = 0
+        super().__init__(parent)
+
+    def columns(self) -> tuple[Column, ...]:
+        return (
+            Column(self.tr("URL"), lambda r, n: r.url),
+            Column(self.tr("Host"), lambda r, n: r.host),
+            Column(
+                self.tr("Attempts"),
+                lambda r, n: f"{r.attempts} / {self.threshold}",
+                lambda r, n: r.attempts,
+                True,
+                tooltip=self.tr("Failed attempts so far / attempts allowed"),
+            ),
+            Column(self.tr("Last error"), lambda r, n: r.last_error),
+            Column(
+                self.tr("Next try"),
+                lambda r, n: fmt.countdown(r.next_try, n),
+                lambda r, n: r.next_try,
+                True,
+            ),
+        )
+
+
+class HubsModel(KeyedTableModel):
+    LIVE = True
+
+    def columns(self) -> tuple[Column, ...]:
+        return (
+            Column(self.tr("URL"), lambda r, n: r.url),
+            Column(
+                self.tr("Span"),
+                lambda r, n: fmt.duration(r.span),
+                lambda r, n: r.span,
+                True,
+                tooltip=self.tr("How often the hub is refreshed"),
+            ),
+            Column(
+                self.tr("Last refresh"),
+                lambda r, n: fmt.clock(r.last_refresh) if r.last_refresh else self.tr("never"),
+                lambda r, n: r.last_refresh,
+            ),
+            Column(self.tr("Result"), lambda r, n: r.last_result),
+            Column(
+                self.tr("Next refresh"),
+                self._next_text,
+                lambda r, n: r.next_due,
+                progress=self._next_progress,
+            ),
+        )
+
+    def _next_text(self, r: HubRow, now: float) -> str:
+        if r.in_flight:
+            return self.tr("refreshing")
+        return fmt.countdown(r.next_due, now)
+
+    @staticmethod
+    def _next_progress(r: HubRow, now: float) -> float | None:
+        if r.in_flight or r.span <= 0:
+            return 1.0
+        return min(1.0, max(0.0, 1.0 - (r.next_due - now) / r.span))
+
+
+# -- the log ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    time: float
+    level: int
+    logger: str
+    message: str
+
+
+class LogBuffer(logging.Handler):
+    """A logging handler that only queues records (any thread); the GUI drains it per tick."""
+
+    def __init__(self, level: int = logging.INFO, maxlen: int = 5000) -> None:
+        super().__init__(level)
+        self._pending: deque[LogEntry] = deque(maxlen=maxlen)
+        self._guard = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            msg = record.getMessage()
+            if record.exc_info and record.exc_info[1] is not None:
+                msg = f"{msg} ({type(record.exc_info[1]).__name__}: {record.exc_info[1]})"
+            entry = LogEntry(record.created, record.levelno, record.name, msg)
+        except Exception:
+            self.handleError(record)
+            return
+        with self._guard:
+            self._pending.append(entry)
+
+    def drain(self) -> list[LogEntry]:
+        with self._guard:
+            out = list(self._pending)
+            self._pending.clear()
+        return out
+
+
+class LogModel(QAbstractTableModel):
+    """Recent log records, bounded: the oldest rows are removed in one range."""
+
+    def __init__(self, parent: QObject | None = None, maxlen: int = 2000) -> None:
+        super().__init__(parent)
+        self.maxlen = maxlen
+        self._rows: list[LogEntry] = []
+        self._headers = (self.tr("Time"), self.tr("Level"), self.tr("Source"), self.tr("Message"))
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._headers)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self._headers)
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return _ROW_FLAGS
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._rows) and 0 <= c < len(self._headers)):
+            return None
+        e = self._rows[r]
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if c == 0:
+                return fmt.clock(e.time)
+            if c == 1:
+                return logging.getLevelName(e.level)
+            if c == 2:
+                return e.logger
+            return e.message
+        if role == SortRole:
+            return (e.time, e.level, e.logger, e.message)[c]
+        return None
+
+    def entries(self) -> list[LogEntry]:
+        return list(self._rows)
+
+    def append(self, entries: Sequence[LogEntry]) -> None:
+        if not entries:
+            return
+        entries = list(entries)[-self.maxlen :]
+        overflow = len(self._rows) + len(entries) - self.maxlen
+        if overflow > 0:
+            self.beginRemoveRows(QModelIndex(), 0, overflow - 1)
+            del self._rows[:overflow]
+            self.endRemoveRows()
+        first = len(self._rows)
+        self.beginInsertRows(QModelIndex(), first, first + len(entries) - 1)
+        self._rows.extend(entries)
+        self.endInsertRows()

@@ -1,0 +1,501 @@
+"""The panes' widgets: a filterable sortable table, a progress-bar delegate, the throughput
+chart (QPainter; QtCharts is not shipped with PySide6-Essentials) and the overview."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QModelIndex,
+    QPersistentModelIndex,
+    QPointF,
+    QRectF,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import (
+    QAction,
+    QColor,
+    QDesktopServices,
+    QGuiApplication,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QPen,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QFrame,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionProgressBar,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.gui import fmt
+from crawler_gui.gui.models import ProgressRole, SortRole, UrlRole
+
+log = logging.getLogger(__name__)
+
+
+class ProgressDelegate(QStyledItemDelegate):
+    """Draws a cell as a progress bar when the model gives a ``ProgressRole`` fraction."""
+
+    def paint(
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        index: QModelIndex | QPersistentModelIndex,
+    ) -> None:
+        value = index.data(ProgressRole)
+        if value is None:
+            super().paint(painter, option, index)
+            return
+        bar = QStyleOptionProgressBar()
+        bar.rect = option.rect.adjusted(2, 2, -2, -2)
+        bar.minimum = 0
+        bar.maximum = 1000
+        bar.progress = round(float(value) * 1000)
+        bar.text = str(index.data(Qt.ItemDataRole.DisplayRole) or "")
+        bar.textVisible = True
+        bar.state = option.state
+        bar.palette = option.palette
+        bar.fontMetrics = option.fontMetrics
+        widget = option.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ProgressBar, bar, painter, widget)
+
+
+class FilterProxy(QSortFilterProxyModel):
+    """Case-insensitive substring filter over all columns; numbers sort as numbers."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setSortRole(SortRole)
+        self.setFilterKeyColumn(-1)
+        self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+
+#: An extra context-menu action: (label, callback(url_or_key)).
+RowAction = tuple[str, Callable[[str], Any]]
+
+
+class TablePane(QWidget):
+    """A filter box over a sortable table view of one model."""
+
+    def __init__(
+        self,
+        model: Any,
+        *,
+        name: str,
+        actions: Sequence[RowAction] = (),
+        progress_columns: Sequence[int] = (),
+        stretch_column: int | None = 0,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName(name)
+        self.model = model
+        self.proxy = FilterProxy(self)
+        self.proxy.setSourceModel(model)
+        self._actions = list(actions)
+
+        self.filter = QLineEdit(self)
+        self.filter.setObjectName(f"{name}-filter")
+        self.filter.setPlaceholderText(self.tr("Filter…"))
+        self.filter.setClearButtonEnabled(True)
+        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.count_label = QLabel(self)
+        self.count_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.top = QHBoxLayout()
+        self.top.setContentsMargins(0, 0, 0, 0)
+        self.top.addWidget(self.filter, 1)
+        self.top.addWidget(self.count_label)
+
+        self.view = QTableView(self)
+        self.view.setObjectName(f"{name}-view")
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.view.setWordWrap(False)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.view.setAlternatingRowColors(True)
+        self.view.verticalHeader().setVisible(False)
+        vh = self.view.verticalHeader()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSortIndicatorClearable(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # first-seen order until asked
+        header.setStretchLastSection(True)
+        if stretch_column is not None:
+            header.resizeSection(stretch_column, 380)
+        self.view.setSortingEnabled(True)
+        self._delegate = ProgressDelegate(self.view)
+        for col in progress_columns:
+            self.view.setItemDelegateForColumn(col, self._delegate)
+        self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.view.customContextMenuRequested.connect(self._context_menu)
+
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(self.top)
+        lay.addWidget(self.view, 1)
+        for sig in (
+            model.rowsInserted,
+            model.rowsRemoved,
+            model.modelReset,
+            self.proxy.rowsInserted,
+            self.proxy.rowsRemoved,
+            self.proxy.modelReset,
+        ):
+            sig.connect(self._update_count)
+        self._update_count()
+
+    def _update_count(self, *_: object) -> None:
+        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        self.count_label.setText(
+            fmt.count(total) if shown == total else f"{fmt.count(shown)} / {fmt.count(total)}"
+        )
+
+    def selected_keys(self) -> list[str]:
+        """URLs (or keys) of the selected rows, in view order."""
+        rows = sorted({i.row() for i in self.view.selectionModel().selectedIndexes()})
+        out = []
+        for r in rows:
+            src = self.proxy.mapToSource(self.proxy.index(r, 0))
+            key = src.data(UrlRole) or src.data(Qt.ItemDataRole.UserRole + 3)
+            if key:
+                out.append(str(key))
+        return out
+
+    def build_menu(self, pos_index: QModelIndex) -> QMenu:
+        menu = QMenu(self)
+        url = pos_index.data(UrlRole) if pos_index.isValid() else None
+        keys = self.selected_keys()
+        if url:
+            target = fmt.web_url(str(url))
+            open_act = QAction(self.tr("Open in browser"), menu)
+            open_act.setEnabled(target is not None)
+            if target is not None:
+                open_act.triggered.connect(lambda: QDesktopServices.openUrl(target))
+            menu.addAction(open_act)
+            copy_act = QAction(self.tr("Copy URL"), menu)
+            copy_act.triggered.connect(lambda: QGuiApplication.clipboard().setText(str(url)))
+            menu.addAction(copy_act)
+        if keys and self._actions:
+            menu.addSeparator()
+            for label, callback in self._actions:
+                act = QAction(label, menu)
+                act.triggered.connect(
+                    lambda _=False, cb=callback, ks=tuple(keys): [cb(k) for k in ks]
+                )
+                menu.addAction(act)
+        return menu
+
+    def _context_menu(self, pos: Any) -> None:
+        index = self.view.indexAt(pos)
+        if index.isValid() and not self.view.selectionModel().isSelected(index):
+            self.view.selectRow(index.row())
+        menu = self.build_menu(index)
+        if not menu.isEmpty():
+            menu.popup(self.view.viewport().mapToGlobal(pos))
+
+
+class ThroughputChart(QWidget):
+    """Pages and errors per second over the last minutes, drawn with palette colours."""
+
+    def __init__(self, parent: QWidget | None = None, window_s: int = 300) -> None:
+        super().__init__(parent)
+        self.window_s = window_s
+        self._series: list[tuple[float, int, int]] = []
+        self._now = 0.0
+        self.setMinimumHeight(120)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setAccessibleName(self.tr("Throughput chart"))
+
+    def sizeHint(self) -> QSize:
+        return QSize(480, 160)
+
+    def set_series(self, series: Sequence[tuple[float, int, int]], now: float) -> None:
+        self._series = [(float(t), int(p), int(e)) for t, p, e in series]
+        self._now = now
+        pages = sum(p for _, p, _ in self._series)
+        errors = sum(e for _, _, e in self._series)
+        self.setToolTip(
+            self.tr("Last %1: %2 pages, %3 errors")
+            .replace("%1", fmt.duration(self.window_s))
+            .replace("%2", fmt.count(pages))
+            .replace("%3", fmt.count(errors))
+        )
+        self.update()
+
+    def series(self) -> list[tuple[float, int, int]]:
+        return list(self._series)
+
+    def paintEvent(self, event: Any) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pal = self.palette()
+        fm = self.fontMetrics()
+        text_h = fm.height()
+        area = QRectF(self.rect()).adjusted(
+            fm.horizontalAdvance("0000") + 8, text_h + 4, -6, -(text_h + 4)
+        )
+        p.fillRect(self.rect(), pal.color(QPalette.ColorRole.Base))
+        grid = QColor(pal.color(QPalette.ColorRole.Text))
+        grid.setAlphaF(0.15)
+        p.setPen(QPen(grid, 1))
+        for k in range(5):
+            y = area.top() + area.height() * k / 4
+            p.drawLine(QPointF(area.left(), y), QPointF(area.right(), y))
+        now = self._now or (self._series[-1][0] + 1 if self._series else 0.0)
+        start = now - self.window_s
+        pts = [(t, pg, er) for t, pg, er in self._series if t >= start]
+        peak = max([pg + er for _, pg, er in pts] + [1])
+        top = _nice_ceiling(peak)
+        text = pal.color(QPalette.ColorRole.Text)
+        p.setPen(text)
+        p.drawText(
+            QRectF(0, area.top() - text_h / 2, area.left() - 4, text_h),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            f"{top:g}",
+        )
+        p.drawText(
+            QRectF(0, area.bottom() - text_h / 2, area.left() - 4, text_h),
+            Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
+            "0",
+        )
+        p.drawText(
+            QRectF(area.left(), area.bottom() + 2, area.width(), text_h),
+            Qt.AlignmentFlag.AlignLeft,
+            self.tr("-%1").replace("%1", fmt.duration(self.window_s)),
+        )
+        p.drawText(
+            QRectF(area.left(), area.bottom() + 2, area.width(), text_h),
+            Qt.AlignmentFlag.AlignRight,
+            self.tr("now"),
+        )
+
+        def x_of(t: float) -> float:
+            return area.left() + area.width() * (t - start) / self.window_s
+
+        def y_of(v: float) -> float:
+            return area.bottom() - area.height() * v / top
+
+        accent = pal.color(QPalette.ColorRole.Highlight)
+        if pts:
+            path = QPainterPath(QPointF(x_of(pts[0][0]), area.bottom()))
+            for t, pg, _ in pts:
+                path.lineTo(QPointF(x_of(t), y_of(pg)))
+            path.lineTo(QPointF(x_of(pts[-1][0]), area.bottom()))
+            fill = QColor(accent)
+            fill.setAlphaF(0.25)
+            p.fillPath(path, fill)
+            p.setPen(QPen(accent, 1.5))
+            for (t0, a, _), (t1, b, _) in itertools.pairwise(pts):
+                p.drawLine(QPointF(x_of(t0), y_of(a)), QPointF(x_of(t1), y_of(b)))
+            err_pen = QPen(text, 1.5, Qt.PenStyle.DashLine)
+            p.setPen(err_pen)
+            bar_w = max(1.0, area.width() / self.window_s)
+            for t, _, er in pts:
+                if er:
+                    p.fillRect(QRectF(x_of(t), y_of(er), bar_w, area.bottom() - y_of(er)), text)
+        # legend
+        p.setPen(accent)
+        legend = QRectF(area.left(), 0, area.width(), text_h + 2)
+        p.drawText(legend, Qt.AlignmentFlag.AlignLeft, self.tr("■ pages/s"))
+        p.setPen(text)
+        p.drawText(
+            legend.adjusted(fm.horizontalAdvance(self.tr("■ pages/s")) + 16, 0, 0, 0),
+            Qt.AlignmentFlag.AlignLeft,
+            self.tr("■ errors/s"),
+        )
+        p.end()
+
+
+def _nice_ceiling(v: float) -> float:
+    for step in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000):
+        if v <= step:
+            return float(step)
+    return float(v)
+
+
+class OverviewWidget(QWidget):
+    """Totals, rates, the chart, the status-code breakdown and the remaining-work estimate."""
+
+    hubs_only_changed = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("overview")
+        self.values: dict[str, QLabel] = {}
+        totals = QGroupBox(self.tr("Pool"), self)
+        tgrid = QGridLayout(totals)
+        for i, (key, label) in enumerate(
+            [
+                ("done", self.tr("Done")),
+                ("waiting", self.tr("Waiting")),
+                ("in_flight", self.tr("In flight")),
+                ("retrying", self.tr("Retrying")),
+                ("failed", self.tr("Failed")),
+                ("hosts", self.tr("Hosts")),
+                ("hubs", self.tr("Hubs")),
+                ("state", self.tr("Crawl")),
+            ]
+        ):
+            self._add_value(tgrid, i // 2, (i % 2) * 2, key, label)
+        rates = QGroupBox(self.tr("Rate"), self)
+        rgrid = QGridLayout(rates)
+        for i, (key, label) in enumerate(
+            [
+                ("rate_now", self.tr("Pages/s (last 10 s)")),
+                ("rate_min", self.tr("Pages/s (last min)")),
+                ("rate_avg", self.tr("Pages/s (average)")),
+                ("elapsed", self.tr("Running for")),
+                ("pages", self.tr("Pages fetched")),
+                ("errors", self.tr("Fetch errors")),
+                ("bytes", self.tr("Data")),
+                ("latency", self.tr("Response p50 / p90 / p99")),
+            ]
+        ):
+            self._add_value(rgrid, i // 2, (i % 2) * 2, key, label)
+        codes = QGroupBox(self.tr("Status codes"), self)
+        cgrid = QGridLayout(codes)
+        for i, key in enumerate(("2xx", "3xx", "4xx", "5xx", "error")):
+            self._add_value(
+                cgrid, 0, i * 2, f"status_{key}", key if key != "error" else self.tr("no response")
+            )
+        self.status_detail = QLabel(codes)
+        self.status_detail.setTextFormat(Qt.TextFormat.PlainText)
+        self.status_detail.setWordWrap(True)
+        cgrid.addWidget(self.status_detail, 1, 0, 1, 10)
+
+        self.chart = ThroughputChart(self)
+        chart_box = QGroupBox(self.tr("Throughput, last 5 minutes"), self)
+        QVBoxLayout(chart_box).addWidget(self.chart)
+
+        self.estimate = QLabel(self)
+        self.estimate.setObjectName("estimate")
+        self.estimate.setTextFormat(Qt.TextFormat.PlainText)
+        self.estimate.setWordWrap(True)
+        est_box = QGroupBox(self.tr("Estimate of what remains"), self)
+        QVBoxLayout(est_box).addWidget(self.estimate)
+
+        top = QHBoxLayout()
+        top.addWidget(totals)
+        top.addWidget(rates)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(codes)
+        lay.addWidget(chart_box, 1)
+        lay.addWidget(est_box)
+
+    def _add_value(self, grid: QGridLayout, row: int, col: int, key: str, label: str) -> None:
+        name = QLabel(label + ":", self)
+        value = QLabel("–", self)
+        value.setObjectName(f"value-{key}")
+        value.setTextFormat(Qt.TextFormat.PlainText)
+        value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        value.setFrameShape(QFrame.Shape.NoFrame)
+        font = value.font()
+        font.setBold(True)
+        value.setFont(font)
+        grid.addWidget(name, row, col)
+        grid.addWidget(value, row, col + 1)
+        self.values[key] = value
+
+    def value(self, key: str) -> str:
+        return self.values[key].text()
+
+    def update_from(self, snap: PoolSnapshot | None, stats: Any | None, state: str) -> None:
+        v = self.values
+        v["state"].setText(state)
+        if snap is not None:
+            t = snap.totals
+            v["done"].setText(fmt.count(t.done))
+            v["waiting"].setText(fmt.count(t.waiting))
+            v["in_flight"].setText(fmt.count(t.pending))
+            v["retrying"].setText(fmt.count(t.retrying))
+            v["failed"].setText(fmt.count(t.failed))
+            v["hosts"].setText(fmt.count(t.hosts))
+            v["hubs"].setText(fmt.count(t.hubs))
+        if stats is not None:
+
+            def g(name: str, default: Any = 0) -> Any:
+                return getattr(stats, name, default)
+
+            v["rate_now"].setText(fmt.rate(g("pages_per_s_10s", 0.0)))
+            v["rate_min"].setText(fmt.rate(g("pages_per_s_60s", 0.0)))
+            v["rate_avg"].setText(fmt.rate(g("pages_per_s_avg", 0.0)))
+            v["elapsed"].setText(fmt.duration(g("elapsed", 0.0)))
+            v["pages"].setText(fmt.count(g("pages")))
+            v["errors"].setText(fmt.count(g("errors")))
+            v["bytes"].setText(
+                self.tr("%1 (%2/s)")
+                .replace("%1", fmt.data_size(g("bytes")))
+                .replace("%2", fmt.data_size(g("bytes_per_s_10s", 0.0)))
+            )
+            lat = [g(f"response_ms_p{q}", None) for q in (50, 90, 99)]
+            v["latency"].setText(" / ".join("–" if x is None else f"{x:.0f} ms" for x in lat))
+            classes = dict(g("status_classes", {}) or {})
+            for key in ("2xx", "3xx", "4xx", "5xx", "error"):
+                v[f"status_{key}"].setText(fmt.count(classes.get(key, 0)))
+            codes = dict(g("status_counts", {}) or {})
+            codes.update(dict(g("error_counts", {}) or {}))
+            top = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))[:12]
+            self.status_detail.setText("  ".join(f"{k}: {fmt.count(n)}" for k, n in top))
+            self.chart.set_series(g("series", ()) or (), g("time", 0.0))
+        self.estimate.setText(self.estimate_text(snap, stats))
+
+    def estimate_text(self, snap: PoolSnapshot | None, stats: Any | None) -> str:
+        if snap is None:
+            return self.tr("No pool open.")
+        t = snap.totals
+        remaining = t.waiting + t.pending + t.retrying
+        if remaining == 0:
+            return (
+                self.tr("Nothing is waiting. Hubs will bring new links when they are refreshed.")
+                if t.hubs
+                else self.tr("Nothing is waiting.")
+            )
+        rate = getattr(stats, "pages_per_s_60s", 0.0) if stats is not None else 0.0
+        if not rate:
+            rate = getattr(stats, "pages_per_s_avg", 0.0) if stats is not None else 0.0
+        if not rate or rate <= 0:
+            return self.tr("%1 URLs known and not yet done; no rate to estimate from yet.").replace(
+                "%1", fmt.count(remaining)
+            )
+        return (
+            self.tr(
+                "About %1 for the %2 URLs known now, at the rate of the last minute "
+                "(%3 pages/s). This is a lower bound: pages keep adding new links, and "
+                "politeness delays slow down hosts with many waiting URLs."
+            )
+            .replace("%1", fmt.duration(remaining / rate))
+            .replace("%2", fmt.count(remaining))
+            .replace("%3", fmt.rate(rate))
+        )
+
+
+__all__ = ["FilterProxy", "OverviewWidget", "ProgressDelegate", "TablePane", "ThroughputChart"]

@@ -1,0 +1,240 @@
+"""Refresh resources/crawler_gui_zh_CN.ts from the sources, fill in the Simplified Chinese
+glossary below, and compile the .qm.  Run from the project root:
+
+    .venv/bin/python packaging/update_translations.py
+
+Strings missing from the glossary stay "unfinished" (Qt then shows the English text).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TS = ROOT / "resources" / "crawler_gui_zh_CN.ts"
+QM = TS.with_suffix(".qm")
+BIN = Path(sys.executable).parent
+
+ZH = {
+    "%1 (%2/s)": "%1（%2/秒）",
+    "%1 URLs known and not yet done; no rate to estimate from yet.":
+        "已知 %1 个网址尚未完成；暂无速率可供估算。",
+    "%1 URLs to add.": "将添加 %1 个网址。",
+    "%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).":
+        "将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。",
+    "%1 hubs have a problem; fix or remove them. Row %2 (%3): %4":
+        "%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4",
+    "%1 hubs.": "%1 个枢纽页。",
+    "%1 lines were refused.": "%1 行被拒绝。",
+    "%1 pages/s · %2 done · %3 waiting": "%1 页/秒 · 已完成 %2 · 等待 %3",
+    "%1: %2 added, %3 already known, %4 refused": "%1：新增 %2，已存在 %3，拒绝 %4",
+    "&About": "关于(&A)",
+    "&Add seeds…": "添加种子(&A)…",
+    "&Crawl": "抓取(&C)",
+    "&File": "文件(&F)",
+    "&Help": "帮助(&H)",
+    "&Hubs…": "枢纽页(&H)…",
+    "&Load snapshot…": "载入快照(&L)…",
+    "&Open pool…": "打开网址池(&O)…",
+    "&Pause": "暂停(&P)",
+    "&Quit": "退出(&Q)",
+    "&Resume": "继续(&R)",
+    "&Save snapshot…": "保存快照(&S)…",
+    "&Start": "开始(&S)",
+    "&View": "视图(&V)",
+    "-%1": "-%1",
+    "About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is "
+    "a lower bound: pages keep adding new links, and politeness delays slow down hosts with "
+    "many waiting URLs.":
+        "按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来"
+        "新链接，礼貌延迟也会拖慢等待网址多的主机。",
+    "About Crawler GUI": "关于 Crawler GUI",
+    "Add": "添加",
+    "Add %1": "添加 %1 个",
+    "Add seeds": "添加种子",
+    "Also allow domains:": "额外允许的域名：",
+    "At most this share of each batch of fetches goes to hubs that are due":
+        "每批抓取中最多有这一比例用于到期的枢纽页",
+    "Attempts": "尝试次数",
+    "Backoff until": "退避至",
+    "Busiest first": "最忙的在前",
+    "Check": "检查",
+    "Concurrency:": "并发数：",
+    "Connect timeout:": "连接超时：",
+    "Copy URL": "复制网址",
+    "Crawl": "抓取",
+    "Crawl settings": "抓取设置",
+    "Crawler GUI": "Crawler GUI",
+    "Crawler GUI %1\nA desktop monitor for long-running, polite news crawls over a durable "
+    "URL pool.": "Crawler GUI %1\n基于持久网址池、长时间运行且礼貌的新闻抓取的桌面监控程序。",
+    "Crawler GUI — %1": "Crawler GUI — %1",
+    "Current politeness delay between two requests": "两次请求之间当前的礼貌延迟",
+    "Data": "数据量",
+    "Delay": "延迟",
+    "Delay factor (× response time):": "延迟系数（× 响应时间）：",
+    "Deny domains:": "禁止的域名：",
+    "Depth": "深度",
+    "Depth:": "深度：",
+    "Done": "已完成",
+    "Earliest time of the next request to this host": "对该主机下一次请求的最早时间",
+    "Edit": "编辑",
+    "Elapsed": "已用时间",
+    "End of a 429/503 backoff for this host": "该主机 429/503 退避的结束时间",
+    "Estimate of what remains": "剩余工作估算",
+    "Export hubs": "导出枢纽页",
+    "Export…": "导出…",
+    "Failed": "失败",
+    "Failed (see the log)": "失败（见日志）",
+    "Failed attempts before giving up": "放弃前允许的失败次数",
+    "Failed attempts so far / attempts allowed": "已失败次数 / 允许次数",
+    "Fetch errors": "抓取错误",
+    "Fetches at once over all hosts": "所有主机同时进行的抓取数",
+    "Fetches at once per host": "每个主机同时进行的抓取数",
+    "Fetching": "抓取",
+    "Filter…": "筛选…",
+    "Finished": "已完成",
+    "Follow links to other sites": "跟随指向其他站点的链接",
+    "Give up": "放弃",
+    "Host": "主机",
+    "Hosts": "主机",
+    "How often the hub is refreshed": "枢纽页的刷新频率",
+    "Hub": "枢纽页",
+    "Hub lists (*.txt);;All files (*)": "枢纽页列表 (*.txt);;所有文件 (*)",
+    "Hub share of each batch:": "每批中枢纽页占比：",
+    "Hubs": "枢纽页",
+    "Identity": "身份",
+    "Import hubs": "导入枢纽页",
+    "Import…": "导入…",
+    "In flight": "进行中",
+    "Last %1: %2 pages, %3 errors": "最近 %1：%2 页，%3 个错误",
+    "Last error": "最近错误",
+    "Last refresh": "上次刷新",
+    "Last status": "最近状态",
+    "Lease": "租约",
+    "Level": "级别",
+    "Limit depth to": "深度限制为",
+    "Line": "行",
+    "Links followed from a seed or hub": "从种子或枢纽页起跟随的链接层数",
+    "Load Sina News preset": "载入新浪新闻预设",
+    "Load URLs": "载入网址",
+    "Load from file…": "从文件载入…",
+    "Load pool snapshot": "载入网址池快照",
+    "Load snapshot": "载入快照",
+    "Loaded %1 records from %2": "已从 %2 载入 %1 条记录",
+    "Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?":
+        "载入快照会替换整个网址池，抓取将先被停止。是否继续？",
+    "Log": "日志",
+    "Maximum delay:": "最大延迟：",
+    "Message": "消息",
+    "Minimum delay per host:": "每个主机的最小延迟：",
+    "Next allowed": "下次允许",
+    "Next refresh": "下次刷新",
+    "Next try": "下次重试",
+    "No pool": "未打开网址池",
+    "No pool open.": "未打开网址池。",
+    "Nothing is waiting.": "没有等待的网址。",
+    "Nothing is waiting. Hubs will bring new links when they are refreshed.":
+        "没有等待的网址。枢纽页刷新时会带来新链接。",
+    "Obey robots.txt": "遵守 robots.txt",
+    "One URL per line, for example\nhttp://news.sina.com.cn/":
+        "每行一个网址，例如\nhttp://news.sina.com.cn/",
+    "Open URL pool": "打开网址池",
+    "Open in browser": "在浏览器中打开",
+    "Open pool": "打开网址池",
+    "Pages fetched": "已抓取页面",
+    "Pages/s (average)": "页/秒（平均）",
+    "Pages/s (last 10 s)": "页/秒（最近 10 秒）",
+    "Pages/s (last min)": "页/秒（最近 1 分钟）",
+    "Pause: no new fetches": "暂停：不再发起新的抓取",
+    "Paused": "已暂停",
+    "Per host:": "每主机：",
+    "Pool": "网址池",
+    "Rate": "速率",
+    "Read timeout:": "读取超时：",
+    "Ready": "就绪",
+    "Refresh every": "刷新间隔",
+    "Refresh now": "立即刷新",
+    "Remove": "删除",
+    "Response p50 / p90 / p99": "响应时间 p50 / p90 / p99",
+    "Result": "结果",
+    "Retries": "重试",
+    "Retries:": "重试次数：",
+    "Retry now": "立即重试",
+    "Retrying": "重试中",
+    "Running": "运行中",
+    "Running for": "已运行",
+    "S&top": "停止(&T)",
+    "Save pool snapshot": "保存网址池快照",
+    "Save snapshot": "保存快照",
+    "Saved %1 records to %2": "已将 %1 条记录保存到 %2",
+    "Scope": "范围",
+    "Se&ttings…": "设置(&T)…",
+    "Seconds, or a number with s, m, h or d (5m, 1h)": "秒数，或带 s、m、h、d 后缀的数字（5m、1h）",
+    "Seeds": "种子",
+    "Sort by waiting URLs, most first": "按等待网址数排序，多的在前",
+    "Source": "来源",
+    "Span": "间隔",
+    "Start crawling": "开始抓取",
+    "Status codes": "状态码",
+    "Stop: in-flight fetches finish or go back": "停止：进行中的抓取完成或退回网址池",
+    "Stopped": "已停止",
+    "Stopping…": "正在停止…",
+    "Text files (*.txt);;All files (*)": "文本文件 (*.txt);;所有文件 (*)",
+    "The pool could not be opened.": "无法打开网址池。",
+    "The snapshot was not loaded; the pool is unchanged.": "快照未载入；网址池保持不变。",
+    "The snapshot was not saved.": "快照未保存。",
+    "Throughput chart": "吞吐量图表",
+    "Throughput, last 5 minutes": "吞吐量（最近 5 分钟）",
+    "Time": "时间",
+    "Time until the pool takes the URL back": "网址池收回该网址前的剩余时间",
+    "Total timeout:": "总超时：",
+    "Type or paste URLs above.": "请在上方输入或粘贴网址。",
+    "URL": "网址",
+    "URLs (blank lines and lines starting with # are ignored):":
+        "网址（空行和以 # 开头的行会被忽略）：",
+    "User agent:": "User-Agent：",
+    "Waiting": "等待",
+    "crawler-gui hubs: URL span": "crawler-gui 枢纽页：网址 间隔",
+    "example.com, news.example.org": "example.com, news.example.org",
+    "expires %1": "%1 到期",
+    "hub": "枢纽页",
+    "never": "从未",
+    "no response": "无响应",
+    "now": "现在",
+    "ok": "正常",
+    "refreshing": "刷新中",
+    "refused: %1": "已拒绝：%1",
+    "the user agent must not be empty": "User-Agent 不能为空",
+    "■ errors/s": "■ 错误/秒",
+    "■ pages/s": "■ 页/秒",
+}
+
+
+def main() -> int:
+    sources = sorted(str(p) for p in (ROOT / "crawler_gui" / "gui").glob("*.py"))
+    lupdate = [str(BIN / "pyside6-lupdate"), *sources, "-ts", str(TS), "-target-language",
+               "zh_CN", "-no-obsolete"]
+    subprocess.run(lupdate, check=True)  # noqa: S603 - the venv's own Qt tool
+    tree = ET.parse(TS)  # noqa: S314 - our own file
+    missing = 0
+    for msg in tree.iter("message"):
+        source = msg.findtext("source") or ""
+        tr = msg.find("translation")
+        assert tr is not None
+        if source in ZH:
+            tr.text = ZH[source]
+            tr.attrib.pop("type", None)
+        else:
+            missing += 1
+    tree.write(TS, encoding="utf-8", xml_declaration=True)
+    lrelease = [str(BIN / "pyside6-lrelease"), str(TS), "-qm", str(QM)]
+    subprocess.run(lrelease, check=True)  # noqa: S603 - the venv's own Qt tool
+    print(f"{TS.name}: {missing} strings without a translation")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1046 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>AddSeedsDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="185" />
+        <source>Add seeds</source>
+        <translation>添加种子</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
+        <source>One URL per line, for example
+http://news.sina.com.cn/</source>
+        <translation>每行一个网址，例如
+http://news.sina.com.cn/</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="205" />
+        <source>Load from file…</source>
+        <translation>从文件载入…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="212" />
+        <source>URLs (blank lines and lines starting with # are ignored):</source>
+        <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="237" />
+        <source>Type or paste URLs above.</source>
+        <translation>请在上方输入或粘贴网址。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="239" />
+        <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
+        <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="243" />
+        <source>%1 URLs to add.</source>
+        <translation>将添加 %1 个网址。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="245" />
+        <source>Add %1</source>
+        <translation>添加 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="246" />
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="266" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="273" />
+        <source>Load URLs</source>
+        <translation>载入网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="267" />
+        <source>Text files (*.txt);;All files (*)</source>
+        <translation>文本文件 (*.txt);;所有文件 (*)</translation>
+    </message>
+</context>
+<context>
+    <name>HostsModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="218" />
+        <source>Host</source>
+        <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``.</extracomment>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="219" />
+        <source>Waiting</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="221" />
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="223" />
+        <source>Done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="224" />
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="226" />
+        <source>Retrying</source>
+        <translation>重试中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="228" />
+        <source>Last status</source>
+        <translation>最近状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="229" />
+        <source>Next allowed</source>
+        <translation>下次允许</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="231" />
+        <source>Earliest time of the next request to this host</source>
+        <translation>对该主机下一次请求的最早时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="232" />
+        <source>Delay</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="233" />
+        <source>Current politeness delay between two requests</source>
+        <translation>两次请求之间当前的礼貌延迟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="234" />
+        <source>Backoff until</source>
+        <translation>退避至</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="236" />
+        <source>End of a 429/503 backoff for this host</source>
+        <translation>该主机 429/503 退避的结束时间</translation>
+    </message>
+</context>
+<context>
+    <name>HubListModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="313" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="313" />
+        <source>Refresh every</source>
+        <translation>刷新间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="313" />
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="385" />
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="389" />
+        <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
+        <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
+    </message>
+</context>
+<context>
+    <name>HubsDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="419" />
+        <source>Hubs</source>
+        <translation>枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="432" />
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="433" />
+        <source>Edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="434" />
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="436" />
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="437" />
+        <source>Load Sina News preset</source>
+        <translation>载入新浪新闻预设</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="455" />
+        <source>At most this share of each batch of fetches goes to hubs that are due</source>
+        <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
+        <source>Hub share of each batch:</source>
+        <translation>每批中枢纽页占比：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="487" />
+        <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
+        <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="492" />
+        <source>%1 hubs.</source>
+        <translation>%1 个枢纽页。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="502" />
+        <source>crawler-gui hubs: URL span</source>
+        <translation>crawler-gui 枢纽页：网址 间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="526" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="533" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="538" />
+        <source>Import hubs</source>
+        <translation>导入枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="527" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="544" />
+        <source>Hub lists (*.txt);;All files (*)</source>
+        <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="539" />
+        <source>%1 lines were refused.</source>
+        <translation>%1 行被拒绝。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="543" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="550" />
+        <source>Export hubs</source>
+        <translation>导出枢纽页</translation>
+    </message>
+</context>
+<context>
+    <name>HubsModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="284" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="285" />
+        <source>Span</source>
+        <translation>间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="286" />
+        <source>How often the hub is refreshed</source>
+        <translation>枢纽页的刷新频率</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="287" />
+        <source>Last refresh</source>
+        <translation>上次刷新</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="288" />
+        <source>never</source>
+        <translation>从未</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="290" />
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="291" />
+        <source>Next refresh</source>
+        <translation>下次刷新</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="297" />
+        <source>refreshing</source>
+        <translation>刷新中</translation>
+    </message>
+</context>
+<context>
+    <name>InFlightModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="245" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="246" />
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="247" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="248" />
+        <source>Hub</source>
+        <translation>枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="248" />
+        <source>hub</source>
+        <translation>枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="250" />
+        <source>Elapsed</source>
+        <translation>已用时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="252" />
+        <source>Lease</source>
+        <translation>租约</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="252" />
+        <source>expires %1</source>
+        <translation>%1 到期</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="255" />
+        <source>Time until the pool takes the URL back</source>
+        <translation>网址池收回该网址前的剩余时间</translation>
+    </message>
+</context>
+<context>
+    <name>LogModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="352" />
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="352" />
+        <source>Level</source>
+        <translation>级别</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="352" />
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="352" />
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="73" />
+        <source>Crawler GUI</source>
+        <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
+        <translation>Crawler GUI</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="103" />
+        <source>Busiest first</source>
+        <translation>最忙的在前</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="104" />
+        <source>Sort by waiting URLs, most first</source>
+        <translation>按等待网址数排序，多的在前</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="109" />
+        <source>Retry now</source>
+        <translation>立即重试</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="110" />
+        <source>Give up</source>
+        <translation>放弃</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="113" />
+        <source>Refresh now</source>
+        <translation>立即刷新</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="120" />
+        <source>Hosts</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="121" />
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="122" />
+        <source>Retries</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="123" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
+        <source>Hubs</source>
+        <translation>枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="124" />
+        <source>Log</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="179" />
+        <source>&amp;Start</source>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="180" />
+        <source>Start crawling</source>
+        <translation>开始抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="181" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
+        <source>Pause: no new fetches</source>
+        <translation>暂停：不再发起新的抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
+        <source>Stop: in-flight fetches finish or go back</source>
+        <translation>停止：进行中的抓取完成或退回网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
+        <source>&amp;Add seeds…</source>
+        <translation>添加种子(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <source>&amp;Hubs…</source>
+        <translation>枢纽页(&amp;H)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
+        <source>Se&amp;ttings…</source>
+        <translation>设置(&amp;T)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
+        <source>&amp;Open pool…</source>
+        <translation>打开网址池(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="197" />
+        <source>&amp;Save snapshot…</source>
+        <translation>保存快照(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
+        <source>&amp;Load snapshot…</source>
+        <translation>载入快照(&amp;L)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="203" />
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="204" />
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="210" />
+        <source>&amp;Crawl</source>
+        <translation>抓取(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="214" />
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="217" />
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
+        <source>Crawl</source>
+        <translation>抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="247" />
+        <source>No pool</source>
+        <translation>未打开网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="247" />
+        <source>Ready</source>
+        <translation>就绪</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="248" />
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="248" />
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="249" />
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="249" />
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="250" />
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
+        <source>Failed (see the log)</source>
+        <translation>失败（见日志）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
+        <source>Crawler GUI — %1</source>
+        <translation>Crawler GUI — %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="324" />
+        <source>%1 pages/s · %2 done · %3 waiting</source>
+        <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
+        <source>Seeds</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
+        <source>%1: %2 added, %3 already known, %4 refused</source>
+        <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
+        <source>Save pool snapshot</source>
+        <translation>保存网址池快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="441" />
+        <source>Save snapshot</source>
+        <translation>保存快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="441" />
+        <source>The snapshot was not saved.</source>
+        <translation>快照未保存。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="443" />
+        <source>Saved %1 records to %2</source>
+        <translation>已将 %1 条记录保存到 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
+        <source>Load pool snapshot</source>
+        <translation>载入网址池快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <source>Load snapshot</source>
+        <translation>载入快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="461" />
+        <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
+        <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
+        <source>The snapshot was not loaded; the pool is unchanged.</source>
+        <translation>快照未载入；网址池保持不变。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="477" />
+        <source>Loaded %1 records from %2</source>
+        <translation>已从 %2 载入 %1 条记录</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
+        <source>Open URL pool</source>
+        <translation>打开网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="497" />
+        <source>Open pool</source>
+        <translation>打开网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="497" />
+        <source>The pool could not be opened.</source>
+        <translation>无法打开网址池。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="513" />
+        <source>About Crawler GUI</source>
+        <translation>关于 Crawler GUI</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="514" />
+        <source>Crawler GUI %1
+A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
+        <translation>Crawler GUI %1
+基于持久网址池、长时间运行且礼貌的新闻抓取的桌面监控程序。</translation>
+    </message>
+</context>
+<context>
+    <name>OverviewWidget</name>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="316" />
+        <source>Pool</source>
+        <translation>网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="319" />
+        <source>Done</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="319" />
+        <source>Waiting</source>
+        <translation>等待</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="320" />
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="320" />
+        <source>Retrying</source>
+        <translation>重试中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="321" />
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="321" />
+        <source>Hosts</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="322" />
+        <source>Hubs</source>
+        <translation>枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="322" />
+        <source>Crawl</source>
+        <translation>抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="325" />
+        <source>Rate</source>
+        <translation>速率</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="328" />
+        <source>Pages/s (last 10 s)</source>
+        <translation>页/秒（最近 10 秒）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="329" />
+        <source>Pages/s (last min)</source>
+        <translation>页/秒（最近 1 分钟）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="330" />
+        <source>Pages/s (average)</source>
+        <translation>页/秒（平均）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="330" />
+        <source>Running for</source>
+        <translation>已运行</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="331" />
+        <source>Pages fetched</source>
+        <translation>已抓取页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="331" />
+        <source>Fetch errors</source>
+        <translation>抓取错误</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="332" />
+        <source>Data</source>
+        <translation>数据量</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="332" />
+        <source>Response p50 / p90 / p99</source>
+        <translation>响应时间 p50 / p90 / p99</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="335" />
+        <source>Status codes</source>
+        <translation>状态码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="339" />
+        <source>no response</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="346" />
+        <source>Throughput, last 5 minutes</source>
+        <translation>吞吐量（最近 5 分钟）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="353" />
+        <source>Estimate of what remains</source>
+        <translation>剩余工作估算</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="405" />
+        <source>%1 (%2/s)</source>
+        <translation>%1（%2/秒）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="421" />
+        <source>No pool open.</source>
+        <translation>未打开网址池。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="425" />
+        <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
+        <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="426" />
+        <source>Nothing is waiting.</source>
+        <translation>没有等待的网址。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="431" />
+        <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
+        <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="433" />
+        <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
+        <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
+    </message>
+</context>
+<context>
+    <name>RetriesModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="268" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="269" />
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="270" />
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="272" />
+        <source>Failed attempts so far / attempts allowed</source>
+        <translation>已失败次数 / 允许次数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="273" />
+        <source>Last error</source>
+        <translation>最近错误</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="274" />
+        <source>Next try</source>
+        <translation>下次重试</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="593" />
+        <source>Crawl settings</source>
+        <translation>抓取设置</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="599" />
+        <source>Fetches at once over all hosts</source>
+        <translation>所有主机同时进行的抓取数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="600" />
+        <source>Fetches at once per host</source>
+        <translation>每个主机同时进行的抓取数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="607" />
+        <source>Failed attempts before giving up</source>
+        <translation>放弃前允许的失败次数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="608" />
+        <source>Concurrency:</source>
+        <translation>并发数：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="609" />
+        <source>Per host:</source>
+        <translation>每主机：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="610" />
+        <source>Minimum delay per host:</source>
+        <translation>每个主机的最小延迟：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
+        <source>Delay factor (× response time):</source>
+        <translation>延迟系数（× 响应时间）：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="612" />
+        <source>Maximum delay:</source>
+        <translation>最大延迟：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="613" />
+        <source>Connect timeout:</source>
+        <translation>连接超时：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="614" />
+        <source>Read timeout:</source>
+        <translation>读取超时：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="615" />
+        <source>Total timeout:</source>
+        <translation>总超时：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="616" />
+        <source>Retries:</source>
+        <translation>重试次数：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="617" />
+        <source>Fetching</source>
+        <translation>抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="621" />
+        <source>Limit depth to</source>
+        <translation>深度限制为</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
+        <source>Links followed from a seed or hub</source>
+        <translation>从种子或枢纽页起跟随的链接层数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="628" />
+        <source>example.com, news.example.org</source>
+        <translation>example.com, news.example.org</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="630" />
+        <source>Follow links to other sites</source>
+        <translation>跟随指向其他站点的链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="631" />
+        <source>Obey robots.txt</source>
+        <translation>遵守 robots.txt</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="632" />
+        <source>Depth:</source>
+        <translation>深度：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="633" />
+        <source>Also allow domains:</source>
+        <translation>额外允许的域名：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="634" />
+        <source>Deny domains:</source>
+        <translation>禁止的域名：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="637" />
+        <source>Scope</source>
+        <translation>范围</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="642" />
+        <source>User agent:</source>
+        <translation>User-Agent：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="643" />
+        <source>Identity</source>
+        <translation>身份</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
+        <source>the user agent must not be empty</source>
+        <translation>User-Agent 不能为空</translation>
+    </message>
+</context>
+<context>
+    <name>TablePane</name>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="113" />
+        <source>Filter…</source>
+        <extracomment>An extra context-menu action: (label, callback(url_or_key)).</extracomment>
+        <translation>筛选…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="180" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="185" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+</context>
+<context>
+    <name>ThroughputChart</name>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="216" />
+        <source>Throughput chart</source>
+        <translation>吞吐量图表</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="226" />
+        <source>Last %1: %2 pages, %3 errors</source>
+        <translation>最近 %1：%2 页，%3 个错误</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="262" />
+        <source>-%1</source>
+        <translation>-%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="264" />
+        <source>now</source>
+        <translation>现在</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="293" />
+        <location filename="../crawler_gui/gui/widgets.py" line="295" />
+        <source>■ pages/s</source>
+        <translation>■ 页/秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="296" />
+        <source>■ errors/s</source>
+        <translation>■ 错误/秒</translation>
+    </message>
+</context>
+<context>
+    <name>ValidationModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="132" />
+        <source>Line</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="132" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="132" />
+        <source>Check</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="174" />
+        <source>ok</source>
+        <translation>正常</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="175" />
+        <source>refused: %1</source>
+        <translation>已拒绝：%1</translation>
+    </message>
+</context>
+</TS>

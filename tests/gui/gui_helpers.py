@@ -1,0 +1,240 @@
+"""Helpers for the GUI tests: snapshot rows, and a stand-in session over a *real* LevelDB pool
+whose crawler "fetches" by marking popped URLs done (no network)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from crawler_gui.core.frontier import (
+    AddReport,
+    HostRow,
+    HubRow,
+    HubSpec,
+    PendingRow,
+    PoolSnapshot,
+    PoolTotals,
+    RetryRow,
+)
+from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.policy import FetchResult
+from crawler_gui.engine.settings import CrawlSettings, CrawlState
+from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
+
+T0 = 1_700_000_000.0
+
+
+def host(name: str, waiting: int = 1, **kw: Any) -> HostRow:
+    base: dict[str, Any] = dict(
+        host=name,
+        waiting=waiting,
+        in_flight=0,
+        done=0,
+        failed=0,
+        retrying=0,
+        last_status="",
+        next_allowed=T0,
+        delay=1.0,
+        backoff_until=0.0,
+    )
+    base.update(kw)
+    return HostRow(**base)
+
+
+def pending(url: str, started: float = T0, expires: float = T0 + 300) -> PendingRow:
+    return PendingRow(url, url.split("/")[2], 0, False, started, expires)
+
+
+def retry(url: str, attempts: int = 1, next_try: float = T0 + 30) -> RetryRow:
+    return RetryRow(url, url.split("/")[2], 0, attempts, "timeout", next_try)
+
+
+def hub(url: str, span: float = 300, next_due: float = T0 + 100) -> HubRow:
+    return HubRow(url, url.split("/")[2], span, T0 - 200, "200", next_due, False)
+
+
+def totals(**kw: Any) -> PoolTotals:
+    base: dict[str, Any] = dict(
+        waiting=0,
+        pending=0,
+        done=0,
+        failed=0,
+        retrying=0,
+        hosts=0,
+        hubs=0,
+        redirected=0,
+        refused={},
+        overflow=0,
+        failure_threshold=3,
+        pending_threshold=300.0,
+    )
+    base.update(kw)
+    return PoolTotals(**base)
+
+
+def snapshot(
+    hosts: Sequence[HostRow] = (),
+    *,
+    complete: bool = True,
+    now: float = T0,
+    version: int = 1,
+    **kw: Any,
+) -> PoolSnapshot:
+    return PoolSnapshot(
+        time=now,
+        version=version,
+        totals=kw.pop("totals", totals()),
+        hosts=tuple(hosts),
+        hosts_complete=complete,
+        pending=tuple(kw.pop("pending", ())),
+        retrying=tuple(kw.pop("retrying", ())),
+        hubs=tuple(kw.pop("hubs", ())),
+        next_due=None,
+    )
+
+
+def stats(**kw: Any) -> StatsSnapshot:
+    base: dict[str, Any] = dict(
+        time=T0,
+        started=T0 - 100,
+        elapsed=100.0,
+        pages=120,
+        errors=3,
+        bytes=1_000_000,
+        pages_per_s_10s=1.5,
+        pages_per_s_60s=1.2,
+        pages_per_s_avg=1.2,
+        bytes_per_s_10s=9000.0,
+        status_counts={"200": 110, "404": 10},
+        error_counts={"timeout": 3},
+        status_classes={"2xx": 110, "3xx": 0, "4xx": 10, "5xx": 0, "error": 3},
+        response_ms_p50=120.0,
+        response_ms_p90=400.0,
+        response_ms_p99=900.0,
+        response_hist=((100.0, 50), (500.0, 70)),
+        series=tuple((T0 - 60 + i, i % 3, int(i % 17 == 0)) for i in range(60)),
+    )
+    base.update(kw)
+    return StatsSnapshot(**base)
+
+
+class LoopbackCrawler:
+    """Implements the Crawler run-control API over a real pool; "fetches" mark URLs done."""
+
+    def __init__(self, frontier: LevelDBPool, settings: CrawlSettings) -> None:
+        self.frontier = frontier
+        self.settings = settings
+        self.state = CrawlState.IDLE
+        self._stats = CrawlStats()
+        self._task: asyncio.Task[None] | None = None
+        self.fetched: list[str] = []
+
+    def start(self) -> None:
+        if self._task is not None and not self._task.done():
+            return
+        self.state = CrawlState.RUNNING
+        self._stats.start()
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        while self.state in (CrawlState.RUNNING, CrawlState.PAUSED):
+            if self.state == CrawlState.RUNNING:
+                for lease in await self.frontier.pop(2, self.settings.hub_percent):
+                    await asyncio.sleep(0.01)
+                    await self.frontier.set_status(lease.url, FetchResult(status=200, elapsed=0.01))
+                    self.fetched.append(lease.url)
+                    self._stats.record(200, None, 1000, 0.01)
+            await asyncio.sleep(0.02)
+
+    def pause(self) -> None:
+        if self.state == CrawlState.RUNNING:
+            self.state = CrawlState.PAUSED
+
+    def resume(self) -> None:
+        if self.state == CrawlState.PAUSED:
+            self.state = CrawlState.RUNNING
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self.state = CrawlState.STOPPING
+            await self._task
+        self.state = CrawlState.STOPPED
+
+    def stats(self) -> StatsSnapshot:
+        return self._stats.snapshot()
+
+    async def add_seeds(self, urls: Iterable[str]) -> AddReport:
+        return await self.frontier.add_many(list(urls))
+
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
+        return await self.frontier.set_hubs(hubs)
+
+    async def hubs(self) -> list[HubSpec]:
+        return self.frontier.hubs()
+
+    def apply_settings(self, settings: CrawlSettings) -> None:
+        self.settings = settings
+
+
+class PoolSession:
+    def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
+        self.pool_dir = pool_dir
+        self.frontier = frontier
+        self.settings = settings
+        self.crawler = LoopbackCrawler(frontier, settings)
+        self.closed = False
+
+    @classmethod
+    async def open(cls, pool_dir: Path, settings: CrawlSettings) -> PoolSession:
+        return cls(pool_dir, await LevelDBPool.open_async(pool_dir), settings)
+
+    async def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            await self.crawler.stop()
+            await self.frontier.close()
+
+
+async def wait_for(cond: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not cond():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"condition not met within {timeout} s: {cond}")
+        await asyncio.sleep(step)
+
+
+def find_top(cls: type, visible: bool = True) -> Any:
+    from PySide6.QtWidgets import QApplication
+
+    for w in QApplication.topLevelWidgets():
+        if isinstance(w, cls) and (w.isVisible() or not visible):
+            return w
+    return None
+
+
+async def with_dialog(cls: type, action: Callable[[Any], Any], timeout: float = 5.0) -> None:
+    """Wait for a visible top-level dialog of ``cls`` and run ``action(dialog)`` on it."""
+    await wait_for(lambda: find_top(cls) is not None, timeout)
+    result = action(find_top(cls))
+    if isinstance(result, Awaitable):
+        await result
+
+
+@contextlib.asynccontextmanager
+async def gathered(coro: Awaitable[Any]) -> Any:
+    task = asyncio.ensure_future(coro)
+    try:
+        yield task
+    finally:
+        if not task.done():
+            task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+
+def run(loop: asyncio.AbstractEventLoop, coro: Awaitable[Any], timeout: float = 60.0) -> Any:
+    """Run a test scenario on the qasync loop, bounded (a hung Qt loop would not let
+    pytest-timeout's signal through)."""
+    return loop.run_until_complete(asyncio.wait_for(coro, timeout))

@@ -1,0 +1,209 @@
+from __future__ import annotations
+
+import logging
+
+import pytest
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+
+from crawler_gui.gui.models import (
+    HostsModel,
+    HubsModel,
+    InFlightModel,
+    LogBuffer,
+    LogModel,
+    ProgressRole,
+    RetriesModel,
+    SortRole,
+    ranges,
+)
+from tests.gui.gui_helpers import T0, host, hub, pending, retry, snapshot, stats, totals
+
+pytestmark = pytest.mark.gui
+
+
+class Spy:
+    """Counts a model's structural and data signals."""
+
+    def __init__(self, model):
+        self.changed: list[tuple[int, int, int, int]] = []
+        self.inserted: list[tuple[int, int]] = []
+        self.removed: list[tuple[int, int]] = []
+        model.dataChanged.connect(
+            lambda a, b, roles=(): self.changed.append((a.row(), a.column(), b.row(), b.column()))
+        )
+        model.rowsInserted.connect(lambda _p, f, last: self.inserted.append((f, last)))
+        model.rowsRemoved.connect(lambda _p, f, last: self.removed.append((f, last)))
+
+    def reset(self):
+        self.changed.clear()
+        self.inserted.clear()
+        self.removed.clear()
+
+
+def test_ranges():
+    assert ranges([]) == []
+    assert ranges([1, 2, 3, 7, 9, 10]) == [(1, 3), (7, 7), (9, 10)]
+
+
+@pytest.mark.parametrize("model_cls", [HostsModel, InFlightModel, RetriesModel, HubsModel])
+def test_qtmodeltester_on_snapshot_models(qtmodeltester, model_cls):
+    model = model_cls()
+    rows = {
+        HostsModel: [host(f"h{i}.example.com", i) for i in range(20)],
+        InFlightModel: [pending(f"http://h{i}.example.com/p") for i in range(5)],
+        RetriesModel: [retry(f"http://h{i}.example.com/r") for i in range(5)],
+        HubsModel: [hub(f"http://h{i}.example.com/") for i in range(5)],
+    }[model_cls]
+    model.update(rows, now=T0 + 10)
+    qtmodeltester.check(model)
+    model.update(rows[2:], now=T0 + 11)
+    qtmodeltester.check(model)
+    proxy = QSortFilterProxyModel()
+    proxy.setSourceModel(model)
+    proxy.setSortRole(SortRole)
+    proxy.sort(1, Qt.SortOrder.DescendingOrder)
+    qtmodeltester.check(proxy)
+
+
+def test_qtmodeltester_on_log_model(qtmodeltester):
+    model = LogModel(maxlen=10)
+    buf = LogBuffer()
+    logger = logging.getLogger("crawler_gui.test.models")
+    logger.addHandler(buf)
+    logger.setLevel(logging.INFO)
+    try:
+        for i in range(25):
+            logger.info("line %d", i)
+    finally:
+        logger.removeHandler(buf)
+    spy = Spy(model)
+    model.append(buf.drain()[:8])
+    model.append([])
+    assert spy.inserted == [(0, 7)]
+    entries = buf.drain()
+    assert entries == []
+    qtmodeltester.check(model)
+
+
+def test_log_model_is_bounded_and_trims_in_one_range():
+    model = LogModel(maxlen=10)
+    buf = LogBuffer()
+    logger = logging.getLogger("crawler_gui.test.bounded")
+    logger.addHandler(buf)
+    logger.setLevel(logging.INFO)
+    try:
+        for i in range(8):
+            logger.warning("first %d", i)
+        model.append(buf.drain())
+        spy = Spy(model)
+        for i in range(5):
+            logger.info("second %d", i)
+        model.append(buf.drain())
+    finally:
+        logger.removeHandler(buf)
+    assert model.rowCount() == 10
+    assert spy.removed == [(0, 2)] and spy.inserted == [(5, 9)]
+    assert model.index(9, 3).data() == "second 4"
+    assert model.index(0, 1).data() == "WARNING"
+
+
+def test_hosts_incremental_updates_are_ranged_and_stable():
+    model = HostsModel()
+    spy = Spy(model)
+    hosts = [host(f"h{i:05d}.example.com", waiting=i) for i in range(10_000)]
+    model.update(hosts, now=T0, complete=True)
+    assert model.rowCount() == 10_000
+    assert spy.inserted == [(0, 9999)] and spy.changed == []
+    spy.reset()
+    # an incremental tick: three hosts changed, two new ones appear
+    changed = [
+        host("h00010.example.com", waiting=0, in_flight=1),
+        host("h00500.example.com", waiting=7, done=3),
+        host("h00020.example.com", waiting=0, last_status="200"),
+        host("new1.example.com"),
+        host("new2.example.com"),
+    ]
+    model.update(changed, now=T0 + 1, complete=False)
+    assert spy.changed == [(10, 0, 500, 9)]  # ONE ranged dataChanged for the whole tick
+    assert spy.inserted == [(10_000, 10_001)]  # new rows appended in one batch
+    assert spy.removed == []
+    assert model.find("h00010.example.com") == 10  # rows did not move
+    assert model.index(500, 3).data() == "3"
+    spy.reset()
+    # a tick with no change emits nothing at all
+    model.update([], now=T0 + 2, complete=False)
+    assert (spy.changed, spy.inserted, spy.removed) == ([], [], [])
+    # a complete snapshot removes the hosts that are gone, in contiguous ranges
+    keep = [r for i, r in enumerate(model.rows()) if not (100 <= i < 200 or i == 5000)]
+    model.update(keep, now=T0 + 3, complete=True)
+    assert spy.removed == [(5000, 5000), (100, 199)]
+    assert model.rowCount() == 10_002 - 101
+    assert model.find("h00300.example.com") == 200
+
+
+def test_live_models_emit_one_ranged_datachanged_per_tick():
+    model = InFlightModel()
+    spy = Spy(model)
+    rows = [pending(f"http://h{i}.example.com/x", started=T0) for i in range(50)]
+    model.update(rows, now=T0 + 1)
+    assert spy.inserted == [(0, 49)]
+    assert spy.changed == []
+    spy.reset()
+    for tick in range(3):  # time moves: elapsed and lease columns repaint, in one signal
+        model.update(rows, now=T0 + 2 + tick)
+    assert spy.changed == [(0, 0, 49, 5)] * 3
+    assert model.index(0, 4).data() == "4 s"
+    assert model.index(0, 5).data(ProgressRole) == pytest.approx(4 / 300)
+    spy.reset()
+    model.update(rows[:10] + rows[20:] + [pending("http://new.example.com/")], now=T0 + 5)
+    assert spy.removed == [(10, 19)] and spy.inserted == [(40, 40)]
+    assert len(spy.changed) == 1
+
+
+def test_retries_and_hubs_text():
+    r = RetriesModel()
+    r.threshold = 3
+    r.update([retry("http://a.example.com/x", attempts=2, next_try=T0 + 25)], now=T0)
+    assert r.index(0, 2).data() == "2 / 3"
+    assert r.index(0, 4).data() == "in 25 s"
+    r.update([retry("http://a.example.com/x", attempts=2, next_try=T0 + 25)], now=T0 + 30)
+    assert r.index(0, 4).data() == "due"
+    h = HubsModel()
+    h.update([hub("http://a.example.com/", span=300, next_due=T0 + 150)], now=T0)
+    assert h.index(0, 4).data() == "in 2 min 30 s"
+    assert h.index(0, 4).data(ProgressRole) == pytest.approx(0.5)
+    assert h.index(0, 1).data() == "5 min 0 s"
+
+
+def test_sorting_by_number_not_text():
+    model = HostsModel()
+    model.update(
+        [host("a.example.com", 9), host("b.example.com", 10), host("c.example.com", 100)], now=T0
+    )
+    proxy = QSortFilterProxyModel()
+    proxy.setSourceModel(model)
+    proxy.setSortRole(SortRole)
+    proxy.sort(1, Qt.SortOrder.DescendingOrder)
+    assert [proxy.index(i, 0).data() for i in range(3)] == [
+        "c.example.com",
+        "b.example.com",
+        "a.example.com",
+    ]
+
+
+def test_overview_and_chart(qtbot):
+    from crawler_gui.gui.widgets import OverviewWidget
+
+    w = OverviewWidget()
+    qtbot.addWidget(w)
+    snap = snapshot([host("a.example.com")], totals=totals(waiting=600, done=40, hosts=1))
+    w.update_from(snap, stats(pages_per_s_60s=2.0), "Running")
+    w.show()
+    w.chart.grab()  # paints without warnings
+    assert w.value("done") == "40"
+    assert w.value("status_2xx") == "110"
+    assert w.value("latency") == "120 ms / 400 ms / 900 ms"
+    assert "5 min 0 s" in w.estimate.text() and "lower bound" in w.estimate.text()
+    w.update_from(snap, stats(pages_per_s_60s=0.0, pages_per_s_avg=0.0), "Paused")
+    assert "no rate" in w.estimate.text()
+    assert len(w.chart.series()) == 60

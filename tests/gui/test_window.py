@@ -1,0 +1,306 @@
+from __future__ import annotations
+
+import asyncio
+import gzip
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QMessageBox
+
+from crawler_gui.core.frontier import HubSpec
+from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.engine.settings import CrawlSettings, CrawlState
+from crawler_gui.gui import dialogs
+from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, HubsResult
+from crawler_gui.gui.mainwindow import MainWindow
+from tests.gui.conftest import assert_no_active_timers, delete_now
+from tests.gui.gui_helpers import PoolSession, run, wait_for, with_dialog
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture
+def window(aloop, qtbot, qsettings, tmp_path, gui_log):
+    session = run(aloop, PoolSession.open(tmp_path / "pool", CrawlSettings()))
+
+    async def opener(path: Path, settings: CrawlSettings):
+        return await PoolSession.open(path, settings)
+
+    w = MainWindow(session, qsettings=qsettings, open_session=opener, refresh_ms=50)
+    # not qtbot.addWidget: pytest-qt would close and delete it before this teardown runs
+    w.show()
+    w.start_refresh()
+    yield w
+    if not w.is_closed:
+        w.close()
+        run(aloop, w.wait_closed())
+    assert_no_active_timers(w)
+    assert session.closed
+    delete_now(w)
+
+
+async def ticks(w: MainWindow, n: int = 2) -> None:
+    start = w.ticks
+    await wait_for(
+        lambda: w.ticks >= start + n and (w._refresh_task is None or w._refresh_task.done())
+    )
+
+
+def test_add_seeds_through_the_dialog_changes_the_pool(window, aloop):
+    async def scenario():
+        def fill(d):
+            d.editor.setPlainText(
+                "http://a.example.com/\nhttp://b.example.com/x\ngopher://c.example.com/"
+            )
+            d.validate()
+            assert [r for _, _, r in d.refused()] == ["scheme"]
+            d.accept()
+
+        window.act_add.trigger()
+        await with_dialog(AddSeedsDialog, fill)
+        await wait_for(lambda: window.hosts_model.rowCount() == 2)
+        assert window.session.frontier.totals().waiting == 2
+        assert {r.host for r in window.hosts_model.rows()} == {"a.example.com", "b.example.com"}
+        assert window.overview.value("waiting") == "2"
+
+    run(aloop, scenario())
+
+
+def test_hubs_dialog_sets_hubs_and_hub_percent(window, aloop, qsettings):
+    async def scenario():
+        def fill(d):
+            d.load_preset()
+            d.percent.setValue(25)
+            d.accept()
+
+        window.act_hubs.trigger()
+        await with_dialog(HubsDialog, fill)
+        await wait_for(lambda: window.hubs_model.rowCount() >= 15)
+        assert window.session.crawler.settings.hub_percent == 25
+        assert any(h.url == "http://news.sina.com.cn/" for h in window.session.frontier.hubs())
+        assert '"hub_percent": 25' in str(qsettings.value("crawl/settings"))
+
+    run(aloop, scenario())
+
+
+def test_pause_stops_new_fetches_and_resume_continues(window, aloop):
+    crawler = window.session.crawler
+
+    async def scenario():
+        await crawler.add_seeds(
+            [f"http://h{i}.example.com/p{j}" for i in range(5) for j in range(40)]
+        )
+        window.act_start.trigger()
+        assert crawler.state == CrawlState.RUNNING
+        await wait_for(lambda: len(crawler.fetched) >= 10)
+        assert window.act_pause.text() == "&Pause"
+        window.act_pause.trigger()
+        assert crawler.state == CrawlState.PAUSED
+        await ticks(window)
+        assert window.act_pause.text() == "&Resume"
+        await asyncio.sleep(0.1)  # let a batch that was in flight finish
+        count = len(crawler.fetched)
+        await asyncio.sleep(0.3)
+        assert len(crawler.fetched) == count  # no new fetch while paused
+        window.act_pause.trigger()
+        assert crawler.state == CrawlState.RUNNING
+        await wait_for(lambda: len(crawler.fetched) > count + 5)
+        await ticks(window)
+        assert int(window.overview.value("done").replace(",", "")) > 0
+        window.act_stop.trigger()
+        await wait_for(lambda: crawler.state == CrawlState.STOPPED)
+
+    run(aloop, scenario())
+
+
+def test_save_then_load_round_trips_the_pool(window, aloop, tmp_path):
+    frontier = window.session.frontier
+    snap_file = tmp_path / "pool.cgpool"
+
+    async def scenario():
+        await frontier.add_many([f"http://h{i}.example.com/" for i in range(30)])
+        await frontier.set_hubs([HubSpec("http://news.example.com/", 600)])
+        before = frontier.totals()
+        n = await window.save_snapshot(snap_file)
+        assert n and snap_file.exists()
+        await frontier.add_many([f"http://extra{i}.example.com/" for i in range(10)])
+        assert frontier.totals().waiting == before.waiting + 10
+        assert await window.load_snapshot(snap_file) == n
+        after = frontier.totals()
+        assert (after.waiting, after.hubs, after.hosts) == (
+            before.waiting,
+            before.hubs,
+            before.hosts,
+        )
+        await ticks(window)
+        assert window.hosts_model.rowCount() == before.hosts
+
+    run(aloop, scenario())
+
+
+def test_loading_a_corrupt_file_shows_an_error_and_changes_nothing(window, aloop, tmp_path):
+    frontier = window.session.frontier
+    bad = tmp_path / "bad.cgpool"
+    bad.write_bytes(gzip.compress(b'{"not": "a snapshot"}\n') + b"garbage")
+
+    async def scenario():
+        await frontier.add_many([f"http://h{i}.example.com/" for i in range(5)])
+        before = frontier.totals()
+        shown: list[str] = []
+
+        def ok(box):
+            shown.append(box.text() + "\n" + box.informativeText())
+            box.accept()
+
+        task = asyncio.ensure_future(window.load_snapshot(bad))
+        await with_dialog(QMessageBox, ok)
+        assert await task is None
+        assert "pool is unchanged" in shown[0]
+        assert frontier.totals() == before
+
+    run(aloop, scenario())
+
+
+def test_load_asks_before_stopping_a_running_crawl(window, aloop, tmp_path, monkeypatch):
+    crawler = window.session.crawler
+
+    async def scenario():
+        await crawler.add_seeds(["http://a.example.com/"])
+        n = await window.save_snapshot(tmp_path / "s.cgpool")
+        assert n
+        window.start()
+        task = asyncio.ensure_future(window.load_snapshot(tmp_path / "s.cgpool"))
+        await with_dialog(
+            QMessageBox, lambda b: b.button(QMessageBox.StandardButton.Cancel).click()
+        )
+        assert await task is None and crawler.state == CrawlState.RUNNING
+        task = asyncio.ensure_future(window.load_snapshot(tmp_path / "s.cgpool"))
+        await with_dialog(QMessageBox, lambda b: b.button(QMessageBox.StandardButton.Yes).click())
+        assert await task == n and crawler.state == CrawlState.STOPPED
+
+    run(aloop, scenario())
+
+
+def test_retry_and_hub_actions_reach_the_pool(window, aloop, monkeypatch):
+    calls = []
+    frontier = window.session.frontier
+
+    async def fake(name, url):
+        calls.append((name, url))
+        return True
+
+    monkeypatch.setattr(frontier, "retry_now", lambda u: fake("retry_now", u))
+    monkeypatch.setattr(frontier, "give_up", lambda u: fake("give_up", u))
+    monkeypatch.setattr(frontier, "refresh_hub", lambda u: fake("refresh_hub", u))
+
+    async def scenario():
+        await frontier.set_hubs([HubSpec("http://news.example.com/", 600)])
+        await wait_for(lambda: window.hubs_model.rowCount() == 1)
+        pane = window.hubs_pane
+        pane.view.selectRow(0)
+        menu = pane.build_menu(pane.proxy.index(0, 0))
+        labels = [a.text() for a in menu.actions()]
+        assert labels[:2] == ["Open in browser", "Copy URL"] and "Refresh now" in labels
+        [refresh] = [a for a in menu.actions() if a.text() == "Refresh now"]
+        refresh.trigger()
+        await window.retry_now("http://x.example.com/")
+        await window.give_up("http://x.example.com/")
+        await wait_for(lambda: len(calls) == 3)
+        assert ("refresh_hub", "http://news.example.com/") in calls
+
+    run(aloop, scenario())
+
+
+def test_open_in_browser_only_for_http_urls(window):
+    from crawler_gui.gui import fmt
+
+    assert fmt.web_url("https://news.sina.com.cn/a?b=1") is not None
+    for bad in ("javascript:alert(1)", "file:///etc/passwd", "ftp://a.example.com/", "x"):
+        assert fmt.web_url(bad) is None
+
+
+def test_open_pool_switches_session(window, aloop, tmp_path):
+    old = window.session
+
+    async def scenario():
+        assert await window.open_pool(tmp_path / "other")
+        assert old.closed and window.session is not old
+        await window.session.crawler.add_seeds(["http://z.example.com/"])
+        await wait_for(lambda: window.hosts_model.rowCount() == 1)
+        assert window.qsettings.value("pool/last") == str(tmp_path / "other")
+
+    run(aloop, scenario())
+
+
+def test_closing_mid_crawl_stops_everything_and_loses_nothing(window, aloop, tmp_path):
+    session = window.session
+    crawler = session.crawler
+    urls = [f"http://h{i}.example.com/p{j}" for i in range(4) for j in range(30)]
+
+    async def scenario():
+        await crawler.add_seeds(urls)
+        window.start()
+        await wait_for(lambda: len(crawler.fetched) >= 10)
+        window.close()  # asks for an orderly shutdown
+        await window.wait_closed()
+
+    run(aloop, scenario())
+    assert window.is_closed and not window.isVisible()
+    assert session.closed
+    assert_no_active_timers(window)
+    pool = LevelDBPool.open(tmp_path / "pool")
+    try:
+        t = pool.totals()
+        assert t.pending == 0
+        assert t.done == len(crawler.fetched)
+        assert t.done + t.waiting == len(urls)
+    finally:
+        run(aloop, pool.close())
+    assert window.qsettings.value("window/geometry") is not None
+
+
+def test_refreshes_never_overlap(window, aloop, monkeypatch):
+    frontier = window.session.frontier
+    real = frontier.snapshot
+    active = 0
+    peak = 0
+
+    async def slow(*a, **kw):
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        await asyncio.sleep(0.2)
+        active -= 1
+        return await real(*a, **kw)
+
+    monkeypatch.setattr(frontier, "snapshot", slow)
+
+    async def scenario():
+        await asyncio.sleep(0.6)
+        assert peak == 1 and window.skipped_ticks > 0
+
+    run(aloop, scenario())
+
+
+def test_error_dialog_helper_is_plain_text(aloop):
+    async def scenario():
+        task = asyncio.ensure_future(
+            dialogs.show_message(None, QMessageBox.Icon.Warning, "t", "<b>x</b>")
+        )
+        seen = []
+
+        def check(box):
+            seen.append(box.textFormat())
+            box.accept()
+
+        await with_dialog(QMessageBox, check)
+        await task
+        from PySide6.QtCore import Qt
+
+        assert seen == [Qt.TextFormat.PlainText]
+
+    run(aloop, scenario())
+
+
+def test_hubs_result_type():
+    assert HubsResult([], 10).hub_percent == 10

@@ -1,0 +1,140 @@
+"""The headless command line, run as a real process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from crawler_gui.core.leveldb_pool import LevelDBPool
+
+
+def cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "crawler_gui", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "crawl finished" in done.stderr
+    stats = cli("stats", str(pool))
+    assert stats.returncode == 0, stats.stderr
+    totals = json.loads(stats.stdout)
+    assert totals["done"] > 100 and totals["waiting"] == 0 and totals["pending"] == 0
+    out = tmp_path / "pages.jsonl"
+    exported = cli("export", str(pool), "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    records = [json.loads(line) for line in out.read_text("utf-8").splitlines()]
+    assert len(records) == totals["pages_stored"]
+    for key in ("url", "final_url", "status", "fetched_at", "depth", "encoding", "title"):
+        assert key in records[0]
+    assert any(r["encoding"] == "gb18030" for r in records)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["crawl"], "needs a POOL_DIR"),
+        (["crawl", "p", "--concurrency", "0"], "must be at least 1"),
+        (["crawl", "p", "--delay", "-1"], "must not be negative"),
+        (["stats"], "required"),
+        (["crawl", "p", "--frobnicate"], "unrecognized arguments"),
+    ],
+)
+def test_bad_arguments_exit_2_with_a_message(tmp_path: Path, args: list[str], message: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "crawler_gui", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert message in result.stderr
+
+
+def test_empty_pool_and_bad_hub_lines_are_refused(tmp_path: Path) -> None:
+    empty = cli("crawl", str(tmp_path / "p"))
+    assert empty.returncode == 2 and "nothing to crawl" in empty.stderr
+    hubs = tmp_path / "hubs.txt"
+    hubs.write_text(
+        "http://news.example.com/ 5m\nftp://bad.example.com/\nhttp://x.example.com/ soon\n"
+    )
+    bad = cli("crawl", str(tmp_path / "p"), "--hubs-file", str(hubs))
+    assert bad.returncode == 2
+    assert "hubs.txt:2: ftp://bad.example.com/: only http and https" in bad.stderr
+    assert "hubs.txt:3:" in bad.stderr and "nothing was started" in bad.stderr
+
+
+def test_pool_in_use_and_corrupt_pool_get_their_exit_codes(tmp_path: Path) -> None:
+    held = LevelDBPool.open(tmp_path / "busy")
+    try:
+        busy = cli("stats", str(tmp_path / "busy"))
+        assert busy.returncode == 3 and "already open" in busy.stderr
+    finally:
+        held.close_sync()
+    (tmp_path / "broken" / "frontier").mkdir(parents=True)
+    (tmp_path / "broken" / "frontier" / "CURRENT").write_text("garbage\n")
+    broken = cli("stats", str(tmp_path / "broken"))
+    assert broken.returncode == 4
+    assert "crawler-gui:" in broken.stderr and "Traceback" not in broken.stderr
+    foreign = cli("stats", str(tmp_path))
+    assert foreign.returncode == 2 and "not a crawler-gui pool" in foreign.stderr
+
+
+def test_ctrl_c_stops_gracefully_and_running_again_resumes(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "crawler_gui",
+            "crawl",
+            str(pool),
+            "--demo",
+            "--concurrency",
+            "2",
+            "--no-progress",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (pool / "pages").exists():
+            time.sleep(0.1)
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, err
+    assert "stopping: in-flight fetches finish" in err and "crawl stopped" in err
+    held = LevelDBPool.open(pool)
+    try:
+        totals = asyncio.run(held.snapshot()).totals
+    finally:
+        held.close_sync()
+    assert totals.pending == 0 and totals.done > 0 and totals.waiting > 0
+    # The same command again resumes where it stopped and finishes.
+    again = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress")
+    assert again.returncode == 0, again.stderr
+    after = json.loads(cli("stats", str(pool)).stdout)
+    assert after["waiting"] == 0 and after["done"] > totals.done
