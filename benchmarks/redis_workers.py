@@ -1,7 +1,16 @@
-"""Benchmark of the Redis pool: memory per URL and pop+set_status throughput for 1-3 workers.
+"""Benchmark of the Redis pool: memory per URL, pop+set_status throughput for 1-3 workers
+(the pool alone), and a real HTTP crawl by 1, 2 and 3 ``crawler-gui crawl redis://...`` worker
+processes of the latency-bound demo site.
 
 Starts its own redis-server on loopback (``--save "" --appendonly no``) in a temp folder.
-Usage: ``python benchmarks/redis_workers.py [--urls 200000] [--hosts 2000] [--work 30000]``.
+Usage: ``python benchmarks/redis_workers.py [--urls 200000] [--hosts 2000] [--work 30000]
+[--http-hosts 120] [--http-articles 20] [--latency 0.2] [--concurrency 16] [--skip-pool]``.
+
+HTTP part: the demo site (every page answers after ``--latency`` seconds) is served from this
+benchmark's own event loop on 127.0.0.x, so that its counters (``max_concurrent_by_host``,
+``fetch_counts``) can be read directly after each run; the workers are separate processes
+(``--until-idle --concurrency 16 --delay 0 --delay-factor 0 --allow-private
+--ignore-robots``), each with its own page store, over a fresh Redis pool per run.
 
 ``worker_loop`` is the worker: give it an async ``fetch(lease) -> FetchResult``; here it is a
 no-op (the pool alone), the crawl engine plugs its HTTP fetch in later.
@@ -19,6 +28,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -28,6 +38,10 @@ sys.path.insert(0, str(ROOT))
 from crawler_gui.core.frontier import AddRequest, Lease  # noqa: E402
 from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig  # noqa: E402
 from crawler_gui.core.redis_pool import RedisPool  # noqa: E402
+from crawler_gui.demo.site import DemoSite  # noqa: E402
+from crawler_gui.engine.session import CrawlSession  # noqa: E402
+from crawler_gui.engine.settings import CrawlMode, CrawlSettings  # noqa: E402
+from crawler_gui.engine.store import PageStore  # noqa: E402
 
 Fetch = Callable[[Lease], Awaitable[FetchResult]]
 CONFIG = PoolConfig(politeness=Politeness(min_delay=0.0, delay_factor=0.0))
@@ -148,11 +162,145 @@ async def _worker_main(url: str, worker: str) -> None:
     await pool.close()
 
 
+def pool_benchmark(url: str, tmp: Path, args: argparse.Namespace) -> None:
+    base = used_memory(url)
+    add_s = asyncio.run(seed(url, "mem", args.urls, args.hosts))
+    grown = used_memory(url) - base
+    print(
+        f"memory: {grown / 1e6:.1f} MB for {args.urls} waiting URLs over {args.hosts} "
+        f"hosts = {grown / args.urls:.0f} bytes per URL"
+    )
+    print(f"add_many: {args.urls / add_s:,.0f} URLs/s ({add_s:.1f} s)")
+    snap_s = asyncio.run(save_time(url, "mem", tmp / "mem.snapshot"))
+    print(f"save_snapshot of {args.urls} URLs: {snap_s:.2f} s")
+    for n in (1, 2, 3):
+        name = f"tp{n}"
+        asyncio.run(seed(url, name, args.work, args.hosts))
+        secs = run_workers(url, name, n)
+        print(
+            f"{n} worker process(es): {args.work} pop+set_status in {secs:.2f} s = "
+            f"{args.work / secs:,.0f} URLs/s (batch 50, no HTTP, process start included)"
+        )
+
+
+# ---- the HTTP part -------------------------------------------------------------------------------
+HTTP_SETTINGS = CrawlSettings(
+    min_delay=0.0,
+    delay_factor=0.0,
+    mode=CrawlMode.UNTIL_IDLE,
+    allow_private=True,
+    obey_robots=False,
+)
+
+
+async def http_run(
+    url: str, n: int, tmp: Path, *, hosts: int, articles: int, latency: float, concurrency: int
+) -> dict[str, Any]:
+    """One crawl of a fresh demo site by ``n`` worker processes over a fresh pool."""
+    async with DemoSite(hosts, articles, latency=latency, slow_share=0.0) as site:
+        pool_url = f"{url}?name=http{n}"
+        seeder = await CrawlSession.open(
+            pool_url, HTTP_SETTINGS, store_dir=tmp / f"seed{n}", worker="seeder"
+        )
+        try:
+            await seeder.crawler.add_seeds(site.seed_urls())
+        finally:
+            await seeder.close()
+        stores = [tmp / f"http{n}-w{i}" for i in range(n)]
+        t0 = time.perf_counter()
+        procs = [
+            await asyncio.create_subprocess_exec(
+                *(sys.executable, "-m", "crawler_gui", "crawl", pool_url, "--until-idle"),
+                *("--concurrency", str(concurrency), "--delay", "0", "--delay-factor", "0"),
+                *("--allow-private", "--ignore-robots", "--no-progress", "--retry-base", "0.2"),
+                *("--store-dir", str(store), "--worker", f"h{n}-{i}"),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            for i, store in enumerate(stores)
+        ]
+        codes = await asyncio.gather(*(p.wait() for p in procs))
+        wall = time.perf_counter() - t0
+        if any(codes):
+            raise SystemExit(f"a worker failed: exit codes {codes}")
+        finals: list[str] = []
+        times: list[float] = []
+        per_worker: list[int] = []
+        for store_dir in stores:
+            store = PageStore.open_in_pool(store_dir)
+            try:
+                records = list(store.iter_records())
+            finally:
+                store.close()
+            per_worker.append(len(records))
+            finals += [r.final_url for r in records]
+            times += [r.fetched_at for r in records]
+        expected = site.expected_urls()
+        # robots.txt is ignored here, so the pages under a "Disallow: /private/" are fetched too.
+        expected |= site.private_urls()
+        covered = set(finals) == expected and len(finals) == len(expected)
+        recovering = site.recovering_urls()
+        duplicates = sum(1 for u, c in site.fetch_counts.items() if c != 1 + recovering.get(u, 0))
+        span = max(times) - min(times)
+        return {
+            "pages": len(finals),
+            "wall": wall,
+            "span": span,
+            "pps_wall": len(finals) / wall,
+            "pps_span": len(finals) / span,
+            "max_per_host": max(site.max_concurrent_by_host.values()),
+            "covered": float(covered),
+            "duplicates": duplicates,
+            "requests": site.total_requests,
+            "per_worker": per_worker,
+        }
+
+
+def http_benchmark(url: str, tmp: Path, args: argparse.Namespace) -> None:
+    results: dict[int, dict[str, Any]] = {}
+    for n in (1, 2, 3):
+        r = asyncio.run(
+            http_run(
+                url,
+                n,
+                tmp,
+                hosts=args.http_hosts,
+                articles=args.http_articles,
+                latency=args.latency,
+                concurrency=args.concurrency,
+            )
+        )
+        results[n] = r
+        print(
+            f"HTTP, {n} worker process(es): {r['pages']:.0f} pages in {r['wall']:.1f} s = "
+            f"{r['pps_wall']:.1f} pages/s (process start and idle check included); "
+            f"{r['pps_span']:.1f} pages/s first to last "
+            f"fetch; per worker {r['per_worker']}; max connections per host "
+            f"{r['max_per_host']:.0f}; full coverage {bool(r['covered'])}; URLs fetched more "
+            f"than once {r['duplicates']:.0f}"
+        )
+    one, three = results[1], results[3]
+    print(
+        f"HTTP speedup 3 vs 1 worker: {three['pps_wall'] / one['pps_wall']:.2f}x wall clock, "
+        f"{three['pps_span'] / one['pps_span']:.2f}x first to last fetch (target >= 2.7x)"
+    )
+    if any(r["max_per_host"] != 1 for r in results.values()):
+        raise SystemExit("FAILED: two connections to one host at once")
+    if not all(r["covered"] for r in results.values()):
+        raise SystemExit("FAILED: a run did not store every expected page exactly once")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--urls", type=int, default=200_000)
     parser.add_argument("--hosts", type=int, default=2_000)
     parser.add_argument("--work", type=int, default=30_000, help="URLs per throughput run")
+    parser.add_argument("--http-hosts", type=int, default=120, help="demo site hosts")
+    parser.add_argument("--http-articles", type=int, default=20, help="articles per host")
+    parser.add_argument("--latency", type=float, default=0.2, help="seconds per page")
+    parser.add_argument("--concurrency", type=int, default=16, help="fetches per worker")
+    parser.add_argument("--skip-pool", action="store_true", help="only the HTTP part")
+    parser.add_argument("--skip-http", action="store_true", help="only the pool part")
     parser.add_argument("--worker", nargs=2, metavar=("URL", "ID"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -161,25 +309,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         proc, url = start_redis(Path(tmp))
         try:
-            base = used_memory(url)
-            add_s = asyncio.run(seed(url, "mem", args.urls, args.hosts))
-            grown = used_memory(url) - base
             print(f"redis-server: {url}")
-            print(
-                f"memory: {grown / 1e6:.1f} MB for {args.urls} waiting URLs over {args.hosts} "
-                f"hosts = {grown / args.urls:.0f} bytes per URL"
-            )
-            print(f"add_many: {args.urls / add_s:,.0f} URLs/s ({add_s:.1f} s)")
-            snap_s = asyncio.run(save_time(url, "mem", Path(tmp) / "mem.snapshot"))
-            print(f"save_snapshot of {args.urls} URLs: {snap_s:.2f} s")
-            for n in (1, 2, 3):
-                name = f"tp{n}"
-                asyncio.run(seed(url, name, args.work, args.hosts))
-                secs = run_workers(url, name, n)
-                print(
-                    f"{n} worker process(es): {args.work} pop+set_status in {secs:.2f} s = "
-                    f"{args.work / secs:,.0f} URLs/s (batch 50, no HTTP, process start included)"
-                )
+            if not args.skip_pool:
+                pool_benchmark(url, Path(tmp), args)
+            if not args.skip_http:
+                http_benchmark(url, Path(tmp), args)
         finally:
             proc.terminate()
             proc.wait()

@@ -133,6 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="minimum delay between two requests to one host (default 1)",
     )
+    crawl.add_argument(
+        "--delay-factor",
+        type=_non_negative,
+        default=2.0,
+        metavar="X",
+        help="also wait X times the last response time between two requests to one host "
+        "(default 2)",
+    )
     crawl.add_argument("--max-depth", type=_depth, metavar="N")
     crawl.add_argument(
         "--max-pages", type=_positive_int, metavar="N", help="stop after this many fetches"
@@ -220,6 +228,7 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     kw: dict[str, Any] = {
         "concurrency": args.concurrency,
         "min_delay": args.delay,
+        "delay_factor": args.delay_factor,
         "max_depth": args.max_depth,
         "max_pages": args.max_pages,
         # The demo finishes by itself; a real crawl refreshes its hubs until stopped.

@@ -138,3 +138,53 @@ def test_ctrl_c_stops_gracefully_and_running_again_resumes(tmp_path: Path) -> No
     assert again.returncode == 0, again.stderr
     after = json.loads(cli("stats", str(pool)).stdout)
     assert after["waiting"] == 0 and after["done"] > totals.done
+
+
+def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) -> None:
+    import gzip
+
+    from crawler_gui.engine.store import PageStore
+
+    pool = tmp_path / "pool"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "crawler_gui",
+            "crawl",
+            str(pool),
+            "--demo",
+            "--concurrency",
+            "24",
+            "--no-progress",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (pool / "pages").exists():
+            time.sleep(0.05)
+        time.sleep(2.0)
+        proc.kill()
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    held = LevelDBPool.open(pool)
+    try:
+        totals = asyncio.run(held.snapshot()).totals
+        asyncio.run(held.save_snapshot(tmp_path / "after.cgpool"))
+    finally:
+        held.close_sync()
+    assert totals.pending == 0 and totals.done > 0
+    done = set()
+    for line in gzip.decompress((tmp_path / "after.cgpool").read_bytes()).splitlines()[1:-1]:
+        rec = json.loads(line)
+        if rec["t"] == "url" and rec["state"] == "done":
+            done.add(rec["url"])
+    store = PageStore.open_in_pool(pool)
+    try:
+        stored = {r.url for r in store.iter_records()} | {r.final_url for r in store.iter_records()}
+    finally:
+        store.close()
+    assert done <= stored, sorted(done - stored)[:5]

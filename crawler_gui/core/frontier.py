@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from crawler_gui.core.policy import FetchResult
 
@@ -43,10 +43,9 @@ class AddReport:
         self.overflow += other.overflow
 
 
-@dataclass(frozen=True, slots=True)
-class Lease:
-    """A popped URL. The holder reports its result with ``set_status`` before ``expires``;
-    otherwise the pool puts it back."""
+class Lease(NamedTuple):
+    """A popped URL (a named tuple: cheap to make by the thousand). The holder reports its
+    result with ``set_status`` before ``expires``; otherwise the pool puts it back."""
 
     url: str
     host: str
@@ -65,8 +64,7 @@ class HubSpec:
     span: float
 
 
-@dataclass(frozen=True, slots=True)
-class HostRow:
+class HostRow(NamedTuple):
     host: str
     waiting: int
     in_flight: int
@@ -79,8 +77,7 @@ class HostRow:
     backoff_until: float  #: end of a 429/503 backoff (0 when none)
 
 
-@dataclass(frozen=True, slots=True)
-class PendingRow:
+class PendingRow(NamedTuple):
     url: str
     host: str
     depth: int
@@ -89,8 +86,7 @@ class PendingRow:
     expires: float
 
 
-@dataclass(frozen=True, slots=True)
-class RetryRow:
+class RetryRow(NamedTuple):
     url: str
     host: str
     depth: int
@@ -99,8 +95,7 @@ class RetryRow:
     next_try: float
 
 
-@dataclass(frozen=True, slots=True)
-class HubRow:
+class HubRow(NamedTuple):
     url: str
     host: str
     span: float

@@ -24,7 +24,7 @@ from bisect import insort
 from collections import Counter, deque
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import plyvel
 
@@ -55,6 +55,7 @@ from crawler_gui.errors import (
 )
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
 DB_DIRNAME = "frontier"
@@ -243,6 +244,9 @@ class _Retry:
 
 class LevelDBPool:
     """A durable URL pool in one directory. Implements the ``Frontier`` interface."""
+
+    #: ``is_known`` is an in-process lookup the engine may call on the event loop.
+    cheap_is_known = True
 
     def __init__(self, path: Path, db: Any, config: PoolConfig, clock: Clock) -> None:
         self.path = path
@@ -1040,22 +1044,10 @@ class LevelDBPool:
         return True
 
     def _find_hub(self, url: str) -> _Hub | None:
-        hub = self._hubs.get(url)
-        if hub is None:
-            try:
-                hub = self._hubs.get(canonicalize(url)[0])
-            except InvalidURLError:
-                return None
-        return hub
+        return _lookup(self._hubs, url)
 
     def _find_retry(self, url: str) -> _Retry | None:
-        r = self._retries.get(url)
-        if r is None:
-            try:
-                r = self._retries.get(canonicalize(url)[0])
-            except InvalidURLError:
-                return None
-        return r
+        return _lookup(self._retries, url)
 
     async def retry_now(self, url: str) -> bool:
         self._check_open()
@@ -1271,6 +1263,17 @@ class LevelDBPool:
 
 
 # ---- module helpers -----------------------------------------------------------------------------
+def _lookup(table: dict[str, _T], url: str) -> _T | None:
+    """``table[url]``, trying the canonical form of ``url`` too (users type URLs)."""
+    found = table.get(url)
+    if found is None:
+        try:
+            found = table.get(canonicalize(url)[0])
+        except InvalidURLError:
+            return None
+    return found
+
+
 def _open_db(path: Path) -> Any:
     try:
         return plyvel.DB(

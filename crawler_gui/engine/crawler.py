@@ -36,6 +36,8 @@ THREAD_PARSE_BYTES = 512 * 1024
 #: How many recently submitted link strings the engine remembers, so that the navigation links
 #: every page repeats are not canonicalized and looked up again and again.
 RECENT_LINKS = 200_000
+#: Results are committed to the pool in batches gathered over this many seconds.
+COMMIT_SECONDS = 0.02
 #: How often a worker on a shared pool reads the pool-wide pause flag.
 SHARED_POLL_SECONDS = 1.0
 
@@ -54,6 +56,10 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
         ),
         hub_span=settings.hub_span,
     )
+
+
+def _always_known(_url: str) -> bool:
+    return True
 
 
 def load_seed_domains(scope_file: Path) -> list[str]:
@@ -134,11 +140,18 @@ class Crawler:
         self._retired_fetchers: list[Fetcher] = []
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
         self._background: set[asyncio.Task[object]] = set()
+        self._results: list[tuple[str, FetchResult]] = []
+        self._results_ready = asyncio.Event()
         self._last_poll = 0.0
         self.last_error: str | None = None
         # A cheap "does the pool have it" check, where the backend has one (a local pool).
+        # (only where it is local and cheap: a Redis round trip would block the loop).
         is_known = getattr(frontier, "is_known", None)
-        self._known: Callable[[str], bool] | None = is_known if callable(is_known) else None
+        cheap = getattr(frontier, "cheap_is_known", False)
+        # Elsewhere every redirect is handed back to the pool, which de-duplicates its target.
+        self._known: Callable[[str], bool] = (
+            is_known if cheap and callable(is_known) else _always_known
+        )
         self.state_listeners: list[Callable[[CrawlState], None]] = []
 
     # ---- run control ---------------------------------------------------------------------------
@@ -167,23 +180,56 @@ class Crawler:
         self._stop_requested = False
         self._set_state(CrawlState.RUNNING)
         self._stats.start()
+        committer = asyncio.get_running_loop().create_task(self._committer(), name="results")
         try:
             await self.fetcher.start()
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
+            await self._stop_committer(committer)
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
             log.exception("the crawl stopped on an error")
             self.last_error = str(exc)
             await self._drain(cancel=True)
+            await self._stop_committer(committer)
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
-        await self._flush()
+        await self._stop_committer(committer)
         self._set_state(final)
         return final
+
+    # ---- results: pages on disk first, then their URLs done, in batches -------------------------
+    def _complete(self, url: str, result: FetchResult) -> None:
+        """A fetch is over. Its result reaches the pool with the next commit, after the page
+        records buffered so far are on disk: a crash never leaves a URL done without its page."""
+        self._results.append((url, result))
+        self._results_ready.set()
+
+    async def _committer(self) -> None:
+        while True:
+            await self._results_ready.wait()
+            await asyncio.sleep(COMMIT_SECONDS)  # let a batch gather
+            await self._commit()
+
+    async def _commit(self) -> None:
+        self._results_ready.clear()
+        if not self._results:
+            return
+        batch, self._results = self._results, []
+        if self.store is not None:
+            await self.store.flush()
+        await self.frontier.set_status_many(batch)
+        self._wake.set()  # hosts are free again
+
+    async def _stop_committer(self, committer: asyncio.Task[None]) -> None:
+        committer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await committer
+        await self._commit()
+        await self._flush()
 
     def pause(self) -> None:
         """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
@@ -283,6 +329,14 @@ class Crawler:
         self._hubs = [h for h in hubs if h.url not in refused]
         self._wake.set()
         return report
+
+    def refresh_scope(self, domains: Iterable[str]) -> None:
+        """Registered domains that joined the crawl elsewhere (another worker's seeds)."""
+        new = set(domains) - self.scope.seed_domains
+        if new:
+            self.scope.add_seeds(f"http://{d}/" for d in new)
+            self._recent.clear()  # links skipped as off-domain may be in scope now
+            log.info("%d seeded domain(s) joined the scope", len(new))
 
     def _save_scope(self) -> None:
         """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
@@ -429,7 +483,7 @@ class Crawler:
             if self.settings.obey_robots and not await self._robots_allow(lease):
                 result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
                 self._stats.record(None, ErrorKind.ROBOTS.value, 0, 0.0)
-                await self.frontier.set_status(url, result)
+                self._complete(url, result)
                 return
             outcome = await self.fetcher.fetch(url, hop_check=self._hop_check, known=self._known)
             result = outcome.to_result()
@@ -448,12 +502,12 @@ class Crawler:
             )
             if outcome.ok:
                 await self._handle_page(lease, outcome)
-            await self.frontier.set_status(url, result)
+            self._complete(url, result)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
             log.exception("while crawling %s", url)
-            await self.frontier.set_status(
+            self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )
 

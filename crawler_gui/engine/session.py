@@ -64,6 +64,17 @@ def is_pool_url(location: str | Path) -> bool:
     return isinstance(location, str) and location.strip().lower().startswith(REDIS_SCHEMES)
 
 
+def display_location(location: str | Path) -> str:
+    """A pool directory or a Redis URL as shown to people: a URL's password is hidden."""
+    if not is_pool_url(location):
+        return str(location)
+    try:
+        from crawler_gui.core.redis_pool import redact_url
+    except ImportError:  # pragma: no cover - without redis the URL cannot be opened anyway
+        return str(location).split("@", 1)[-1]
+    return redact_url(str(location).strip())
+
+
 def default_worker_id() -> str:
     """``hostname:pid``: unique among live processes, and a restarted worker never reuses the
     id of a live one (so reclaiming "its own" leases at open is safe)."""
@@ -113,10 +124,7 @@ class SharedScopeCrawler(Crawler):
         frontier.watch_scope(self._on_shared_scope)
 
     def _on_shared_scope(self, domains: set[str]) -> None:
-        new = domains - self.scope.seed_domains
-        if new:
-            self.scope.add_seeds(f"http://{d}/" for d in new)
-            log.info("%d seeded domain(s) shared by other workers joined the scope", len(new))
+        self.refresh_scope(domains)
 
     async def add_seeds(self, urls: Iterable[str]) -> AddReport:
         urls = [u.strip() for u in urls if u.strip()]
@@ -297,10 +305,10 @@ class CrawlSession:
         pool: RedisPool | None = None
         store: PageStore | None = None
         try:
-            await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
             pool = await open_redis_pool(
                 url, settings, worker=worker or url_worker or default_worker_id()
             )
+            await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
             store = await asyncio.to_thread(
                 PageStore.open_in_pool, root, store_bodies=settings.store_bodies
             )

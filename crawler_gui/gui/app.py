@@ -37,7 +37,7 @@ NO_DISPLAY_MESSAGE = (
     "crawler-gui: no display found (DISPLAY and WAYLAND_DISPLAY are not set, nor is "
     "QT_QPA_PLATFORM), so the window cannot open.\n"
     "To crawl without a window, run:\n"
-    "    crawler-gui crawl POOL_DIR\n"
+    "    crawler-gui crawl POOL_DIR   (or a Redis pool URL: crawler-gui crawl redis://...)\n"
 )
 
 _QT_LEVELS = {
@@ -108,40 +108,49 @@ async def open_and_show(
     settings: CrawlSettings | None = None,
     qsettings: QSettings | None = None,
 ) -> Any:
-    """Open the pool and show the main window; returns the window (or None on error)."""
-    from crawler_gui.engine.session import CrawlSession
+    """Open the pool and show the main window; returns the window (or None on error).
+
+    ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): the window then
+    joins that shared pool as one worker (pages in ``./crawler-gui-<name>``), shows the whole
+    pool, and its pause/resume reach every worker."""
+    from crawler_gui.engine.session import CrawlSession, display_location, is_pool_url
     from crawler_gui.gui import prefs
     from crawler_gui.gui.dialogs import show_message
     from crawler_gui.gui.mainwindow import MainWindow
 
     qs = qsettings if qsettings is not None else QSettings()
     settings = settings if settings is not None else prefs.load_settings(qs)
-    if pool_dir:
-        path = Path(pool_dir)
+    location: Path | str
+    if pool_dir and is_pool_url(str(pool_dir)):
+        location = str(pool_dir).strip()
+    elif pool_dir:
+        location = Path(pool_dir)
     elif demo:
-        path = prefs.default_pool_dir().with_name("demo-pool")
+        location = prefs.default_pool_dir().with_name("demo-pool")
     else:
-        path = prefs.last_pool(qs) or prefs.default_pool_dir()
+        location = prefs.last_pool(qs) or prefs.default_pool_dir()
     try:
-        await asyncio.to_thread(path.mkdir, parents=True, exist_ok=True)
-        session = await CrawlSession.open(path, settings, demo=demo)
+        if isinstance(location, Path):
+            await asyncio.to_thread(location.mkdir, parents=True, exist_ok=True)
+        session = await CrawlSession.open(location, settings, demo=demo)
     except (CrawlerGuiError, OSError) as exc:
-        log.error("cannot open the pool %s: %s", path, exc)
+        shown = display_location(location)
+        log.error("cannot open the pool %s: %s", shown, exc)
         await show_message(
             None,
             QMessageBox.Icon.Critical,
             "Crawler GUI",
-            f"The URL pool {path} could not be opened.",
+            f"The URL pool {shown} could not be opened.",
             detail=str(exc),
         )
         return None
 
-    async def reopen(p: Path, s: CrawlSettings) -> Any:
+    async def reopen(p: Path | str, s: CrawlSettings) -> Any:
         return await CrawlSession.open(p, s)
 
     window = MainWindow(session, qsettings=qs, open_session=reopen)
-    if not demo:
-        prefs.set_last_pool(qs, path)
+    if not demo and isinstance(location, Path):
+        prefs.set_last_pool(qs, location)
     window.show()
     window.start_refresh()
     if demo:

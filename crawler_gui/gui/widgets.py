@@ -51,7 +51,13 @@ from PySide6.QtWidgets import (
 
 from crawler_gui.core.frontier import PoolSnapshot
 from crawler_gui.gui import fmt
-from crawler_gui.gui.models import ProgressRole, SortRole, UrlRole
+from crawler_gui.gui.models import (
+    KeyedTableModel,
+    ProgressRole,
+    SearchRole,
+    SortRole,
+    UrlRole,
+)
 
 log = logging.getLogger(__name__)
 
@@ -85,14 +91,38 @@ class ProgressDelegate(QStyledItemDelegate):
 
 
 class FilterProxy(QSortFilterProxyModel):
-    """Case-insensitive substring filter over all columns; numbers sort as numbers."""
+    """Case-insensitive substring filter over all columns; numbers sort as numbers.
+
+    Over a ``KeyedTableModel`` (10,000 hosts and more) the proxy neither sorts nor reads every
+    cell: sorting is handed to the model (``KeyedTableModel.sort``, done in Python once per
+    tick) and the filter reads one cached ``SearchRole`` text per row. Sorting or filtering
+    here would call the model's ``data`` from C++ per comparison and per cell, every tick."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._keyed = False
         self.setSortRole(SortRole)
         self.setFilterKeyColumn(-1)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+
+    def setSourceModel(self, model: Any) -> None:
+        super().setSourceModel(model)
+        self._keyed = isinstance(model, KeyedTableModel)
+        if self._keyed:
+            self.setFilterKeyColumn(0)
+            self.setFilterRole(SearchRole)
+        else:
+            self.setFilterKeyColumn(-1)
+            self.setFilterRole(Qt.ItemDataRole.DisplayRole)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not self._keyed:
+            super().sort(column, order)
+            return
+        if self.sortColumn() != -1:
+            super().sort(-1, order)  # show the model's order as it is
+        self.sourceModel().sort(column, order)
 
 
 #: An extra context-menu action: (label, callback(url_or_key)).
