@@ -97,7 +97,9 @@ _QVAL = struct.Struct(">H")
 def _qval(url: str, attempts: int, referrer: str | None) -> bytes:
     """Queue value: attempts (u16), the URL, then NUL and the referrer if any."""
     head = _QVAL.pack(min(attempts, 65535)) + url.encode()
-    return head + b"\x00" + referrer.replace("\x00", "").encode() if referrer else head
+    if not referrer:
+        return head
+    return head + b"\x00" + referrer.replace("\x00", "").encode("utf-8", "backslashreplace")
 
 
 def _read_qval(raw: bytes) -> tuple[str, int, str | None]:
@@ -108,7 +110,7 @@ def _read_qval(raw: bytes) -> tuple[str, int, str | None]:
 
 def _urec(state: bytes, depth: int, attempts: int, seq: int, t: float, extra: str | None) -> bytes:
     rec = _UREC.pack(state, min(depth, 65535), min(attempts, 65535), seq, t)
-    return rec + extra.encode() if extra else rec
+    return rec + extra.encode("utf-8", "backslashreplace") if extra else rec
 
 
 def _read_urec(raw: bytes) -> tuple[bytes, int, int, int, float, str | None]:
@@ -254,6 +256,7 @@ class LevelDBPool:
         self.config = config
         self.clock = clock
         self._closed = False
+        self._loading = False
         self._hosts: dict[str, _Host] = {}
         self._ready: deque[_Host] = deque()
         self._sleep: list[tuple[float, str]] = []
@@ -438,6 +441,8 @@ class LevelDBPool:
     def _check_open(self) -> None:
         if self._closed:
             raise PoolClosedError("the pool is closed")
+        if self._loading:
+            raise PoolBusyError("a snapshot is being loaded into the pool; try again shortly")
 
     def _host(self, name: str) -> _Host:
         h = self._hosts.get(name)
@@ -549,17 +554,17 @@ class LevelDBPool:
             ukey = P_URL + url.encode()
             old = db_get(ukey)
             h = self._host(hostname)
-            if old is not None:
-                if not always or old[:1] == W:
-                    report.duplicate += 1
-                    continue
-                self._forget_state(wb, h, url, old[:1])
-            if cap is not None and h.waiting >= cap:
+            if old is not None and (not always or old[:1] == W):
+                report.duplicate += 1
+                continue
+            if cap is not None and h.waiting >= cap:  # before anything changes
                 self._overflow += 1
                 self._refused["host_full"] += 1
                 report.overflow += 1
                 report.refused.append((raw, "host_full"))
                 continue
+            if old is not None:
+                self._forget_state(wb, h, url, old[:1])
             batch[url] = None
             seq += 1
             qkey = _qkey(hostname, depth, seq)
@@ -690,7 +695,7 @@ class LevelDBPool:
             self._touch(h)
         for h in served:
             self._schedule(h, now)  # only if it may take more than one in flight
-        if out:
+        if out or dirty:
             self._write(wb)
         return out
 
@@ -1025,6 +1030,9 @@ class LevelDBPool:
                     heapq.heappush(self._hub_heap, (hub.due, url))
             wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
         wb.write()
+        # Drop the heap entries of removed hubs (and stale ones) at once.
+        self._hub_heap = [(h.due, u) for u, h in self._hubs.items() if not h.in_flight]
+        heapq.heapify(self._hub_heap)
         self._version += 1
         return report
 
@@ -1114,7 +1122,8 @@ class LevelDBPool:
         return self.snapshot_sync(since, retry_limit)
 
     def snapshot_sync(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot:
-        self._check_open()
+        if self._closed:  # readable during a snapshot load: it reads memory only
+            raise PoolClosedError("the pool is closed")
         now = self.clock.now()
         if since is None:
             hosts: Iterable[_Host] = self._hosts.values()
@@ -1179,13 +1188,29 @@ class LevelDBPool:
             times.append(now)
         if self._sleep:
             times.append(self._sleep[0][0])
-        if self._retry_heap:
-            times.append(self._retry_heap[0][0])
-        if self._lease_heap:
-            times.append(self._lease_heap[0][0])
-        for due, url in self._hub_heap[:1]:
+        retries, leases = self._retry_heap, self._lease_heap
+        while retries:  # drop stale tops: retried now, given up, re-queued
+            t, url = retries[0]
+            r = self._retries.get(url)
+            if r is not None and r.next_try == t:
+                times.append(t)
+                break
+            heapq.heappop(retries)
+        while leases:  # drop stale tops: leases that ended
+            t, url = leases[0]
+            entry = self._leases.get(url)
+            if entry is not None and entry[0].expires == t:
+                times.append(t)
+                break
+            heapq.heappop(leases)
+        heap = self._hub_heap
+        while heap:  # drop stale entries on top: removed, in flight, or re-scheduled hubs
+            due, url = heap[0]
             hub = self._hubs.get(url)
-            times.append(due if hub is not None else now)
+            if hub is not None and not hub.in_flight and hub.due == due:
+                times.append(due)
+                break
+            heapq.heappop(heap)
         return min(times) if times else None
 
     def url_state(self, url: str) -> str | None:
@@ -1232,17 +1257,22 @@ class LevelDBPool:
                 f"{len(self._leases)} URLs are in flight; stop the crawl before loading a snapshot"
             )
         staging = self.path / (DB_DIRNAME + ".loading")
-        count = await asyncio.to_thread(_build_staging, Path(path), staging)
-        # Swap the databases: quick renames on the loop thread, nothing else may run between.
-        self._db.close()
-        live = self.path / DB_DIRNAME
-        old = self.path / (DB_DIRNAME + ".old")
-        live.rename(old)
-        staging.rename(live)
-        shutil.rmtree(old, ignore_errors=True)
-        fresh = LevelDBPool.open(self.path, self.config, self.clock)
-        self.__dict__.update({k: v for k, v in fresh.__dict__.items()})
-        self._version += 1
+        self._loading = True  # until the swap is done, every other call gets PoolBusyError
+        try:
+            count = await asyncio.to_thread(_build_staging, Path(path), staging)
+            # Swap the databases with two renames; reopen and clean up off the loop thread.
+            self._db.close()
+            live = self.path / DB_DIRNAME
+            old = self.path / (DB_DIRNAME + ".old")
+            live.rename(old)
+            staging.rename(live)
+            fresh = await asyncio.to_thread(LevelDBPool.open, self.path, self.config, self.clock)
+            version = self._version
+            self.__dict__.update(fresh.__dict__)
+            self._version = version + 1
+            await asyncio.to_thread(shutil.rmtree, old, True)
+        finally:
+            self._loading = False
         log.info("loaded %d records from snapshot %s", count, path)
         return count
 
@@ -1384,6 +1414,7 @@ def _build_staging(src: Path, staging: Path) -> int:
         count = 0
         wb = db.write_batch()
         pending_ops = 0
+        in_batch: set[str] = set()  # URLs of the unwritten batch; earlier ones are in the db
         for rec in snapshot_file.read_snapshot(src):
             count += 1
             kind = rec["t"]
@@ -1399,7 +1430,11 @@ def _build_staging(src: Path, staging: Path) -> int:
                 extra = rec.get("target") if state == X else rec.get("referrer")
                 if extra is not None and not isinstance(extra, str):
                     raise SnapshotFormatError("a referrer or target is not text")
-                wb.put(P_URL + url.encode(), _urec(state, depth, attempts, seq, t, extra))
+                ukey = P_URL + url.encode()
+                if url in in_batch or db.get(ukey) is not None:
+                    raise SnapshotFormatError(f"the snapshot holds {url} twice")
+                in_batch.add(url)
+                wb.put(ukey, _urec(state, depth, attempts, seq, t, extra))
                 if state == W:
                     wb.put(_qkey(hostname, depth, seq), _qval(url, attempts, extra))
                     h.waiting += 1
@@ -1452,6 +1487,7 @@ def _build_staging(src: Path, staging: Path) -> int:
                 wb.write()
                 wb = db.write_batch()
                 pending_ops = 0
+                in_batch.clear()
         for h in hosts.values():
             wb.put(P_HOST + h.name.encode(), h.pack())
         wb.put(K_SEQ, _SEQ.pack(max_seq))

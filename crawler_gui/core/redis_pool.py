@@ -19,7 +19,7 @@ import math
 import os
 import socket
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -552,13 +552,25 @@ class RedisPool:
         report.added = int(await self._run("hubs", *args))
         if refused:
             client = await self._client()
-            for reason, n in refused.items():
-                await client.hincrby(self.prefix + "refused", reason, n)
+            with self._errors():
+                for reason, n in refused.items():
+                    await client.hincrby(self.prefix + "refused", reason, n)
         return report
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Plain Redis commands (outside the scripts) fail with a clear PoolError too."""
+        try:
+            yield
+        except redis.RedisError as exc:
+            raise PoolError(
+                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
+            ) from exc
 
     async def hubs(self) -> list[HubSpec]:
         client = await self._client()
-        raw = await client.hgetall(self.prefix + "hubs")
+        with self._errors():
+            raw = await client.hgetall(self.prefix + "hubs")
         return [HubSpec(str(url), float(str(rec).split("\t")[1])) for url, rec in raw.items()]
 
     async def _edit(self, op: str, a: str, b: str = "") -> bool:
@@ -594,7 +606,8 @@ class RedisPool:
         pipe = client.pipeline(transaction=True)
         pipe.hset(self.prefix + "meta", "paused", "1" if paused else "0")
         pipe.hincrby(self.prefix + "meta", "generation", 1)
-        _set, generation = await pipe.execute()
+        with self._errors():
+            _set, generation = await pipe.execute()
         return int(generation)
 
     async def paused(self) -> bool:
@@ -608,7 +621,8 @@ class RedisPool:
     async def control(self) -> tuple[bool, int]:
         """(paused, generation) in one round trip: what a worker polls."""
         client = await self._client()
-        paused, generation = await client.hmget(self.prefix + "meta", ["paused", "generation"])
+        with self._errors():
+            paused, generation = await client.hmget(self.prefix + "meta", ["paused", "generation"])
         return paused == "1", int(str(generation or 0))
 
     # ---- the shared crawl scope -----------------------------------------------------------
@@ -784,7 +798,8 @@ class RedisPool:
         then it is written under a staging prefix and swapped in by one script. On any error
         the pool is unchanged. Needs nothing in flight (PoolBusyError)."""
         client = await self._client()
-        busy = int(await client.hlen(self.prefix + "ldata"))
+        with self._errors():
+            busy = int(await client.hlen(self.prefix + "ldata"))
         if busy:
             raise PoolBusyError(
                 f"{busy} URLs are in flight; stop every worker before loading a snapshot"

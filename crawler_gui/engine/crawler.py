@@ -38,6 +38,8 @@ THREAD_PARSE_BYTES = 512 * 1024
 RECENT_LINKS = 200_000
 #: Results are committed to the pool in batches gathered over this many seconds.
 COMMIT_SECONDS = 0.02
+#: Consecutive failed commits (disk full, Redis gone) before the crawl stops as failed.
+COMMIT_ATTEMPTS = 5
 #: How often a worker on a shared pool reads the pool-wide pause flag.
 SHARED_POLL_SECONDS = 1.0
 
@@ -56,6 +58,11 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
         ),
         hub_span=settings.hub_span,
     )
+
+
+def _header_text(value: str) -> str:
+    """Header values arrive with raw non-UTF-8 bytes as lone surrogates: make them text."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _always_known(_url: str) -> bool:
@@ -142,6 +149,7 @@ class Crawler:
         self._background: set[asyncio.Task[object]] = set()
         self._results: list[tuple[str, FetchResult]] = []
         self._results_ready = asyncio.Event()
+        self._fatal: Exception | None = None  # set when results cannot be saved
         self._last_poll = 0.0
         self.last_error: str | None = None
         # A cheap "does the pool have it" check, where the backend has one (a local pool).
@@ -186,14 +194,17 @@ class Crawler:
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
-            await self._stop_committer(committer)
+            await self._stop_committer(committer, quiet=True)
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
             log.exception("the crawl stopped on an error")
             self.last_error = str(exc)
-            await self._drain(cancel=True)
-            await self._stop_committer(committer)
+            try:
+                await self._drain(cancel=True)
+            except Exception:
+                log.exception("unfinished fetches could not be given back to the pool")
+            await self._stop_committer(committer, quiet=True)
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
@@ -209,27 +220,50 @@ class Crawler:
         self._results_ready.set()
 
     async def _committer(self) -> None:
+        failures = 0
         while True:
             await self._results_ready.wait()
             await asyncio.sleep(COMMIT_SECONDS)  # let a batch gather
-            await self._commit()
+            try:
+                await self._commit()
+            except Exception as exc:
+                failures += 1
+                if failures >= COMMIT_ATTEMPTS:
+                    log.error("results cannot be saved (%s); stopping the crawl", exc)
+                    self._fatal = exc
+                    self._wake.set()
+                    return
+                log.warning("saving results failed (%s); trying again", exc)
+                self._results_ready.set()
+                await asyncio.sleep(min(5.0, 0.2 * 2**failures))
+            else:
+                failures = 0
 
     async def _commit(self) -> None:
         self._results_ready.clear()
         if not self._results:
             return
         batch, self._results = self._results, []
-        if self.store is not None:
-            await self.store.flush()
-        await self.frontier.set_status_many(batch)
+        try:
+            if self.store is not None:
+                await self.store.flush()
+            await self.frontier.set_status_many(batch)
+        except BaseException:
+            self._results = batch + self._results  # kept for the next try: nothing is lost
+            raise
         self._wake.set()  # hosts are free again
 
-    async def _stop_committer(self, committer: asyncio.Task[None]) -> None:
+    async def _stop_committer(self, committer: asyncio.Task[None], *, quiet: bool = False) -> None:
         committer.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await committer
-        await self._commit()
-        await self._flush()
+        try:
+            await self._commit()
+            await self._flush()
+        except Exception:
+            if not quiet:
+                raise
+            log.exception("results of the last fetches could not be saved")
 
     def pause(self) -> None:
         """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
@@ -295,6 +329,12 @@ class Crawler:
                 t.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+    async def close_fetchers(self) -> None:
+        """Close the HTTP session (and any left over from live settings changes)."""
+        for fetcher in [*self._retired_fetchers, self.fetcher]:
+            await fetcher.close()
+        self._retired_fetchers.clear()
 
     async def wait(self) -> CrawlState:
         if self._run_task is not None:
@@ -392,6 +432,8 @@ class Crawler:
     async def _dispatch(self) -> CrawlState:
         frontier = self.frontier
         while True:
+            if self._fatal is not None:
+                raise self._fatal
             if self._stop_requested:
                 return CrawlState.STOPPED
             await self._poll_shared_pause()
@@ -443,10 +485,10 @@ class Crawler:
         return all(hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
 
     async def _sleep_until_due(self) -> None:
+        self._wake.clear()  # before the await: a wake-up during it must not be lost
         due = await self.frontier.next_due()
         now = self.clock()
         timeout = 1.0 if due is None else min(1.0, max(0.005, due - now))
-        self._wake.clear()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout)
 
@@ -481,8 +523,15 @@ class Crawler:
         url = lease.url
         try:
             if self.settings.obey_robots and not await self._robots_allow(lease):
-                result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
-                self._stats.record(None, ErrorKind.ROBOTS.value, 0, 0.0)
+                if self.robots.unreachable(url):
+                    # robots.txt could not be fetched: a temporary refusal (RFC 9309), retried
+                    result = FetchResult(
+                        error=ErrorKind.CONNECT,
+                        message="robots.txt unreachable; trying again later",
+                    )
+                else:
+                    result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
+                self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
                 self._complete(url, result)
                 return
             outcome = await self.fetcher.fetch(url, hop_check=self._hop_check, known=self._known)
@@ -558,7 +607,7 @@ class Crawler:
             await self.warc.write_async(
                 outcome.final_url,
                 outcome.status or 0,
-                list((outcome.headers or {}).items()),
+                [(k, _header_text(v)) for k, v in (outcome.headers or {}).items()],
                 outcome.body,
                 self.clock(),
                 outcome.peer,

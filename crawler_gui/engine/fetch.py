@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 import aiohttp
 from aiohttp.client_proto import ResponseHandler
@@ -95,7 +95,12 @@ class FetchOutcome:
         """The pool's view. A 2xx (or other non-redirect) status spoiled by an error is reported
         as no status, so the error decides (retry a timeout, fail a too-large body)."""
         status = self.status
-        if self.error is not None and status is not None and not 300 <= status < 400:
+        if (
+            self.error is not None
+            and status is not None
+            and (not 300 <= status < 400 or self.error.retryable)
+        ):
+            # A spoiled 2xx, or a transient failure on a later redirect hop: the error decides.
             status = None
         return FetchResult(
             status=status,
@@ -135,6 +140,16 @@ def _host_key(url: str) -> tuple[str, str, int] | None:
     if scheme not in _DEFAULT_PORTS or not host:
         return None
     return scheme, host, port if port is not None else _DEFAULT_PORTS[scheme]
+
+
+def _clean_location(location: str) -> str:
+    """aiohttp decodes header bytes with ``surrogateescape``: a raw non-UTF-8 byte in a
+    Location header arrives as a lone surrogate. Percent-encode such bytes (and any other
+    non-ASCII) so the target is a plain ASCII URL."""
+    raw = location.strip().encode("utf-8", "surrogateescape")
+    if raw.isascii():
+        return raw.decode("ascii")
+    return quote(raw, safe="/:?#[]@!$&'()*+,;=%~")
 
 
 def _defrag(url: str) -> str:
@@ -306,6 +321,8 @@ class Fetcher:
 
         ``known(target)`` true for a redirect target hands it back as ``redirect_to`` instead of
         fetching it (the pool already has it: fetching it again would be a duplicate)."""
+        if self._session is None:
+            await self.start()  # a fetcher made by a live settings change starts on first use
         session = self.session
         out = FetchOutcome(url=url, final_url=url)
         started = time.perf_counter()
@@ -335,7 +352,7 @@ class Fetcher:
                 if status in _PERMANENT:
                     out.permanent_redirect = True
                 try:
-                    target = _defrag(urljoin(current, location.strip()))
+                    target = _defrag(urljoin(current, _clean_location(location)))
                 except ValueError:
                     target = ""
                 target_key = _host_key(target) if target else None

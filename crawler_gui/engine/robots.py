@@ -171,6 +171,12 @@ class RobotsCache:
         self._store(origin, entry)
         return entry
 
+    def unreachable(self, url: str) -> bool:
+        """True when the cached verdict for ``url``'s origin is "robots.txt could not be
+        fetched" (5xx, 429, network error): a temporary refusal, not a rule."""
+        entry = self._fresh(origin_of(url))
+        return entry is not None and entry.parser is None and not entry.allow_all
+
     def _entry_for(self, status: int | None, body: bytes) -> _Entry:
         now = self._clock()
         if status is not None and 200 <= status < 300:

@@ -26,7 +26,7 @@ import json
 import logging
 import os
 import socket
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -168,6 +168,13 @@ async def _start_demo_site(root: Path) -> DemoSite:
     root.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"port": site.port}), encoding="utf-8")
     return site
+
+
+def _async(fn: Callable[[], object]) -> Callable[[], Awaitable[object]]:
+    async def call() -> object:
+        return fn()
+
+    return call
 
 
 class CrawlSession:
@@ -357,17 +364,27 @@ class CrawlSession:
         if self._closed:
             return
         self._closed = True
-        with contextlib.suppress(Exception):
-            await self.crawler.stop()
-        await self.crawler.fetcher.close()
-        await self.crawler.robots.close()
-        await self.store.aclose()
+        steps: list[tuple[str, Callable[[], Awaitable[object]]]] = [
+            ("stop the crawl", self.crawler.stop),
+            ("close the HTTP session", self.crawler.close_fetchers),
+            ("close the robots cache", self.crawler.robots.close),
+            ("close the page store", self.store.aclose),
+        ]
         if self.warc is not None:
-            self.warc.close()
-        await self.frontier.close()
+            steps.append(("close the WARC file", _async(self.warc.close)))
+        steps.append(("close the pool", self.frontier.close))
         if self.demo_site is not None and self.owns_demo_site:
-            await self.demo_site.stop()
+            steps.append(("stop the demo site", self.demo_site.stop))
+        first_error: BaseException | None = None
+        for what, step in steps:  # each one runs even when an earlier one failed
+            try:
+                await step()
+            except Exception as exc:
+                log.exception("could not %s", what)
+                first_error = first_error or exc
         log.info("closed crawl in %s", self.display_name)
+        if first_error is not None:
+            raise first_error
 
     async def __aenter__(self) -> CrawlSession:
         return self

@@ -537,3 +537,28 @@ def test_release_puts_leases_back_in_place_without_an_attempt(harness: PoolHarne
     assert run(pool.release([lease.url, "http://not-leased.example.com/"])) == 1
     assert pool.url_attempts(lease.url) == 0
     assert drain(pool) == ["http://a.example.com/1", "http://a.example.com/2"]
+
+
+def test_always_on_a_full_host_changes_nothing(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(max_per_host=1))
+    run(pool.add_many(["http://a.example.com/1"]))
+    (lease,) = run(pool.pop(1, 0))
+    run(pool.set_status(lease.url, FetchResult(status=500)))  # now retrying
+    run(pool.add("http://a.example.com/2"))  # the host's one waiting place is taken
+    before = run(pool.snapshot()).totals
+    report = run(pool.add(lease.url, always=True))
+    assert report.overflow == 1 and report.added == 0
+    after = run(pool.snapshot())
+    assert (after.totals.retrying, after.totals.waiting) == (before.retrying, before.waiting)
+    assert [r.url for r in after.retrying] == [lease.url]
+
+
+def test_a_removed_hub_is_never_due(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.set_hubs([HubSpec("http://a.example.com/", 3600)]))
+    (lease,) = run(pool.pop(1, 100))
+    run(pool.set_status(lease.url, OK))
+    run(pool.set_hubs([]))
+    assert run(pool.next_due()) is None
+    harness.clock.advance(3600)
+    assert run(pool.pop(5, 100)) == []

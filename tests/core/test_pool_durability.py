@@ -15,7 +15,12 @@ import pytest
 
 from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
 from crawler_gui.core.policy import FetchResult
-from crawler_gui.errors import PoolCorruptError, PoolInUseError, PoolVersionError
+from crawler_gui.errors import (
+    PoolCorruptError,
+    PoolInUseError,
+    PoolVersionError,
+    SnapshotFormatError,
+)
 
 from .conftest import fast_config, run
 
@@ -150,3 +155,35 @@ def test_core_imports_no_qt_and_no_aiohttp() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     ).stdout.strip()
     assert out == ""
+
+
+def test_a_snapshot_naming_a_url_twice_is_refused(tmp_path: Path) -> None:
+    import gzip
+    import json
+
+    pool = LevelDBPool.open(tmp_path / "p")
+    try:
+        run(pool.add_many(["http://a.example.com/1", "http://b.example.com/1"]))
+        before = run(pool.snapshot()).totals
+        rec = {
+            "t": "url",
+            "url": "http://c.example.com/x",
+            "state": "waiting",
+            "depth": 0,
+            "attempts": 0,
+            "seq": 1,
+            "time": 0,
+        }
+        lines = [
+            {"format": "crawler-gui-pool-snapshot", "version": 1},
+            rec,
+            {**rec, "seq": 2},
+            {"t": "end", "records": 2},
+        ]
+        bad = tmp_path / "twice.cgpool"
+        bad.write_bytes(gzip.compress(b"\n".join(json.dumps(x).encode() for x in lines)))
+        with pytest.raises(SnapshotFormatError, match="twice"):
+            run(pool.load_snapshot(bad))
+        assert run(pool.snapshot()).totals == before
+    finally:
+        pool.close_sync()

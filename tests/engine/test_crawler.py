@@ -158,3 +158,57 @@ def _fields(settings: CrawlSettings) -> dict[str, Any]:
 
 def _robots(site: DemoSite) -> int:
     return sum(n for url, n in site.fetch_counts.items() if url.endswith("/robots.txt"))
+
+
+def test_unreachable_robots_txt_retries_pages_instead_of_failing_them(tmp_path: Path) -> None:
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    async def robots(_request: web.Request) -> web.Response:
+        return web.Response(status=503)
+
+    async def page(_request: web.Request) -> web.Response:
+        return web.Response(text="<title>x</title>", content_type="text/html")
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/robots.txt", robots)
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            settings = CrawlSettings(**{**_fields(FAST), "obey_robots": True, "max_pages": 1})
+            session = await CrawlSession.open(tmp_path / "pool", settings)
+            try:
+                await session.crawler.add_seeds([base + "/story.html"])
+                session.crawler.start()
+                await session.crawler.wait()
+                pool = session.frontier
+                assert pool.url_state(base + "/story.html") == "retrying"
+                (row,) = (await pool.snapshot()).retrying
+                assert "robots.txt unreachable" in row.last_error
+            finally:
+                await session.close()
+
+    run(main)
+
+
+def test_settings_changed_mid_crawl_take_effect_and_fetching_goes_on(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with DemoSite(hosts=4, articles_per_host=16) as site:
+            session = await open_demo(tmp_path, site)
+            crawler = session.crawler
+            try:
+                crawler.start()
+                while crawler.stats().pages < 5:
+                    await asyncio.sleep(0.01)
+                new = CrawlSettings(
+                    **{**_fields(FAST), "user_agent": "changed-agent/2.0", "concurrency": 3}
+                )
+                crawler.apply_settings(new)
+                assert await crawler.wait() is CrawlState.FINISHED
+                assert set(fetched_final_urls(session)) == site.expected_urls()
+                assert crawler.stats().error_counts.get("internal", 0) == 0
+            finally:
+                await session.close()
+
+    run(main)

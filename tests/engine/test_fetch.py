@@ -595,12 +595,62 @@ def test_peer_address_helper_reads_the_connected_ip() -> None:
     asyncio.run(main())
 
 
-def test_fetch_before_start_raises() -> None:
-    fetcher = Fetcher(fast_settings())
+def test_a_fetcher_starts_its_session_on_first_use() -> None:
+    """A fetcher made by a live settings change is used without an explicit start()."""
+
+    async def hello(_request: web.Request) -> web.Response:
+        return web.Response(text="<title>hi</title>", content_type="text/html")
 
     async def main() -> None:
-        with pytest.raises(RuntimeError):
-            await fetcher.fetch("http://127.0.0.1/")
+        app = web.Application()
+        app.router.add_get("/", hello)
+        async with serve(app) as base:
+            fetcher = Fetcher(fast_settings(allow_private=True))
+            try:
+                outcome = await fetcher.fetch(base + "/")
+            finally:
+                await fetcher.close()
+            assert outcome.ok and outcome.status == 200
+
+    asyncio.run(main())
+
+
+def test_non_utf8_bytes_in_a_location_header_are_percent_encoded() -> None:
+    """A raw 0xE9 byte in Location (a server in a legacy encoding) must not leak into URLs."""
+    requested: list[bytes] = []
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            path = head.split(b" ")[1]
+            requested.append(path)
+            if path == b"/":
+                writer.write(
+                    b"HTTP/1.1 302 Found\r\nLocation: /caf\xe9\r\nContent-Length: 0\r\n\r\n"
+                )
+            else:
+                body = b"<title>ok</title>"
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+                    b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+                )
+                await writer.drain()
+                writer.close()
+                return
+            await writer.drain()
+
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        try:
+            async with Fetcher(fast_settings(allow_private=True)) as fetcher:
+                outcome = await fetcher.fetch(f"http://127.0.0.1:{port}/")
+        finally:
+            server.close()
+            await server.wait_closed()
+        assert outcome.ok, outcome
+        assert outcome.final_url == f"http://127.0.0.1:{port}/caf%E9"
+        assert requested == [b"/", b"/caf%E9"]
 
     asyncio.run(main())
 

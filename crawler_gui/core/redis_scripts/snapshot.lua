@@ -17,7 +17,10 @@ for _, name in ipairs(names) do
     v[6] or '', v[7] or '0', v[8] or '0', v[9] or '0'}
 end
 local retrying = {}
-local r = redis.call('ZRANGE', K_RETRY, 0, LIMIT - 1, 'WITHSCORES')
+local r = {}
+if LIMIT > 0 then  -- ZRANGE 0 -1 would mean "all"
+  r = redis.call('ZRANGE', K_RETRY, 0, LIMIT - 1, 'WITHSCORES')
+end
 for j = 1, #r, 2 do
   local raw = redis.call('HGET', K_URL, r[j])
   local u = raw and urec(raw) or {depth = 0, att = 0}
