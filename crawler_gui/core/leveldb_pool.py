@@ -654,12 +654,16 @@ class LevelDBPool:
             self._ready.append(h)
         ready = self._ready
         served: list[_Host] = []
+        leases = self._leases
+        lease_heap = self._lease_heap
+        delete, put = wb.delete, wb.put
+        qsize = _QSUFFIX.size
         while ready and len(out) < count:
             h = ready.popleft()
             h.queued = False
             if h.waiting <= 0 or h.in_flight >= max_if:
                 continue
-            if h.allowed_at() > now:  # a hub fetch or a result moved it
+            if h.next_allowed > now or h.backoff_until > now:  # a hub or a result moved it
                 self._schedule(h, now)
                 continue
             if not h.buf:
@@ -673,23 +677,24 @@ class LevelDBPool:
                     dirty[h] = None
                     continue
             head = h.buf.pop(0)
-            suffix = head[: _QSUFFIX.size]
-            qval = head[_QSUFFIX.size :]
-            qkey = h.prefix + suffix
+            suffix = head[:qsize]
             h.cursor = suffix
-            url, attempts, ref = _read_qval(qval)
+            (attempts,) = _QVAL.unpack_from(head, qsize)
+            raw_url, sep, raw_ref = head[qsize + 2 :].partition(b"\x00")
+            url = raw_url.decode()
+            ref = raw_ref.decode() if sep else None
             depth, seq = _QSUFFIX.unpack(suffix)
-            wb.delete(qkey)
-            wb.put(P_LEASE + url.encode(), _LREC.pack(now, expires, depth, seq, 0))
+            delete(h.prefix + suffix)
+            put(P_LEASE + raw_url, _LREC.pack(now, expires, depth, seq, 0))
             h.waiting -= 1
-            self._t_waiting -= 1
             h.in_flight += 1
             lease = Lease(url, h.name, depth, False, now, expires, ref)
-            self._leases[url] = (lease, seq, attempts, ref)
-            heapq.heappush(self._lease_heap, (expires, url))
+            leases[url] = (lease, seq, attempts, ref)
+            heapq.heappush(lease_heap, (expires, url))
             out.append(lease)
             dirty[h] = None
             served.append(h)
+        self._t_waiting -= len(served)
         for h in dirty:
             wb.put(P_HOST + h.name.encode(), h.pack())
             self._touch(h)
@@ -1311,7 +1316,7 @@ def _open_db(path: Path) -> Any:
             create_if_missing=True,
             bloom_filter_bits=10,
             lru_cache_size=8 * 1024 * 1024,
-            write_buffer_size=4 * 1024 * 1024,
+            write_buffer_size=16 * 1024 * 1024,
             compression="snappy",
         )
     except plyvel.IOError as exc:
