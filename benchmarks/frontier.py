@@ -47,18 +47,17 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-_peak_anon = 0.0
+_peak = {"anon": 0.0}
 
 
 def sample_anon() -> None:
     """Track the peak of anonymous memory (RssAnon): the process's own allocations, without
     the file pages LevelDB maps to read its tables (RssFile, reclaimable page cache)."""
-    global _peak_anon
     try:
         with open("/proc/self/status") as f:
             for line in f:
                 if line.startswith("RssAnon:"):
-                    _peak_anon = max(_peak_anon, int(line.split()[1]) / 1024)
+                    _peak["anon"] = max(_peak["anon"], int(line.split()[1]) / 1024)
                     return
     except OSError:
         pass
@@ -106,7 +105,7 @@ def run_ours(n: int, hosts: int, where: Path) -> dict[str, Any]:
         return {"add": t_add, "reopen": t_reopen, "pop": t_pop, "set": t_set}
 
     t = asyncio.run(main())
-    return {**t, "peak_rss_mb": rss_mb(), "base_rss_mb": base_rss, "peak_anon_mb": _peak_anon}
+    return {**t, "peak_rss_mb": rss_mb(), "base_rss_mb": base_rss, "peak_anon_mb": _peak["anon"]}
 
 
 def run_seed(n: int, hosts: int, where: Path) -> dict[str, Any]:

@@ -36,8 +36,9 @@ THREAD_PARSE_BYTES = 512 * 1024
 #: How many recently submitted link strings the engine remembers, so that the navigation links
 #: every page repeats are not canonicalized and looked up again and again.
 RECENT_LINKS = 200_000
-#: Results are committed to the pool in batches gathered over this many seconds.
-COMMIT_SECONDS = 0.02
+#: Results are committed as soon as the previous commit is done: while one commit waits for the
+#: disk, the next batch gathers by itself. (A fixed gathering delay would keep hosts busy longer.)
+COMMIT_SECONDS = 0.0
 #: Consecutive failed commits (disk full, Redis gone) before the crawl stops as failed.
 COMMIT_ATTEMPTS = 5
 #: How often a worker on a shared pool reads the pool-wide pause flag.
