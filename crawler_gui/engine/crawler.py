@@ -151,6 +151,7 @@ class Crawler:
         self._results: list[tuple[str, FetchResult]] = []
         self._results_ready = asyncio.Event()
         self._fatal: Exception | None = None  # set when results cannot be saved
+        self._committer_stopping = False
         self._last_poll = 0.0
         self.last_error: str | None = None
         # A cheap "does the pool have it" check, where the backend has one (a local pool).
@@ -222,8 +223,10 @@ class Crawler:
 
     async def _committer(self) -> None:
         failures = 0
-        while True:
+        while not self._committer_stopping:
             await self._results_ready.wait()
+            if self._committer_stopping:
+                return  # the last batch is committed by _stop_committer
             await asyncio.sleep(COMMIT_SECONDS)  # let a batch gather
             try:
                 await self._commit()
@@ -255,9 +258,16 @@ class Crawler:
         self._wake.set()  # hosts are free again
 
     async def _stop_committer(self, committer: asyncio.Task[None], *, quiet: bool = False) -> None:
-        committer.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await committer
+        # Stopped by a flag, not by cancel(): a cancellation that lands inside a pool call can
+        # be swallowed by a client library (redis-py), leaving the task waiting forever.
+        self._committer_stopping = True
+        self._results_ready.set()
+        done, _pending = await asyncio.wait({committer}, timeout=30)
+        if not done:
+            log.warning("the results task did not stop; cancelling it")
+            committer.cancel()
+            await asyncio.wait({committer}, timeout=5)
+        self._committer_stopping = False
         try:
             await self._commit()
             await self._flush()
