@@ -175,9 +175,10 @@ class TickTimer:
 
 def new_qt_loop() -> tuple[Any, Any]:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    import qasync
     from PySide6.QtCore import QtMsgType, qInstallMessageHandler
     from PySide6.QtWidgets import QApplication
+
+    from crawler_gui.gui.loop import BatchingEventLoop
 
     def quiet(mode: Any, _ctx: Any, msg: str) -> None:  # the offscreen plugin's chatter
         if mode != QtMsgType.QtDebugMsg and "does not support" not in msg:
@@ -186,7 +187,7 @@ def new_qt_loop() -> tuple[Any, Any]:
     qInstallMessageHandler(quiet)
     app = QApplication.instance() or QApplication([sys.argv[0]])
     app.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(app)
+    loop = BatchingEventLoop(app)
     asyncio.set_event_loop(loop)
     return app, loop
 

@@ -166,7 +166,7 @@ def run_gui(
     if not display_available():
         print(NO_DISPLAY_MESSAGE, file=sys.stderr, end="")
         return 2
-    import qasync
+    from crawler_gui.gui.loop import BatchingEventLoop
 
     install_qt_message_handler()
     gui_logger = logging.getLogger("crawler_gui")
@@ -174,7 +174,7 @@ def run_gui(
         gui_logger.setLevel(logging.INFO)  # the Log pane shows INFO and above
     app = setup_application()
     install_translators(app)
-    loop = qasync.QEventLoop(app)
+    loop = BatchingEventLoop(app)
     asyncio.set_event_loop(loop)
 
     async def main() -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,11 @@ _ROW_FLAGS = (
 )
 
 
+#: A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS.
+RESORT_LARGE = 2000
+RESORT_SECONDS = 1.0
+
+
 @dataclass(frozen=True, slots=True)
 class Column:
     header: str
@@ -93,6 +99,8 @@ class KeyedTableModel(QAbstractTableModel):
     #: repaints all rows with one ranged ``dataChanged``.
     LIVE: ClassVar[bool] = False
     URL_FIELD: ClassVar[str | None] = "url"
+    #: The row fields the filter box searches; empty: every non-live column as displayed.
+    SEARCH_FIELDS: ClassVar[tuple[str, ...]] = ()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -107,6 +115,7 @@ class KeyedTableModel(QAbstractTableModel):
         self._next_seq = 0
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
+        self._last_resort = 0.0
 
     # -- subclass hooks -------------------------------------------------------------------
     def columns(self) -> tuple[Column, ...]:
@@ -163,8 +172,16 @@ class KeyedTableModel(QAbstractTableModel):
             return getattr(row, self.URL_FIELD, None) if self.URL_FIELD else None
         return None
 
+    def search_text_at(self, r: int) -> str:
+        """The filter's text for row number ``r`` ("" outside the table)."""
+        rows = self._rows
+        return self.search_text(rows[r]) if 0 <= r < len(rows) else ""
+
     def search_text(self, row: Any) -> str:
-        """The filter's text for ``row`` (cached until the row changes): its non-live columns."""
+        """The filter's text for ``row``: its ``SEARCH_FIELDS`` (names, URLs, statuses, errors:
+        what one types in a filter box), else its non-live columns (cached per row)."""
+        if self.SEARCH_FIELDS:
+            return "\n".join([str(getattr(row, f)) for f in self.SEARCH_FIELDS]).lower()
         k = self.key(row)
         hit = self._search.get(k)
         if hit is not None and hit[0] is row:
@@ -240,6 +257,17 @@ class KeyedTableModel(QAbstractTableModel):
             )
         return rows
 
+    def _resort_due(self) -> bool:
+        """Re-sort, but a big table at most once per ``RESORT_SECONDS``: re-sorting 10,000
+        rows (and the proxy re-mapping them) on every tick would stall the loop, and rows that
+        move less often are easier to click. Returns whether the layout changed."""
+        if len(self._rows) > RESORT_LARGE:
+            t = time.monotonic()
+            if t - self._last_resort < RESORT_SECONDS:
+                return False
+            self._last_resort = t
+        return self._resort()
+
     def _resort(self) -> bool:
         """Put the rows in the sort order; one ``layoutChanged`` if that moved any. Returns
         whether the layout changed."""
@@ -312,7 +340,7 @@ class KeyedTableModel(QAbstractTableModel):
                 self._next_seq += 1
                 self._rows.append(r)
             self.endInsertRows()
-        if sorted_now and not self._resort() and lo >= 0:
+        if sorted_now and not self._resort_due() and lo >= 0:
             # nothing moved: repaint the changed rows (a layout change repaints everything)
             self.dataChanged.emit(
                 self.index(lo, 0),
@@ -330,6 +358,8 @@ def _elapsed_progress(row: PendingRow, now: float) -> float | None:
 
 class HostsModel(KeyedTableModel):
     """One row per host; updated incrementally from ``snapshot(since=...)``."""
+
+    SEARCH_FIELDS = ("host", "last_status")
 
     URL_FIELD = None
 
@@ -382,6 +412,7 @@ class HostsModel(KeyedTableModel):
 
 
 class InFlightModel(KeyedTableModel):
+    SEARCH_FIELDS = ("url", "host")
     LIVE = True
 
     def columns(self) -> tuple[Column, ...]:
@@ -413,6 +444,7 @@ class InFlightModel(KeyedTableModel):
 
 
 class RetriesModel(KeyedTableModel):
+    SEARCH_FIELDS = ("url", "host", "last_error")
     LIVE = True
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -442,6 +474,7 @@ class RetriesModel(KeyedTableModel):
 
 
 class HubsModel(KeyedTableModel):
+    SEARCH_FIELDS = ("url", "host", "last_result")
     LIVE = True
 
     def columns(self) -> tuple[Column, ...]:

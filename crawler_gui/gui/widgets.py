@@ -114,7 +114,9 @@ class FilterProxy(QSortFilterProxyModel):
         super().setSourceModel(model)
         self._keyed = isinstance(model, KeyedTableModel)
         self._ticks = 0
+        self._needle = ""
         if self._keyed:
+            self._search_at = model.search_text_at
             self.setFilterKeyColumn(0)
             self.setFilterRole(SearchRole)
             # Inserted and removed rows are always filtered; changed values on a slower beat.
@@ -125,13 +127,35 @@ class FilterProxy(QSortFilterProxyModel):
             self.setFilterRole(Qt.ItemDataRole.DisplayRole)
             self.setDynamicSortFilter(True)
 
+    def set_filter_text(self, text: str) -> None:
+        """The filter box's text: a case-insensitive substring."""
+        if not self._keyed:
+            self.setFilterFixedString(text)
+            return
+        self._needle = text.strip().lower()
+        self._refilter()
+
+    def filterAcceptsRow(
+        self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
+    ) -> bool:
+        if not self._keyed:
+            return super().filterAcceptsRow(source_row, source_parent)
+        needle = self._needle
+        # The model's search text, read in Python: about five times cheaper than a data()
+        # call through Qt for each of 10,000 rows.
+        return not needle or needle in self._search_at(source_row)
+
+    def _refilter(self) -> None:
+        self.beginFilterChange()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
     def _source_changed(self, *_args: Any) -> None:
-        if not self.filterRegularExpression().pattern():
+        if not self._needle:
             return
         self._ticks += 1
         if self._ticks >= self.REFILTER_TICKS:
             self._ticks = 0
-            self.invalidateRowsFilter()
+            self._refilter()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         if not self._keyed:
@@ -170,7 +194,7 @@ class TablePane(QWidget):
         self.filter.setObjectName(f"{name}-filter")
         self.filter.setPlaceholderText(self.tr("Filter…"))
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.setFilterFixedString)
+        self.filter.textChanged.connect(self.proxy.set_filter_text)
         self.count_label = QLabel(self)
         self.count_label.setTextFormat(Qt.TextFormat.PlainText)
         self.top = QHBoxLayout()

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import qasync
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings, QStandardPaths, QTimer
 from PySide6.QtWidgets import QApplication
+
+from crawler_gui.gui.loop import BatchingEventLoop
 
 QStandardPaths.setTestModeEnabled(True)
 
@@ -36,7 +37,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def aloop(qapp: QApplication) -> Iterator[asyncio.AbstractEventLoop]:
     """A qasync loop around the test's QApplication; run coroutines with run_until_complete."""
     qapp.setQuitOnLastWindowClosed(False)
-    loop = qasync.QEventLoop(qapp)
+    loop = BatchingEventLoop(qapp)
     errors: list[dict[str, Any]] = []
     loop.set_exception_handler(lambda _loop, ctx: errors.append(ctx))
     asyncio.set_event_loop(loop)

@@ -207,3 +207,26 @@ def test_overview_and_chart(qtbot):
     w.update_from(snap, stats(pages_per_s_60s=0.0, pages_per_s_avg=0.0), "Paused")
     assert "no rate" in w.estimate.text()
     assert len(w.chart.series()) == 60
+
+
+@pytest.mark.gui
+def test_host_filter_matches_typed_text_and_follows_changes_on_its_beat(qtbot):
+    from crawler_gui.gui.widgets import FilterProxy, TablePane
+
+    model = HostsModel()
+    pane = TablePane(model, name="hosts")
+    qtbot.addWidget(pane)
+    model.update([host(f"news{i}.example.com", waiting=i) for i in range(50)], now=T0)
+    pane.filter.setText("NEWS1")  # case-insensitive substring of the row's text
+    assert pane.proxy.rowCount() == 11  # news1, news10..news19
+    pane.filter.setText("")
+    assert pane.proxy.rowCount() == 50
+    pane.filter.setText("last-status-xyz")
+    assert pane.proxy.rowCount() == 0
+    # A row whose values change starts matching after at most REFILTER_TICKS updates.
+    rows = [host(f"news{i}.example.com", waiting=i) for i in range(50)]
+    rows[3] = host("news3.example.com", waiting=3, last_status="last-status-xyz")
+    for _ in range(FilterProxy.REFILTER_TICKS):
+        model.update(rows, now=T0)
+        rows = [r._replace(done=r.done + 1) for r in rows]
+    assert pane.proxy.rowCount() == 1
