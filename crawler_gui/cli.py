@@ -432,36 +432,25 @@ def export_command(args: argparse.Namespace) -> int:
 
 
 async def stats_command(args: argparse.Namespace) -> int:
+    """The pool's totals as JSON; ``pages_stored`` from the local page store when there is one
+    (a Redis pool's workers each keep their own: give ``--store-dir``)."""
+    store_dir: Path | None
     if is_pool_url(args.pool_dir):
-        return await _redis_stats(args)
-    if args.store_dir:
-        raise ConfigError("--store-dir is for a Redis pool URL only")
-    pool_dir = _existing_pool(args.pool_dir)
-    pool = await LevelDBPool.open_async(pool_dir)
+        pool: Any = await open_redis_pool(args.pool_dir)
+        store_dir = _existing_store(args.store_dir) if args.store_dir else None
+    else:
+        if args.store_dir:
+            raise ConfigError("--store-dir is for a Redis pool URL only")
+        store_dir = _existing_pool(args.pool_dir)
+        pool = await LevelDBPool.open_async(store_dir)
     try:
         totals = asdict((await pool.snapshot(since=2**62, retry_limit=0)).totals)
+        if hasattr(pool, "paused"):
+            totals["paused"] = await pool.paused()
     finally:
         await pool.close()
-    store = PageStore.open_in_pool(pool_dir)
-    try:
-        totals["pages_stored"] = store.count()
-    finally:
-        store.close()
-    totals["refused"] = dict(totals["refused"])
-    print(json.dumps(totals, indent=2, sort_keys=True))
-    return 0
-
-
-async def _redis_stats(args: argparse.Namespace) -> int:
-    """The pool-wide totals of a Redis pool; ``pages_stored`` only with a local store."""
-    pool = await open_redis_pool(args.pool_dir)
-    try:
-        totals = asdict((await pool.snapshot(since=2**62, retry_limit=0)).totals)
-        totals["paused"] = await pool.paused()
-    finally:
-        await pool.close()
-    if args.store_dir:
-        store = PageStore.open_in_pool(_existing_store(args.store_dir))
+    if store_dir is not None:
+        store = PageStore.open_in_pool(store_dir)
         try:
             totals["pages_stored"] = store.count()
         finally:
