@@ -204,3 +204,42 @@ def test_a_killed_worker_s_leases_come_back(redis_server: str, tmp_path: Path) -
                     assert count == 1 + recovering.get(page, 0), (page, count)
 
     asyncio.run(asyncio.wait_for(main(), 58))
+
+
+def test_stats_of_a_redis_pool_from_the_command_line(redis_server: str) -> None:
+    import asyncio
+    import json
+    import subprocess
+    import sys
+
+    from crawler_gui.core.redis_pool import RedisPool
+
+    url = pool_url(redis_server)
+
+    async def fill() -> None:
+        pool = await RedisPool.open(url, worker="filler")
+        try:
+            await pool.add_many(["http://a.example.com/1", "http://b.example.com/2", "ftp://x/"])
+            await pool.set_paused(True)
+        finally:
+            await pool.close()
+
+    asyncio.run(fill())
+    out = subprocess.run(
+        [sys.executable, "-m", "crawler_gui", "stats", url],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    totals = json.loads(out.stdout)
+    assert totals["waiting"] == 2 and totals["paused"] is True and "pages_stored" not in totals
+    bad = subprocess.run(
+        [sys.executable, "-m", "crawler_gui", "stats", "redis://127.0.0.1:1/0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
