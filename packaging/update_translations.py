@@ -19,14 +19,23 @@ QM = TS.with_suffix(".qm")
 BIN = Path(sys.executable).parent
 
 ZH = {
+    "Open &Redis pool…": "打开 &Redis 网址池…",
+    "Join a shared URL pool on a Redis server": "加入 Redis 服务器上的共享网址池",
+    "Open Redis pool": "打开 Redis 网址池",
+    "Type a Redis pool URL.": "请输入 Redis 网址池的 URL。",
+    "Only redis:// and rediss:// URLs can be opened.": "只能打开 redis:// 和 rediss:// 网址。",
+    "The port is not a number (1-65535).": "端口不是 1 到 65535 之间的数字。",
+    "The URL has no host.": "该网址没有主机。",
+    "The database after the slash must be a number.": "斜杠后的数据库编号必须是数字。",
+    "The pool name may use letters, digits, _ . - only.": "网址池名称只能使用字母、数字和 _ . -。",
+    "Join a shared URL pool on a Redis server as one more worker. The window shows the whole "
+    "pool; Pause and Resume reach every worker.": "作为又一个工作进程加入 Redis 服务器上的共享网址池。"
+    "窗口显示整个网址池；暂停和继续会传达到每个工作进程。",
     "%1 (%2/s)": "%1（%2/秒）",
-    "%1 URLs known and not yet done; no rate to estimate from yet.":
-        "已知 %1 个网址尚未完成；暂无速率可供估算。",
+    "%1 URLs known and not yet done; no rate to estimate from yet.": "已知 %1 个网址尚未完成；暂无速率可供估算。",
     "%1 URLs to add.": "将添加 %1 个网址。",
-    "%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).":
-        "将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。",
-    "%1 hubs have a problem; fix or remove them. Row %2 (%3): %4":
-        "%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4",
+    "%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).": "将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。",
+    "%1 hubs have a problem; fix or remove them. Row %2 (%3): %4": "%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4",
     "%1 hubs.": "%1 个枢纽页。",
     "%1 lines were refused.": "%1 行被拒绝。",
     "%1 pages/s · %2 done · %3 waiting": "%1 页/秒 · 已完成 %2 · 等待 %3",
@@ -48,16 +57,14 @@ ZH = {
     "-%1": "-%1",
     "About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is "
     "a lower bound: pages keep adding new links, and politeness delays slow down hosts with "
-    "many waiting URLs.":
-        "按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来"
-        "新链接，礼貌延迟也会拖慢等待网址多的主机。",
+    "many waiting URLs.": "按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来"
+    "新链接，礼貌延迟也会拖慢等待网址多的主机。",
     "About Crawler GUI": "关于 Crawler GUI",
     "Add": "添加",
     "Add %1": "添加 %1 个",
     "Add seeds": "添加种子",
     "Also allow domains:": "额外允许的域名：",
-    "At most this share of each batch of fetches goes to hubs that are due":
-        "每批抓取中最多有这一比例用于到期的枢纽页",
+    "At most this share of each batch of fetches goes to hubs that are due": "每批抓取中最多有这一比例用于到期的枢纽页",
     "Attempts": "尝试次数",
     "Backoff until": "退避至",
     "Busiest first": "最忙的在前",
@@ -124,8 +131,7 @@ ZH = {
     "Load pool snapshot": "载入网址池快照",
     "Load snapshot": "载入快照",
     "Loaded %1 records from %2": "已从 %2 载入 %1 条记录",
-    "Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?":
-        "载入快照会替换整个网址池，抓取将先被停止。是否继续？",
+    "Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?": "载入快照会替换整个网址池，抓取将先被停止。是否继续？",
     "Log": "日志",
     "Maximum delay:": "最大延迟：",
     "Message": "消息",
@@ -136,11 +142,9 @@ ZH = {
     "No pool": "未打开网址池",
     "No pool open.": "未打开网址池。",
     "Nothing is waiting.": "没有等待的网址。",
-    "Nothing is waiting. Hubs will bring new links when they are refreshed.":
-        "没有等待的网址。枢纽页刷新时会带来新链接。",
+    "Nothing is waiting. Hubs will bring new links when they are refreshed.": "没有等待的网址。枢纽页刷新时会带来新链接。",
     "Obey robots.txt": "遵守 robots.txt",
-    "One URL per line, for example\nhttp://news.sina.com.cn/":
-        "每行一个网址，例如\nhttp://news.sina.com.cn/",
+    "One URL per line, for example\nhttp://news.sina.com.cn/": "每行一个网址，例如\nhttp://news.sina.com.cn/",
     "Open URL pool": "打开网址池",
     "Open in browser": "在浏览器中打开",
     "Open pool": "打开网址池",
@@ -193,8 +197,7 @@ ZH = {
     "Total timeout:": "总超时：",
     "Type or paste URLs above.": "请在上方输入或粘贴网址。",
     "URL": "网址",
-    "URLs (blank lines and lines starting with # are ignored):":
-        "网址（空行和以 # 开头的行会被忽略）：",
+    "URLs (blank lines and lines starting with # are ignored):": "网址（空行和以 # 开头的行会被忽略）：",
     "User agent:": "User-Agent：",
     "Waiting": "等待",
     "crawler-gui hubs: URL span": "crawler-gui 枢纽页：网址 间隔",
@@ -215,8 +218,15 @@ ZH = {
 
 def main() -> int:
     sources = sorted(str(p) for p in (ROOT / "crawler_gui" / "gui").glob("*.py"))
-    lupdate = [str(BIN / "pyside6-lupdate"), *sources, "-ts", str(TS), "-target-language",
-               "zh_CN", "-no-obsolete"]
+    lupdate = [
+        str(BIN / "pyside6-lupdate"),
+        *sources,
+        "-ts",
+        str(TS),
+        "-target-language",
+        "zh_CN",
+        "-no-obsolete",
+    ]
     subprocess.run(lupdate, check=True)  # noqa: S603 - the venv's own Qt tool
     tree = ET.parse(TS)  # noqa: S314 - our own file
     missing = 0
