@@ -212,3 +212,23 @@ def test_settings_changed_mid_crawl_take_effect_and_fetching_goes_on(tmp_path: P
                 await session.close()
 
     run(main)
+
+
+def test_start_again_after_stop_finishes_the_crawl(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with DemoSite(hosts=3, articles_per_host=12) as site:
+            session = await open_demo(tmp_path, site)
+            crawler = session.crawler
+            try:
+                crawler.start()
+                while crawler.stats().pages < 5:
+                    await asyncio.sleep(0.01)
+                await crawler.stop()
+                assert crawler.state is CrawlState.STOPPED
+                crawler.start()  # the same crawler, again
+                assert await crawler.wait() is CrawlState.FINISHED
+                assert set(fetched_final_urls(session)) == site.expected_urls()
+            finally:
+                await session.close()
+
+    run(main)
