@@ -492,9 +492,6 @@ class LevelDBPool:
             it.close()
         h.buf_complete = len(buf) >= h.waiting
 
-    def _write(self, wb: Any) -> None:
-        wb.write()
-
     # ---- adding -------------------------------------------------------------------------------
     async def add(
         self, url: str, depth: int = 0, referrer: str | None = None, *, always: bool = False
@@ -583,7 +580,7 @@ class LevelDBPool:
                 wb.put(P_HOST + h.name.encode(), h.pack())
                 self._touch(h)
                 self._schedule(h, now)
-        self._write(wb)
+        wb.write()
         return report
 
     def _forget_state(self, wb: Any, h: _Host, url: str, state: bytes) -> None:
@@ -701,7 +698,7 @@ class LevelDBPool:
         for h in served:
             self._schedule(h, now)  # only if it may take more than one in flight
         if out or dirty:
-            self._write(wb)
+            wb.write()
         return out
 
     def _reclaim_expired(self, now: float) -> int:

@@ -29,7 +29,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb_pool import LevelDBPool
@@ -149,6 +149,55 @@ def demo_settings(settings: CrawlSettings) -> CrawlSettings:
     )
 
 
+async def _assemble(
+    cls: type[CrawlSession],
+    location: Path | str,
+    root: Path,
+    settings: CrawlSettings,
+    pool: Any,
+    site: DemoSite | None,
+    owns_site: bool,
+    *,
+    shared_domains: Iterable[str] = (),
+    crawler_cls: type[Crawler] = Crawler,
+) -> CrawlSession:
+    """Everything of a crawl above its pool, for both kinds of pool: the page store and WARC
+    writer in ``root``, the scope (seeded domains from ``scope.json``, ``shared_domains`` and
+    the hubs), the crawler, and the demo site's seeds. Closes what it opened if it fails (the
+    caller closes the pool and the site)."""
+    store = await asyncio.to_thread(
+        PageStore.open_in_pool, root, store_bodies=settings.store_bodies
+    )
+    warc: WarcWriter | None = None
+    try:
+        warc = WarcWriter(settings.warc_dir) if settings.warc_dir else None
+        scope_file = root / SCOPE_FILE
+        scope = make_scope(
+            settings, sorted(set(shared_domains) | set(load_seed_domains(scope_file)))
+        )
+        scope.add_seeds(h.url for h in await list_hubs(pool))
+        crawler = crawler_cls(
+            pool,
+            settings,
+            fetcher=Fetcher(settings),
+            scope=scope,
+            store=store,
+            warc=warc,
+            scope_file=scope_file,
+        )
+        session = cls(location, settings, pool, crawler, store, warc, site)
+        session.owns_demo_site = owns_site and site is not None
+        if site is not None:
+            await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
+            await crawler.add_seeds(site.seed_urls())
+    except BaseException:
+        store.close()
+        if warc is not None:
+            warc.close()
+        raise
+    return session
+
+
 async def _start_demo_site(root: Path) -> DemoSite:
     """Start the demo site on the port this pool's demo used before, so that a demo crawl
     resumes against the same URLs; any free port the first time (or if that one is taken)."""
@@ -243,33 +292,10 @@ class CrawlSession:
         if site is not None:
             settings = demo_settings(settings)
         pool: LevelDBPool | None = None
-        store: PageStore | None = None
         try:
             pool = await LevelDBPool.open_async(root, pool_config(settings))
-            store = await asyncio.to_thread(
-                PageStore.open_in_pool, root, store_bodies=settings.store_bodies
-            )
-            warc = WarcWriter(settings.warc_dir) if settings.warc_dir else None
-            scope_file = root / SCOPE_FILE
-            scope = make_scope(settings, load_seed_domains(scope_file))
-            scope.add_seeds(h.url for h in await list_hubs(pool))
-            crawler = Crawler(
-                pool,
-                settings,
-                fetcher=Fetcher(settings),
-                scope=scope,
-                store=store,
-                warc=warc,
-                scope_file=scope_file,
-            )
-            session = cls(root, settings, pool, crawler, store, warc, site)
-            session.owns_demo_site = site is not None and demo_site is None
-            if site is not None:
-                await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
-                await crawler.add_seeds(site.seed_urls())
+            session = await _assemble(cls, root, root, settings, pool, site, demo_site is None)
         except BaseException:
-            if store is not None:
-                store.close()
             if pool is not None:
                 await pool.close()
             if site is not None and demo_site is None:
@@ -310,42 +336,29 @@ class CrawlSession:
         if site is not None:
             settings = demo_settings(settings)
         pool: RedisPool | None = None
-        store: PageStore | None = None
         try:
             pool = await open_redis_pool(
                 url, settings, worker=worker or url_worker or default_worker_id()
             )
             await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
-            store = await asyncio.to_thread(
-                PageStore.open_in_pool, root, store_bodies=settings.store_bodies
-            )
-            warc = WarcWriter(settings.warc_dir) if settings.warc_dir else None
-            scope_file = root / SCOPE_FILE
             shared = await pool.scope_domains()
-            scope = make_scope(settings, sorted(shared | set(load_seed_domains(scope_file))))
-            scope.add_seeds(h.url for h in await pool.hubs())
-            if not scope.seed_domains <= shared:
-                await pool.add_scope_domains(scope.seed_domains)
-            crawler = SharedScopeCrawler(
-                pool,
+            session = await _assemble(
+                cls,
+                url.strip(),
+                root,
                 settings,
-                fetcher=Fetcher(settings),
-                scope=scope,
-                store=store,
-                warc=warc,
-                scope_file=scope_file,
+                pool,
+                site,
+                demo_site is None,
+                shared_domains=shared,
+                crawler_cls=SharedScopeCrawler,
             )
-            session = cls(url.strip(), settings, pool, crawler, store, warc, site)
+            if not session.crawler.scope.seed_domains <= shared:
+                await pool.add_scope_domains(session.crawler.scope.seed_domains)
             session.store_dir = root
             session.display_name = redact_url(url.strip())
             session.worker = pool.worker
-            session.owns_demo_site = site is not None and demo_site is None
-            if site is not None:
-                await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
-                await crawler.add_seeds(site.seed_urls())
         except BaseException:
-            if store is not None:
-                store.close()
             if pool is not None:
                 await pool.close()
             if site is not None and demo_site is None:

@@ -146,21 +146,12 @@ def reason_text(reason: str) -> str:
 # -- add seeds ----------------------------------------------------------------------------
 
 
-class ValidationModel(QAbstractTableModel):
-    """One row per typed line: line number, the text, and "ok" or the refusal reason."""
+class _ThreeColumnModel(QAbstractTableModel):
+    """The plumbing of the dialogs' small tables: three columns over ``self._rows``, with
+    ``self._headers``; read-only rows unless a subclass says otherwise."""
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[tuple[int, str, str | None, str | None]] = []
-        self._headers = (self.tr("Line"), self.tr("URL"), self.tr("Check"))
-
-    def set_rows(self, rows: list[tuple[int, str, str | None, str | None]]) -> None:
-        self.beginResetModel()
-        self._rows = rows
-        self.endResetModel()
-
-    def rows(self) -> list[tuple[int, str, str | None, str | None]]:
-        return list(self._rows)
+    _rows: list[Any]
+    _headers: tuple[str, str, str]
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -187,6 +178,23 @@ class ValidationModel(QAbstractTableModel):
             | Qt.ItemFlag.ItemIsSelectable
             | Qt.ItemFlag.ItemNeverHasChildren
         )
+
+
+class ValidationModel(_ThreeColumnModel):
+    """One row per typed line: line number, the text, and "ok" or the refusal reason."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[tuple[int, str, str | None, str | None]] = []
+        self._headers = (self.tr("Line"), self.tr("URL"), self.tr("Check"))
+
+    def set_rows(self, rows: list[tuple[int, str, str | None, str | None]]) -> None:
+        self.beginResetModel()
+        self._rows = rows
+        self.endResetModel()
+
+    def rows(self) -> list[tuple[int, str, str | None, str | None]]:
+        return list(self._rows)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid() or index.parent().isValid():
@@ -356,7 +364,7 @@ class _HubEntry:
         self.url, self.reason = url, reason
 
 
-class HubListModel(QAbstractTableModel):
+class HubListModel(_ThreeColumnModel):
     """Editable list of hubs: URL and refresh span (minutes), plus each URL's check."""
 
     def __init__(self, parent: Any = None, default_span: float = 300.0) -> None:
@@ -401,32 +409,9 @@ class HubListModel(QAbstractTableModel):
                 out[e.url] = HubSpec(e.url, e.span)
         return list(out.values())
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else 3
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < 3
-        ):
-            return self._headers[section]
-        return None
-
     def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        f = (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemNeverHasChildren
-        )
-        if index.column() in (0, 1):
+        f = super().flags(index)
+        if index.isValid() and index.column() in (0, 1):
             f |= Qt.ItemFlag.ItemIsEditable
         return f
 

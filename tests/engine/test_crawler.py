@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,7 @@ def run(coro_fn: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 async def open_demo(tmp: Path, site: DemoSite, settings: CrawlSettings = FAST) -> CrawlSession:
-    session = await CrawlSession.open(tmp / "pool", settings, demo_site=site)
-    return session
+    return await CrawlSession.open(tmp / "pool", settings, demo_site=site)
 
 
 def fetched_final_urls(session: CrawlSession) -> list[str]:
@@ -38,54 +38,52 @@ def fetched_final_urls(session: CrawlSession) -> list[str]:
 
 def test_demo_site_crawled_until_idle_reaches_everything_exactly_once(tmp_path: Path) -> None:
     async def main() -> None:
-        async with DemoSite(hosts=6, articles_per_host=24) as site:
-            session = await open_demo(tmp_path, site)
-            try:
-                session.crawler.start()
-                assert await session.crawler.wait() is CrawlState.FINISHED
-                finals = fetched_final_urls(session)
-                expected = site.expected_urls()
-                assert set(finals) == expected
-                assert len(finals) == len(expected)  # each page stored once
-                # fetched once over the wire too, apart from the 500s that recover
-                recovering = site.recovering_urls()
-                for url, count in site.fetch_counts.items():
-                    assert count == 1 + recovering.get(url, 0), url
-                assert max(site.max_concurrent_by_host.values()) == 1
-                assert not (set(finals) & site.private_urls())  # robots.txt obeyed
-                totals = (await session.frontier.snapshot()).totals
-                assert totals.waiting == totals.pending == totals.retrying == 0
-                record = session.store.get(sorted(expected)[0])
-                assert record is not None and record.status == 200 and record.title
-                gbk = [r for r in session.store.iter_records() if r.encoding == "gb18030"]
-                assert gbk and all("\ufffd" not in r.title for r in gbk)
-            finally:
-                await session.close()
+        async with (
+            DemoSite(hosts=6, articles_per_host=24) as site,
+            await open_demo(tmp_path, site) as session,
+        ):
+            session.crawler.start()
+            assert await session.crawler.wait() is CrawlState.FINISHED
+            finals = fetched_final_urls(session)
+            expected = site.expected_urls()
+            assert set(finals) == expected
+            assert len(finals) == len(expected)  # each page stored once
+            # fetched once over the wire too, apart from the 500s that recover
+            recovering = site.recovering_urls()
+            for url, count in site.fetch_counts.items():
+                assert count == 1 + recovering.get(url, 0), url
+            assert max(site.max_concurrent_by_host.values()) == 1
+            assert not (set(finals) & site.private_urls())  # robots.txt obeyed
+            totals = (await session.frontier.snapshot()).totals
+            assert totals.waiting == totals.pending == totals.retrying == 0
+            record = session.store.get(sorted(expected)[0])
+            assert record is not None and record.status == 200 and record.title
+            gbk = [r for r in session.store.iter_records() if r.encoding == "gb18030"]
+            assert gbk and all("\ufffd" not in r.title for r in gbk)
 
     run(main)
 
 
 def test_pause_stops_new_fetches_and_resume_continues(tmp_path: Path) -> None:
     async def main() -> None:
-        async with DemoSite(hosts=4, articles_per_host=16) as site:
-            session = await open_demo(tmp_path, site)
+        async with (
+            DemoSite(hosts=4, articles_per_host=16) as site,
+            await open_demo(tmp_path, site) as session,
+        ):
             crawler = session.crawler
-            try:
-                crawler.start()
-                while crawler.stats().pages < 10:
-                    await asyncio.sleep(0.01)
-                crawler.pause()
-                assert crawler.state is CrawlState.PAUSED
-                while crawler.in_flight:
-                    await asyncio.sleep(0.01)
-                before = site.total_requests
-                await asyncio.sleep(0.5)
-                assert site.total_requests == before
-                crawler.resume()
-                assert await crawler.wait() is CrawlState.FINISHED
-                assert site.total_requests > before
-            finally:
-                await session.close()
+            crawler.start()
+            while crawler.stats().pages < 10:
+                await asyncio.sleep(0.01)
+            crawler.pause()
+            assert crawler.state is CrawlState.PAUSED
+            while crawler.in_flight:
+                await asyncio.sleep(0.01)
+            before = site.total_requests
+            await asyncio.sleep(0.5)
+            assert site.total_requests == before
+            crawler.resume()
+            assert await crawler.wait() is CrawlState.FINISHED
+            assert site.total_requests > before
 
     run(main)
 
@@ -93,8 +91,7 @@ def test_pause_stops_new_fetches_and_resume_continues(tmp_path: Path) -> None:
 def test_stop_at_once_puts_unfinished_urls_back_and_resume_completes(tmp_path: Path) -> None:
     async def main() -> None:
         async with DemoSite(hosts=4, articles_per_host=16, slow_share=0.5, slow_delay=5.0) as site:
-            session = await open_demo(tmp_path, site)
-            try:
+            async with await open_demo(tmp_path, site) as session:
                 session.crawler.start()
                 while session.crawler.in_flight < 2:
                     await asyncio.sleep(0.01)
@@ -103,17 +100,14 @@ def test_stop_at_once_puts_unfinished_urls_back_and_resume_completes(tmp_path: P
                 totals = (await session.frontier.snapshot()).totals
                 assert totals.pending == 0
                 assert totals.waiting > 0
-            finally:
-                await session.close()
             fast = DemoSite(hosts=4, articles_per_host=16, port=site.port, slow_share=0.0)
-        async with fast:
-            session = await CrawlSession.open(tmp_path / "pool", FAST, demo_site=None)
-            try:
-                session.crawler.start()
-                assert await session.crawler.wait() is CrawlState.FINISHED
-                assert set(fetched_final_urls(session)) == fast.expected_urls()
-            finally:
-                await session.close()
+        async with (
+            fast,
+            await CrawlSession.open(tmp_path / "pool", FAST, demo_site=None) as session,
+        ):
+            session.crawler.start()
+            assert await session.crawler.wait() is CrawlState.FINISHED
+            assert set(fetched_final_urls(session)) == fast.expected_urls()
 
     run(main)
 
@@ -121,14 +115,11 @@ def test_stop_at_once_puts_unfinished_urls_back_and_resume_completes(tmp_path: P
 def test_max_pages_stops_the_crawl(tmp_path: Path) -> None:
     async def main() -> None:
         async with DemoSite(hosts=3, articles_per_host=12) as site:
-            settings = CrawlSettings(**{**_fields(FAST), "max_pages": 7})
-            session = await open_demo(tmp_path, site, settings)
-            try:
+            settings = replace(FAST, max_pages=7)
+            async with await open_demo(tmp_path, site, settings) as session:
                 session.crawler.start()
                 assert await session.crawler.wait() is CrawlState.STOPPED
                 assert site.total_requests - _robots(site) == 7
-            finally:
-                await session.close()
 
     run(main)
 
@@ -136,9 +127,8 @@ def test_max_pages_stops_the_crawl(tmp_path: Path) -> None:
 def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
     async def main() -> None:
         async with DemoSite(hosts=2, articles_per_host=8) as site:
-            settings = CrawlSettings(**{**_fields(FAST), "mode": CrawlMode.CONTINUOUS})
-            session = await open_demo(tmp_path, site, settings)
-            try:
+            settings = replace(FAST, mode=CrawlMode.CONTINUOUS)
+            async with await open_demo(tmp_path, site, settings) as session:
                 hub = site.hub_urls()[0]
                 await session.crawler.set_hubs([HubSpec(hub, 0.3)])
                 session.crawler.start()
@@ -146,14 +136,8 @@ def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
                 await session.crawler.stop()
                 refreshes = [r for r in session.store.iter_records() if r.url == hub]
                 assert len(refreshes) >= 3
-            finally:
-                await session.close()
 
     run(main)
-
-
-def _fields(settings: CrawlSettings) -> dict[str, Any]:
-    return {name: getattr(settings, name) for name in settings.__dataclass_fields__}
 
 
 def _robots(site: DemoSite) -> int:
@@ -176,9 +160,8 @@ def test_unreachable_robots_txt_retries_pages_instead_of_failing_them(tmp_path: 
         app.router.add_get("/robots.txt", robots)
         app.router.add_get("/{tail:.*}", page)
         async with serve(app) as base:
-            settings = CrawlSettings(**{**_fields(FAST), "obey_robots": True, "max_pages": 1})
-            session = await CrawlSession.open(tmp_path / "pool", settings)
-            try:
+            settings = replace(FAST, obey_robots=True, max_pages=1)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
                 await session.crawler.add_seeds([base + "/story.html"])
                 session.crawler.start()
                 await session.crawler.wait()
@@ -186,49 +169,44 @@ def test_unreachable_robots_txt_retries_pages_instead_of_failing_them(tmp_path: 
                 assert pool.url_state(base + "/story.html") == "retrying"
                 (row,) = (await pool.snapshot()).retrying
                 assert "robots.txt unreachable" in row.last_error
-            finally:
-                await session.close()
 
     run(main)
 
 
-def test_settings_changed_mid_crawl_take_effect_and_fetching_goes_on(tmp_path: Path) -> None:
+def test_settings_changed_mid_crawl_keep_the_crawl_going(tmp_path: Path) -> None:
     async def main() -> None:
-        async with DemoSite(hosts=4, articles_per_host=16) as site:
-            session = await open_demo(tmp_path, site)
+        async with (
+            DemoSite(hosts=4, articles_per_host=16) as site,
+            await open_demo(tmp_path, site) as session,
+        ):
             crawler = session.crawler
-            try:
-                crawler.start()
-                while crawler.stats().pages < 5:
-                    await asyncio.sleep(0.01)
-                new = CrawlSettings(
-                    **{**_fields(FAST), "user_agent": "changed-agent/2.0", "concurrency": 3}
-                )
-                crawler.apply_settings(new)
-                assert await crawler.wait() is CrawlState.FINISHED
-                assert set(fetched_final_urls(session)) == site.expected_urls()
-                assert crawler.stats().error_counts.get("internal", 0) == 0
-            finally:
-                await session.close()
+            crawler.start()
+            while crawler.stats().pages < 5:
+                await asyncio.sleep(0.01)
+            new = replace(FAST, user_agent="changed-agent/2.0", concurrency=3)
+            crawler.apply_settings(new)
+            assert await crawler.wait() is CrawlState.FINISHED
+            assert set(fetched_final_urls(session)) == site.expected_urls()
+            assert crawler.stats().error_counts.get("internal", 0) == 0
+            assert crawler.fetcher.settings.user_agent == "changed-agent/2.0"
 
     run(main)
 
 
 def test_start_again_after_stop_finishes_the_crawl(tmp_path: Path) -> None:
     async def main() -> None:
-        async with DemoSite(hosts=3, articles_per_host=12) as site:
-            session = await open_demo(tmp_path, site)
+        async with (
+            DemoSite(hosts=3, articles_per_host=12) as site,
+            await open_demo(tmp_path, site) as session,
+        ):
             crawler = session.crawler
-            try:
-                crawler.start()
-                while crawler.stats().pages < 5:
-                    await asyncio.sleep(0.01)
-                await crawler.stop()
-                assert crawler.state is CrawlState.STOPPED
-                crawler.start()  # the same crawler, again
-                assert await crawler.wait() is CrawlState.FINISHED
-                assert set(fetched_final_urls(session)) == site.expected_urls()
-            finally:
-                await session.close()
+            crawler.start()
+            while crawler.stats().pages < 5:
+                await asyncio.sleep(0.01)
+            await crawler.stop()
+            assert crawler.state is CrawlState.STOPPED
+            crawler.start()  # the same crawler, again
+            assert await crawler.wait() is CrawlState.FINISHED
+            assert set(fetched_final_urls(session)) == site.expected_urls()
 
     run(main)
