@@ -8,6 +8,8 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -21,52 +23,139 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _redis_exe(name: str = "redis-server") -> str:
+    exe = shutil.which(name)
+    if exe is None:
+        pytest.fail(f"{name} is not installed; install it (apt-get install redis-server)")
+    return exe
+
+
+def _ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
+            conn.sendall(b"PING\r\n")
+            return conn.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+class _RedisProcs:
+    """redis-server processes on loopback, no persistence; stopped by ``stop()``."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = where
+        self.procs: list[tuple[subprocess.Popen[bytes], IO[bytes]]] = []
+
+    def start(self, *extra: str, bus: bool = False) -> int:
+        """Start one server on a free port (and, with ``bus``, a free port + 10000 for the
+        Cluster bus); returns the port."""
+        exe = _redis_exe()
+        for _attempt in range(10):
+            port = _free_port()
+            if bus and (port + 10000 > 65535 or not _port_free(port + 10000)):
+                continue
+            home = self.where / str(port)
+            home.mkdir()
+            log = open(home / "redis.log", "wb")  # noqa: SIM115 - closed by stop()
+            proc = subprocess.Popen(
+                [
+                    *(exe, "--bind", "127.0.0.1", "--port", str(port)),
+                    *("--save", "", "--appendonly", "no", "--dir", str(home)),
+                    *("--daemonize", "no", *extra),
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline and proc.poll() is None:
+                if _ping(port):
+                    self.procs.append((proc, log))
+                    return port
+                time.sleep(0.05)
+            proc.kill()
+            proc.wait()
+            log.close()
+        pytest.fail(f"redis-server did not start; see the logs in {self.where}")
+
+    def stop(self) -> None:
+        for proc, _log in self.procs:
+            proc.terminate()
+        for proc, log in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            log.close()
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A private redis-server on loopback for the whole session; yields ``redis://host:port/0``.
 
     Fails (never skips) when redis-server is not installed: the Redis backend is part of the
     contract (.ci/run installs it; locally: ``apt-get install redis-server``)."""
-    exe = shutil.which("redis-server")
-    if exe is None:
-        pytest.fail("redis-server is not installed; install it (apt-get install redis-server)")
-    where = tmp_path_factory.mktemp("redis")
-    for _attempt in range(5):
-        port = _free_port()
-        log = open(where / f"redis-{port}.log", "wb")  # noqa: SIM115 - closed below
-        proc = subprocess.Popen(
-            [
-                *(exe, "--bind", "127.0.0.1", "--port", str(port)),
-                *("--save", "", "--appendonly", "no", "--dir", str(where), "--daemonize", "no"),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 10
-        up = False
-        while time.monotonic() < deadline and proc.poll() is None:
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
-                    conn.sendall(b"PING\r\n")
-                    if conn.recv(16).startswith(b"+PONG"):
-                        up = True
-                        break
-            except OSError:
-                time.sleep(0.05)
-        if up:
-            break
-        proc.kill()
-        proc.wait()
-        log.close()
-    else:
-        pytest.fail(f"redis-server did not start; see the logs in {where}")
+    procs = _RedisProcs(tmp_path_factory.mktemp("redis"))
     try:
+        port = procs.start()
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        procs.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private three-primary Redis Cluster on loopback; yields the URL of one node.
+
+    Built with ``redis-cli --cluster create`` (Debian's redis-tools, which redis-server
+    depends on); fails, never skips, when it cannot be started."""
+    procs = _RedisProcs(tmp_path_factory.mktemp("redis-cluster"))
+    try:
+        ports = [
+            procs.start(
+                *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+                *("--cluster-node-timeout", "5000"),
+                bus=True,
+            )
+            for _ in range(3)
+        ]
+        made = subprocess.run(
+            [
+                *(_redis_exe("redis-cli"), "--cluster", "create"),
+                *(f"127.0.0.1:{p}" for p in ports),
+                *("--cluster-replicas", "0", "--cluster-yes"),
+            ],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+        if made.returncode != 0:
+            pytest.fail(f"redis-cli --cluster create failed: {made.stdout!r} {made.stderr!r}")
+        deadline = time.monotonic() + 30
+        while True:  # every node must agree that all slots are served
+            states = [
+                subprocess.run(
+                    [_redis_exe("redis-cli"), "-p", str(p), "cluster", "info"],
+                    capture_output=True,
+                    timeout=10,
+                    check=False,
+                ).stdout
+                for p in ports
+            ]
+            if all(b"cluster_state:ok" in s for s in states):
+                break
+            if time.monotonic() > deadline:
+                pytest.fail(f"the Redis Cluster did not come up: {states!r}")
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{ports[0]}/0"
+    finally:
+        procs.stop()

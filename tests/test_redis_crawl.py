@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import redis
+import redis.cluster
 
 from crawler_gui.core.redis_pool import RedisPool
 from crawler_gui.demo.site import DemoSite
@@ -33,6 +34,14 @@ SETTINGS = CrawlSettings(
     allow_private=True,
 )
 WORKERS = 3
+
+
+@pytest.fixture(params=["server", "cluster"])
+def any_redis(request: pytest.FixtureRequest) -> str:
+    """The session's single redis-server, then its three-primary Redis Cluster."""
+    return str(
+        request.getfixturevalue("redis_cluster" if request.param == "cluster" else "redis_server")
+    )
 
 
 def pool_url(server: str) -> str:
@@ -103,10 +112,10 @@ def check_fetch_counts(site: DemoSite) -> None:
             assert count == 1 + recovering.get(url, 0), (url, count)
 
 
-def test_three_worker_processes_share_one_pool(redis_server: str, tmp_path: Path) -> None:
+def test_three_worker_processes_share_one_pool(any_redis: str, tmp_path: Path) -> None:
     async def main() -> None:
         async with DemoSite(hosts=8, articles_per_host=24) as site:
-            url = pool_url(redis_server)
+            url = pool_url(any_redis)
             await seed_pool(url, site, tmp_path / "seeder")
             started = [await start_worker(url, i, tmp_path) for i in range(WORKERS)]
             codes = await wait_all([p for p, _ in started], 50)
@@ -134,26 +143,30 @@ def test_three_worker_processes_share_one_pool(redis_server: str, tmp_path: Path
     asyncio.run(asyncio.wait_for(main(), 58))
 
 
-def test_a_killed_worker_s_leases_come_back(redis_server: str, tmp_path: Path) -> None:
+def test_a_killed_worker_s_leases_come_back(any_redis: str, tmp_path: Path) -> None:
     lease = 2.0
 
     async def main() -> None:
         # Some latency, so that the killed worker certainly has fetches in flight.
         async with DemoSite(hosts=8, articles_per_host=16, latency=0.05) as site:
-            url = pool_url(redis_server)
+            url = pool_url(any_redis)
             await seed_pool(url, site, tmp_path / "seeder")
             extra = ("--lease", str(lease))
             started = [await start_worker(url, i, tmp_path, *extra) for i in range(WORKERS)]
             victim, _victim_store = started[0]
             pool = await RedisPool.open(url, pool_config(SETTINGS), worker="checker")
             try:
-                prefix = pool.prefix
-                client = redis.Redis.from_url(redis_server, decode_responses=True)
+                kind = redis.cluster.RedisCluster if pool.cluster else redis.Redis
+                client = kind.from_url(any_redis, decode_responses=True)
                 try:
 
                     def victim_leases() -> list[str]:
-                        data = client.hgetall(prefix + "ldata")
-                        return [u for u, rec in data.items() if rec.rsplit("\t", 1)[1] == "w0"]
+                        return [
+                            url
+                            for group in pool.groups  # a lease record ends with its worker id
+                            for url, rec in client.hgetall(group + "ldata").items()
+                            if rec.rsplit("\t", 1)[1] == "w0"
+                        ]
 
                     held: list[str] = []
                     for _ in range(400):

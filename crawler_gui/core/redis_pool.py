@@ -19,6 +19,7 @@ import math
 import os
 import socket
 import uuid
+import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,6 +29,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 import redis.asyncio as aredis
+import redis.asyncio.cluster as acluster
+import redis.cluster
 import redis.exceptions
 from redis.commands.core import AsyncScript
 from redis.typing import EncodableT, FieldT
@@ -87,6 +90,15 @@ _SCRIPTS = (
     "swap",
 )
 _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+#: Key groups of a pool created on a Redis Cluster (unless ``groups=`` says otherwise): enough
+#: to spread a pool over 16 primaries, few enough that an idle ``pop`` stays cheap.
+DEFAULT_CLUSTER_GROUPS = 16
+MAX_GROUPS = 1024
+#: Snapshot versions remembered per client, to answer ``snapshot(since=...)`` on a pool of
+#: several key groups (whose version is a vector; see ``RedisPool.snapshot``).
+_VERSION_MEMO = 16
+#: ``since`` at or above this means "no host rows, only totals" on any layout.
+_NO_HOSTS = 2**53
 #: Seconds to wait for a TCP connection to the server unless the URL says otherwise
 #: (``socket_connect_timeout=``): an unreachable host fails fast with a clear error.
 CONNECT_TIMEOUT = 10.0
@@ -142,10 +154,32 @@ def _load_scripts() -> dict[str, str]:
 
 
 _SOURCES = _load_scripts()
+#: Small scripts on one key of their own (no common prelude).
+_PLAIN_SOURCES = {
+    # init(schema, groups) on the pool-wide meta hash: create the pool unless it exists, in one
+    # step (two workers creating one pool agree on its layout) -> {schema, groups}
+    "init": """
+if redis.call('HEXISTS', KEYS[1], 'schema') == 0 then
+  redis.call('HSET', KEYS[1], 'schema', ARGV[1], 'groups', ARGV[2])
+end
+return redis.call('HMGET', KEYS[1], 'schema', 'groups')
+""",
+    # set_paused(flag) -> the new generation
+    "pause": """
+redis.call('HSET', KEYS[1], 'paused', ARGV[1])
+return redis.call('HINCRBY', KEYS[1], 'generation', 1)
+""",
+}
 
 
 def parse_pool_url(url: str) -> tuple[str, str, str | None]:
     """Split ``redis://host:port/db?name=news&worker=w1`` into (redis URL, name, worker)."""
+    redis_url, name, worker, _groups = parse_pool_url_full(url)
+    return redis_url, name, worker
+
+
+def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
+    """As :func:`parse_pool_url`, plus the ``groups=`` parameter (None when absent)."""
     parts = urlsplit(url)
     if parts.scheme not in ("redis", "rediss", "unix"):
         raise PoolError(
@@ -154,17 +188,44 @@ def parse_pool_url(url: str) -> tuple[str, str, str | None]:
     query = parse_qsl(parts.query, keep_blank_values=True)
     name = "default"
     worker: str | None = None
+    groups: int | None = None
     rest: list[tuple[str, str]] = []
     for key, value in query:
         if key == "name":
             name = value
         elif key == "worker":
             worker = value or None
+        elif key == "groups":
+            try:
+                groups = int(value)
+            except ValueError:
+                groups = 0
+            if not 1 <= groups <= MAX_GROUPS:
+                raise PoolError(f"invalid groups={value!r}: a whole number from 1 to {MAX_GROUPS}")
         else:
             rest.append((key, value))
     if not name or not set(name) <= _NAME_OK:
         raise PoolError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
-    return urlunsplit(parts._replace(query=urlencode(rest))), name, worker
+    return urlunsplit(parts._replace(query=urlencode(rest))), name, worker, groups
+
+
+def group_of(host: str, groups: int) -> int:
+    """The key group of ``host`` in a pool of ``groups`` groups (CRC-32 of the host name)."""
+    return zlib.crc32(host.encode("utf-8")) % groups if groups > 1 else 0
+
+
+def group_prefixes(name: str, groups: int) -> tuple[str, ...]:
+    """The key prefixes of a pool's groups. ``groups == 0`` is the single-server layout: one
+    group whose keys have no common hash tag (``cg:<name>:``). Otherwise every key of group
+    ``k`` starts with ``cg:<name>:{<name>/<k>}:``, so a group lives on one Cluster slot."""
+    if groups == 0:
+        return (f"cg:{name}:",)
+    return tuple(f"cg:{name}:{{{name}/{k}}}:" for k in range(groups))
+
+
+def url_host(url: str) -> str:
+    """The host key of a canonical URL (what the scripts' ``host_of`` reads)."""
+    return url.split("://", 1)[-1].split("/", 1)[0]
 
 
 def _unique_worker_id() -> str:
@@ -200,22 +261,41 @@ class RedisPool:
     the leases of its previous life are reclaimed at once (one attempt counted), as the LevelDB
     pool does at open. Leases of a worker that never comes back return when they expire.
 
+    The pool's keys are split into *key groups* by host (``docs/redis.md``): one group on a
+    single server by default, 16 on a Redis Cluster, each group on one Cluster slot. Every
+    script runs within one group; an operation over many hosts runs one script per group.
+
     One ``RedisPool`` object is used from one event loop at a time; when the loop changes (a
     new ``asyncio.run``) it reconnects, and the old loop's connections are closed with it.
     """
 
     def __init__(
-        self, redis_url: str, name: str, worker: str, config: PoolConfig, clock: Clock
+        self,
+        redis_url: str,
+        name: str,
+        worker: str,
+        config: PoolConfig,
+        clock: Clock,
+        *,
+        groups: int | None = None,
     ) -> None:
         self.redis_url = redis_url
         self.name = name
         self.worker = worker
         self.config = config
         self.clock = clock
+        #: Prefix of the pool-wide keys (``meta``: schema, layout, pause, generation; ``scope``).
         self.prefix = f"cg:{name}:"
+        #: Key prefix of each key group (set at open from the pool's own record).
+        self.groups: tuple[str, ...] = (self.prefix,)
+        #: True when the server is a Redis Cluster node.
+        self.cluster = False
+        self._groups_wanted = groups
+        self._next_group = 0
+        self._versions: dict[int, tuple[int, ...]] = {}
         self._closed = False
         self._lc: _LoopClient | None = None
-        self._sync: redis.Redis | None = None
+        self._sync: redis.Redis | redis.cluster.RedisCluster | None = None
         self._scope_listener: Callable[[set[str]], None] | None = None
         self._scope_seen = -1
 
@@ -232,15 +312,19 @@ class RedisPool:
         """Open (or create) the pool ``name`` on the Redis server of ``url``.
 
         ``url`` is ``redis://host:port/db?name=news`` (name defaults to ``default``; a
-        ``worker=`` query parameter is the same as the ``worker`` argument). Without a worker id
-        a unique one is made up (``hostname:pid:random``). Raises PoolError when the server
-        cannot be reached, PoolVersionError when the pool was written by a newer version.
+        ``worker=`` query parameter is the same as the ``worker`` argument; ``groups=N`` sets
+        the number of key groups of a pool being created). The URL may name any node of a
+        Redis Cluster: the cluster is detected. Without a worker id a unique one is made up
+        (``hostname:pid:random``). Raises PoolError when the server cannot be reached,
+        PoolVersionError when the pool was written by a newer version.
         """
-        redis_url, name, url_worker = parse_pool_url(url)
+        redis_url, name, url_worker, groups = parse_pool_url_full(url)
         worker = worker or url_worker or _unique_worker_id()
         if "\t" in worker:
             raise PoolError("a worker id cannot contain a tab")
-        pool = cls(redis_url, name, worker, config or PoolConfig(), clock or SystemClock())
+        pool = cls(
+            redis_url, name, worker, config or PoolConfig(), clock or SystemClock(), groups=groups
+        )
         try:
             await pool._start()
         except ValueError as exc:  # redis-py's URL parser: a bad port, an unknown option, ...
@@ -252,31 +336,59 @@ class RedisPool:
         return pool
 
     async def _start(self) -> None:
-        client = await self._client()
-        meta = self.prefix + "meta"
+        await self._detect_cluster()
+        lc = await self._loop_client()
+        wanted = self._groups_wanted or (DEFAULT_CLUSTER_GROUPS if self.cluster else 0)
         try:
-            await client.hsetnx(meta, "schema", str(SCHEMA_VERSION))
-            found = await client.hget(meta, "schema")
+            found, layout = await lc.scripts["init"](
+                keys=[self.prefix + "meta"], args=[SCHEMA_VERSION, wanted]
+            )
         except (redis.RedisError, OSError) as exc:
             raise _connect_error(self.redis_url, exc) from exc
         try:
             version = int(str(found))
+            groups = int(str(layout or 0))  # no field: a pool made before key groups existed
         except (TypeError, ValueError) as exc:
-            raise PoolError(f"{self.prefix}meta holds an unreadable schema version") from exc
+            raise PoolError(f"{self.prefix}meta holds an unreadable schema or layout") from exc
         if version > SCHEMA_VERSION:
             raise PoolVersionError(
                 f"the Redis pool {self.name!r} was written by a newer crawler-gui (pool schema "
                 f"{version}; this version reads {SCHEMA_VERSION})"
             )
+        if self._groups_wanted is not None and self._groups_wanted != groups:
+            raise PoolError(
+                f"the Redis pool {self.name!r} exists with {groups or 1} key group(s); groups= "
+                "only applies when a pool is created (move it with save and load)"
+            )
+        if self.cluster and groups == 0:
+            raise PoolError(
+                f"the Redis pool {self.name!r} has the single-server key layout, which a Redis "
+                "Cluster cannot serve; save it on its server and load it into the cluster"
+            )
+        self.groups = group_prefixes(self.name, groups)
         n = await self.reclaim_worker(self.worker)
         if n:
             log.warning("reclaimed %d leases left by a previous run of worker %s", n, self.worker)
         log.info(
-            "redis pool %s opened on %s as worker %s",
+            "redis pool %s opened on %s%s as worker %s",
             self.name,
             redact_url(self.redis_url),
+            f" (cluster, {len(self.groups)} key groups)" if self.cluster else "",
             self.worker,
         )
+
+    async def _detect_cluster(self) -> None:
+        """Is the server a Cluster node? One INFO on a plain connection."""
+        probe = aredis.Redis.from_url(
+            self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
+        )
+        try:
+            info = await probe.info("cluster")
+        except (redis.RedisError, OSError) as exc:
+            raise _connect_error(self.redis_url, exc) from exc
+        finally:
+            await probe.aclose()
+        self.cluster = str(info.get("cluster_enabled", "0")) == "1"
 
     # ---- connection per event loop ------------------------------------------------------------
     async def _client(self) -> aredis.Redis:
@@ -288,25 +400,44 @@ class RedisPool:
         loop = asyncio.get_running_loop()
         lc = self._lc
         if lc is None or lc.loop is not loop:
-            client = aredis.Redis.from_url(
-                self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
-            )
+            client: Any
+            if self.cluster:
+                client = acluster.RedisCluster.from_url(
+                    self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
+                )
+            else:
+                client = aredis.Redis.from_url(
+                    self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
+                )
             guard = _close_with_loop(client)
             await guard.__anext__()  # registered with this loop's async generator hooks
             lc = _LoopClient(loop, client, guard)
             lc.scripts = {name: client.register_script(src) for name, src in _SOURCES.items()}
+            for name, src in _PLAIN_SOURCES.items():
+                lc.scripts[name] = client.register_script(src)
             self._lc = lc
         return lc
 
-    async def _run(self, script: str, *args: str | int | float) -> Any:
+    def _group(self, host: str) -> str:
+        """The key prefix of ``host``'s group."""
+        groups = self.groups
+        return groups[group_of(host, len(groups))] if len(groups) > 1 else groups[0]
+
+    def _group_of_url(self, url: str) -> str:
+        return self._group(url_host(url))
+
+    async def _run(
+        self, script: str, group: str, *args: str | int | float, now: float | None = None
+    ) -> Any:
+        """Run a pool script on one key group (``group`` is its prefix)."""
         lc = await self._loop_client()
         head: list[str | int | float] = [
-            self.prefix,
-            self.clock.now(),
+            group,
+            self.clock.now() if now is None else now,
             self.config.politeness.max_in_flight,
         ]
         try:
-            return await lc.scripts[script](keys=[self.prefix + "meta"], args=head + list(args))
+            return await lc.scripts[script](keys=[group + "meta"], args=head + list(args))
         except redis.ResponseError as exc:
             if str(exc).startswith("BUSY "):
                 raise PoolBusyError(
@@ -319,14 +450,25 @@ class RedisPool:
                 f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
             ) from exc
 
-    def _sync_client(self) -> redis.Redis:
+    def _sync_client(self) -> Any:
         if self._closed:
             raise PoolClosedError("the pool is closed")
         if self._sync is None:
-            self._sync = redis.Redis.from_url(
+            kind: Any = redis.cluster.RedisCluster if self.cluster else redis.Redis
+            self._sync = kind.from_url(
                 self.redis_url, decode_responses=True, socket_connect_timeout=CONNECT_TIMEOUT
             )
         return self._sync
+
+    @contextlib.contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Plain Redis commands (outside the scripts) fail with a clear PoolError too."""
+        try:
+            yield
+        except redis.RedisError as exc:
+            raise PoolError(
+                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
+            ) from exc
 
     # ---- adding -------------------------------------------------------------------------------
     async def add(
@@ -355,8 +497,7 @@ class RedisPool:
         cfg = self.config
         refused: dict[str, int] = {}
         batch: dict[str, None] = {}
-        args: list[str | int] = []
-        raws: list[str] = []
+        by_group: dict[str, tuple[list[str | int], list[str]]] = {}
         for item in items:
             if isinstance(item, str):
                 raw, depth, referrer = item, 0, None
@@ -376,26 +517,30 @@ class RedisPool:
                 report.duplicate += 1
                 continue
             batch[url] = None
+            args, raws = by_group.setdefault(self._group(host), ([], []))
             raws.append(raw)
             args += [url, host, min(max(0, int(depth)), 65535), referrer or ""]
-        if not args and not refused:
-            return report
-        head: list[str | int] = ["1" if always else "0", -1 if cfg.max_per_host is None else 0]
-        if cfg.max_per_host is not None:
-            head[1] = cfg.max_per_host
-        head.append(len(refused))
-        for reason, n in refused.items():
-            head += [reason, n]
-        reply = await self._run("add", *head, *args)
-        report.added += int(reply[0])
-        report.duplicate += int(reply[1])
-        for index in reply[2:]:
-            report.overflow += 1
-            report.refused.append((raws[int(index) - 1], "host_full"))
+        if refused and not by_group:
+            by_group[self.groups[0]] = ([], [])
+        cap = -1 if cfg.max_per_host is None else cfg.max_per_host
+        for group, (args, raws) in by_group.items():
+            head: list[str | int] = ["1" if always else "0", cap, len(refused)]
+            for reason, n in refused.items():
+                head += [reason, n]
+            refused = {}  # counted once, by the first group's script
+            reply = await self._run("add", group, *head, *args)
+            report.added += int(reply[0])
+            report.duplicate += int(reply[1])
+            for index in reply[2:]:
+                report.overflow += 1
+                report.refused.append((raws[int(index) - 1], "host_full"))
         return report
 
     # ---- popping ------------------------------------------------------------------------------
     async def pop(self, count: int, hub_percent: int = 50) -> list[Lease]:
+        """Lease up to ``count`` URLs (``docs/frontier.md``). On a pool of several key groups
+        one pipelined read plans the batch (:meth:`_plan_pop`) and one script per group that
+        has something due leases it."""
         if self._closed:
             raise PoolClosedError("the pool is closed")
         if count <= 0:
@@ -404,42 +549,81 @@ class RedisPool:
         now = self.clock.now()
         expires = now + cfg.pending_threshold
         quota = math.ceil(count * max(0, min(100, hub_percent)) / 100)
-        lc = await self._loop_client()
-        try:
-            reply = await lc.scripts["pop"](
-                keys=[self.prefix + "meta"],
-                args=[
-                    self.prefix,
-                    now,
-                    cfg.politeness.max_in_flight,
-                    count,
-                    quota,
-                    expires,
-                    self.worker,
-                    cfg.retry.failure_threshold,
-                ],
-            )
-        except redis.RedisError as exc:
-            raise PoolError(
-                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
-            ) from exc
-        if reply and self._scope_listener is not None:
-            await self._check_scope(lc.client)
-        return [
-            Lease(
-                reply[i],
-                reply[i + 1],
-                int(reply[i + 2]),
-                reply[i + 3] == "1",
-                now,
+        if len(self.groups) == 1:
+            plan = [(self.groups[0], count, quota)]
+        else:
+            plan = await self._plan_pop(count, quota, now)
+        leases: list[Lease] = []
+        hubs = 0
+        for group, asked, want_hubs in plan:
+            want = min(asked, count - len(leases))
+            if want <= 0:
+                continue
+            reply = await self._run(
+                "pop",
+                group,
+                want,
+                min(want_hubs, quota - hubs),
                 expires,
-                reply[i + 4] or None,
+                self.worker,
+                cfg.retry.failure_threshold,
+                now=now,
             )
-            for i in range(0, len(reply), 5)
-        ]
+            for i in range(0, len(reply), 5):
+                lease = Lease(
+                    reply[i],
+                    reply[i + 1],
+                    int(reply[i + 2]),
+                    reply[i + 3] == "1",
+                    now,
+                    expires,
+                    reply[i + 4] or None,
+                )
+                hubs += lease.is_hub
+                leases.append(lease)
+        if leases and self._scope_listener is not None:
+            await self._check_scope((await self._loop_client()).client)
+        return leases
+
+    async def _plan_pop(self, count: int, quota: int, now: float) -> list[tuple[str, int, int]]:
+        """Which groups to ask, in which order, for how many leases (and hubs).
+
+        One pipelined read of every group's due hubs, first ``count`` ready hosts, and first
+        due retry and expired lease. Then: groups with due hubs first (hubs come first in a
+        batch); then the ``count`` ready hosts that have waited longest *across all groups*
+        (ready time, then name: the single group's order), each group asked for its share;
+        then, with whatever room is left, groups whose retries or expired leases are due
+        (their scripts put those URLs back and lease them)."""
+        client = await self._client()
+        pipe = client.pipeline(transaction=False)
+        for group in self.groups:
+            pipe.zrangebyscore(group + "hubdue", "-inf", now, start=0, num=max(1, quota))
+            pipe.zrangebyscore(group + "ready", "-inf", now, start=0, num=count, withscores=True)
+            pipe.zrangebyscore(group + "retry", "-inf", now, start=0, num=1)
+            pipe.zrangebyscore(group + "lease", "-inf", now, start=0, num=1)
+        with self._errors():
+            found = await pipe.execute()
+        plan: list[tuple[str, int, int]] = []
+        ready: list[tuple[float, str, str]] = []
+        chores: list[str] = []
+        for k, group in enumerate(self.groups):
+            due_hubs, hosts, retries, expired = found[4 * k : 4 * k + 4]
+            if due_hubs and quota > 0:
+                plan.append((group, len(due_hubs), len(due_hubs)))
+            ready += [(float(score), str(name), group) for name, score in hosts]
+            if retries or expired:
+                chores.append(group)
+        ready.sort()
+        share: dict[str, int] = {}
+        for _score, _name, group in ready[:count]:
+            share[group] = share.get(group, 0) + 1  # first seen = earliest host: visit order
+        plan += [(group, n, 0) for group, n in share.items()]
+        plan += [(group, count, 0) for group in chores]
+        return plan
 
     async def reclaim_expired(self) -> int:
-        return int(await self._run("reclaim", self.config.retry.failure_threshold, ""))
+        thresh = self.config.retry.failure_threshold
+        return sum([int(await self._run("reclaim", g, thresh, "")) for g in self.groups])
 
     async def reclaim_worker(self, worker: str) -> int:
         """Put back every lease of ``worker`` now, expired or not, each counting an attempt.
@@ -449,13 +633,19 @@ class RedisPool:
         """
         if not worker:
             return 0
-        return int(await self._run("reclaim", self.config.retry.failure_threshold, worker))
+        thresh = self.config.retry.failure_threshold
+        return sum([int(await self._run("reclaim", g, thresh, worker)) for g in self.groups])
 
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait), no attempt counted."""
-        if not urls:
-            return 0
-        return int(await self._run("release", self.config.retry.failure_threshold, *urls))
+        by_group: dict[str, list[str]] = {}
+        for url in urls:
+            by_group.setdefault(self._group_of_url(url), []).append(url)
+        thresh = self.config.retry.failure_threshold
+        n = 0
+        for group, part in by_group.items():
+            n += int(await self._run("release", group, thresh, *part))
+        return n
 
     # ---- results ------------------------------------------------------------------------------
     async def set_status(self, url: str, result: FetchResult) -> None:
@@ -468,7 +658,7 @@ class RedisPool:
             return
         cfg = self.config
         pol, retry = cfg.politeness, cfg.retry
-        args: list[str | int | float] = [
+        head: list[str | int | float] = [
             retry.failure_threshold,
             pol.min_delay,
             pol.delay_factor,
@@ -478,16 +668,29 @@ class RedisPool:
             retry.maximum,
             retry.delay(1),
         ]
+        by_group: dict[str, list[str | int | float]] = {}
         for url, result in results:
-            args += self._status_fields(url, result)
-        reply = await self._run("status", *args)
-        cut = reply.index("")
-        for url in reply[:cut]:
-            log.warning("result for %s ignored: it is not in flight", url)
-        rest = reply[cut + 1 :]
-        follow = [
-            AddRequest(rest[i], int(rest[i + 1]), rest[i + 2]) for i in range(0, len(rest), 3)
-        ]
+            fields = self._status_fields(url, result)
+            group = self._group_of_url(str(fields[1]) or url)
+            final_host = str(fields[10])
+            fields.append("1" if not final_host or self._group(final_host) == group else "0")
+            by_group.setdefault(group, []).extend(fields)
+        follow: list[AddRequest] = []
+        seen: dict[str, list[str | int]] = {}
+        for group, args in by_group.items():
+            reply = await self._run("status", group, *head, *args)
+            cut = reply.index("")
+            for url in reply[:cut]:
+                log.warning("result for %s ignored: it is not in flight", url)
+            rest = reply[cut + 1 :]
+            cut = rest.index("")
+            follow += [AddRequest(rest[i], int(rest[i + 1]), rest[i + 2]) for i in range(0, cut, 3)]
+            marks = rest[cut + 1 :]
+            for i in range(0, len(marks), 4):
+                final, fhost, depth, referrer = marks[i : i + 4]
+                seen.setdefault(self._group(fhost), []).extend((final, fhost, depth, referrer))
+        for group, args4 in seen.items():  # redirect targets in other groups: done there too
+            await self._run("edit", group, "seen", *args4)
         if follow:
             await self.add_many(follow)
 
@@ -527,6 +730,8 @@ class RedisPool:
 
     # ---- hubs, retries, delays ----------------------------------------------------------------
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
+        """Replace the hub list. On a pool of several key groups each group's hubs are replaced
+        by one script of their own, one group after another."""
         if self._closed:
             raise PoolClosedError("the pool is closed")
         report = AddReport()
@@ -546,35 +751,33 @@ class RedisPool:
                 report.duplicate += 1
                 continue
             wanted[url] = (host, float(spec.span))
-        args: list[str | float] = []
+        by_group: dict[str, list[str | float]] = {g: [] for g in self.groups}
         for url, (host, span) in wanted.items():
-            args += [url, host, span]
-        report.added = int(await self._run("hubs", *args))
+            by_group[self._group(host)] += [url, host, span]
+        for group, args in by_group.items():
+            report.added += int(await self._run("hubs", group, *args))
         if refused:
             client = await self._client()
             with self._errors():
                 for reason, n in refused.items():
-                    await client.hincrby(self.prefix + "refused", reason, n)
+                    await client.hincrby(self.groups[0] + "refused", reason, n)
         return report
-
-    @contextlib.contextmanager
-    def _errors(self) -> Iterator[None]:
-        """Plain Redis commands (outside the scripts) fail with a clear PoolError too."""
-        try:
-            yield
-        except redis.RedisError as exc:
-            raise PoolError(
-                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
-            ) from exc
 
     async def hubs(self) -> list[HubSpec]:
         client = await self._client()
+        out: list[HubSpec] = []
         with self._errors():
-            raw = await client.hgetall(self.prefix + "hubs")
-        return [HubSpec(str(url), float(str(rec).split("\t")[1])) for url, rec in raw.items()]
+            for group in self.groups:
+                raw = await client.hgetall(group + "hubs")
+                out += [
+                    HubSpec(str(url), float(str(rec).split("\t")[1])) for url, rec in raw.items()
+                ]
+        return out
 
-    async def _edit(self, op: str, a: str, b: str = "") -> bool:
-        return bool(await self._run("edit", op, a, b))
+    async def _edit(self, op: str, url: str) -> bool:
+        canonical = self._canonical_or_empty(url)
+        group = self._group_of_url(canonical or url)
+        return bool(await self._run("edit", group, op, url, canonical))
 
     @staticmethod
     def _canonical_or_empty(url: str) -> str:
@@ -584,16 +787,16 @@ class RedisPool:
             return ""
 
     async def refresh_hub(self, url: str) -> bool:
-        return await self._edit("refresh_hub", url, self._canonical_or_empty(url))
+        return await self._edit("refresh_hub", url)
 
     async def retry_now(self, url: str) -> bool:
-        return await self._edit("retry_now", url, self._canonical_or_empty(url))
+        return await self._edit("retry_now", url)
 
     async def give_up(self, url: str) -> bool:
-        return await self._edit("give_up", url, self._canonical_or_empty(url))
+        return await self._edit("give_up", url)
 
     async def set_delay(self, host: str, seconds: float) -> None:
-        await self._run("edit", "set_delay", host, max(0.0, float(seconds)))
+        await self._run("edit", self._group(host), "set_delay", host, max(0.0, float(seconds)))
 
     def set_config(self, config: PoolConfig) -> None:
         """Change policy live for this client (each worker passes its own config)."""
@@ -602,12 +805,11 @@ class RedisPool:
     # ---- pool-wide control (the GUI's pause reaches every worker) -----------------------------
     async def set_paused(self, paused: bool) -> int:
         """Set the pool-wide pause flag; returns the new generation number."""
-        client = await self._client()
-        pipe = client.pipeline(transaction=True)
-        pipe.hset(self.prefix + "meta", "paused", "1" if paused else "0")
-        pipe.hincrby(self.prefix + "meta", "generation", 1)
+        lc = await self._loop_client()
         with self._errors():
-            _set, generation = await pipe.execute()
+            generation = await lc.scripts["pause"](
+                keys=[self.prefix + "meta"], args=["1" if paused else "0"]
+            )
         return int(generation)
 
     async def paused(self) -> bool:
@@ -630,31 +832,24 @@ class RedisPool:
     # follow the links of a page whose domain another worker seeded. The pool stores plain
     # strings; the engine decides what they mean (``engine.scope``).
     async def add_scope_domains(self, domains: Iterable[str]) -> int:
-        """Add domains to the pool-wide scope set; returns how many were new."""
+        """Add domains to the pool-wide scope set; returns how many were new.
+
+        The set is written before its change counter (``meta.scopegen``) is raised: a reader
+        that sees the new count reads the new domains (two keys, two slots on a Cluster)."""
         items = sorted({d for d in domains if d})
         if not items:
             return 0
         client = await self._client()
-        pipe = client.pipeline(transaction=True)
-        pipe.sadd(self.prefix + "scope", *items)
-        pipe.hincrby(self.prefix + "meta", "scopegen", 1)
-        try:
-            added, _gen = await pipe.execute()
-        except redis.RedisError as exc:
-            raise PoolError(
-                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
-            ) from exc
+        with self._errors():
+            added = await client.sadd(self.prefix + "scope", *items)
+            await client.hincrby(self.prefix + "meta", "scopegen", 1)
         return int(added)
 
     async def scope_domains(self) -> set[str]:
         """Every domain in the pool-wide scope set."""
         client = await self._client()
-        try:
+        with self._errors():
             return {str(d) for d in await client.smembers(self.prefix + "scope")}
-        except redis.RedisError as exc:
-            raise PoolError(
-                f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
-            ) from exc
 
     def watch_scope(self, listener: Callable[[set[str]], None] | None) -> None:
         """Call ``listener(domains)`` with the whole scope set whenever it has grown, checked
@@ -680,77 +875,88 @@ class RedisPool:
 
     # ---- observing ----------------------------------------------------------------------------
     async def snapshot(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot:
+        """The pool-wide picture. Each key group is read by one script (a consistent picture
+        per group). On several groups the snapshot's ``version`` is the sum of the groups'
+        versions, and this client remembers which group versions each sum stood for: a
+        ``since`` it did not hand out itself gives every host (``hosts_complete``)."""
         now = self.clock.now()
-        reply = await self._run(
-            "snapshot", -1 if since is None else int(since), max(0, int(retry_limit))
-        )
-        version, t, refused_raw, hosts_raw, leases_raw, retry_raw, hubs_raw, next_due, n_hosts = (
-            reply
-        )
-        refused = {refused_raw[i]: int(refused_raw[i + 1]) for i in range(0, len(refused_raw), 2)}
+        groups = self.groups
+        limit = max(0, int(retry_limit))
+        if since is None:
+            sinces: tuple[int, ...] | None = None
+        elif len(groups) == 1 or since >= _NO_HOSTS:
+            sinces = (int(since),) * len(groups)
+        else:
+            sinces = self._versions.get(int(since))
+        complete = sinces is None
+        versions: list[int] = []
+        totals_sum = [0] * 6
+        refused: dict[str, int] = {}
+        hosts: list[HostRow] = []
+        pending: list[PendingRow] = []
+        retrying: list[RetryRow] = []
+        hub_rows: list[HubRow] = []
+        next_dues: list[float] = []
+        n_hosts = 0
+        for k, group in enumerate(groups):
+            reply = await self._run(
+                "snapshot", group, -1 if sinces is None else sinces[k], limit, now=now
+            )
+            version, t, refused_raw, hosts_raw, leases_raw, retry_raw, hubs_raw, nd, nh = reply
+            versions.append(int(version))
+            for i in range(6):
+                totals_sum[i] += int(t[i])
+            for i in range(0, len(refused_raw), 2):
+                reason = refused_raw[i]
+                refused[reason] = refused.get(reason, 0) + int(refused_raw[i + 1])
+            hosts += _host_rows(hosts_raw, now)
+            pending += _pending_rows(leases_raw)
+            retrying += _retry_rows(retry_raw)
+            hub_rows += _hub_rows(hubs_raw)
+            if nd:
+                next_dues.append(float(nd))
+            n_hosts += int(nh)
+        if len(groups) > 1:
+            retrying.sort(key=lambda r: r.next_try)
+            del retrying[limit:]
+            version_total = sum(versions)
+            self._versions[version_total] = tuple(versions)
+            while len(self._versions) > _VERSION_MEMO:
+                del self._versions[next(iter(self._versions))]
+        else:
+            version_total = versions[0]
         cfg = self.config
-        hosts = tuple(
-            HostRow(
-                name,
-                int(wait),
-                int(infl),
-                int(done),
-                int(fail),
-                int(retr),
-                ls,
-                max(_f(na), _f(bo)),
-                _f(dl),
-                _f(bo) if _f(bo) > now else 0.0,
-            )
-            for name, wait, infl, done, fail, retr, ls, na, bo, dl in hosts_raw
-        )
-        pending = []
-        for i in range(0, len(leases_raw), 2):
-            host, depth, _seq, is_hub, started, expires, _worker = leases_raw[i + 1].split("\t", 6)
-            pending.append(
-                PendingRow(
-                    leases_raw[i], host, int(depth), is_hub == "1", float(started), float(expires)
-                )
-            )
-        retrying = tuple(
-            RetryRow(url, url.split("://", 1)[1].split("/", 1)[0], int(d), int(a), err, float(n))
-            for url, d, a, err, n in retry_raw
-        )
-        hub_rows = []
-        for i in range(0, len(hubs_raw), 2):
-            host, span, last, due, infl, res = hubs_raw[i + 1].split("\t", 5)
-            hub_rows.append(
-                HubRow(hubs_raw[i], host, float(span), float(last), res, float(due), infl == "1")
-            )
         totals = PoolTotals(
-            waiting=int(t[0]),
+            waiting=totals_sum[0],
             pending=len(pending),
-            done=int(t[1]),
-            failed=int(t[2]),
-            retrying=int(t[3]),
-            hosts=int(n_hosts),
+            done=totals_sum[1],
+            failed=totals_sum[2],
+            retrying=totals_sum[3],
+            hosts=n_hosts,
             hubs=len(hub_rows),
-            redirected=int(t[4]),
+            redirected=totals_sum[4],
             refused=refused,
-            overflow=int(t[5]),
+            overflow=totals_sum[5],
             failure_threshold=cfg.retry.failure_threshold,
             pending_threshold=cfg.pending_threshold,
         )
         return PoolSnapshot(
             time=now,
-            version=int(version),
+            version=version_total,
             totals=totals,
-            hosts=hosts,
-            hosts_complete=since is None,
+            hosts=tuple(hosts),
+            hosts_complete=complete,
             pending=tuple(pending),
-            retrying=retrying,
+            retrying=tuple(retrying),
             hubs=tuple(hub_rows),
-            next_due=float(next_due) if next_due else None,
+            next_due=min(next_dues) if next_dues else None,
         )
 
     async def next_due(self) -> float | None:
-        reply = await self._run("next_due")
-        return float(reply) if reply else None
+        now = self.clock.now()
+        dues = [await self._run("next_due", g, now=now) for g in self.groups]
+        found = [float(d) for d in dues if d]
+        return min(found) if found else None
 
     # Blocking helpers with the LevelDB pool's names (tests, diagnostics, the CLI).
     def url_state(self, url: str) -> str | None:
@@ -761,16 +967,15 @@ class RedisPool:
         except InvalidURLError:
             return None
         r = self._sync_client()
-        with r.pipeline(transaction=True) as pipe:
-            pipe.hexists(self.prefix + "ldata", url)
-            pipe.hget(self.prefix + "url", url)
-            leased, raw = pipe.execute()
-        if leased:
+        group = self._group_of_url(url)
+        if r.hexists(group + "ldata", url):
             return "pending"
+        raw = r.hget(group + "url", url)
         return STATE_NAMES[raw[0]] if raw else None
 
     def url_attempts(self, url: str) -> int:
-        raw = self._sync_client().hget(self.prefix + "url", canonicalize(url)[0])
+        url = canonicalize(url)[0]
+        raw = self._sync_client().hget(self._group_of_url(url) + "url", url)
         return int(str(raw).split("\t")[2]) if raw else 0
 
     def is_known(self, url: str) -> bool:
@@ -779,41 +984,49 @@ class RedisPool:
         except InvalidURLError:
             return False
         r = self._sync_client()
-        with r.pipeline(transaction=False) as pipe:
-            for key in ("url", "ldata", "hubs"):
-                pipe.hexists(self.prefix + key, url)
-            return any(pipe.execute())
+        group = self._group_of_url(url)
+        return any(r.hexists(group + key, url) for key in ("url", "ldata", "hubs"))
 
     # ---- snapshots ----------------------------------------------------------------------------
     async def save_snapshot(self, path: str | Path) -> int:
-        """Write the pool to a snapshot file (the LevelDB pool's format). The pool is read in
-        one atomic script: a consistent picture even while workers run."""
-        reply = await self._run("export")
-        return await asyncio.to_thread(
-            snapshot_file.write_snapshot, Path(path), _export_records(reply)
-        )
+        """Write the pool to a snapshot file (the LevelDB pool's format). Each key group is
+        read in one atomic script: on a single group, a consistent picture even while workers
+        run; on several, each group's part is consistent (pause the crawl for one instant)."""
+        replies = [await self._run("export", g) for g in self.groups]
+        records = (rec for reply in replies for rec in _export_records(reply))
+        return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
     async def load_snapshot(self, path: str | Path) -> int:
         """Replace the pool with a snapshot file. The whole file is read and checked first;
-        then it is written under a staging prefix and swapped in by one script. On any error
-        the pool is unchanged. Needs nothing in flight (PoolBusyError)."""
+        then each key group is written under a staging prefix and swapped in by one script.
+        On a bad file the pool is unchanged. Needs nothing in flight (PoolBusyError)."""
         client = await self._client()
         with self._errors():
-            busy = int(await client.hlen(self.prefix + "ldata"))
+            busy = 0
+            for group in self.groups:
+                busy += int(await client.hlen(group + "ldata"))
         if busy:
             raise PoolBusyError(
                 f"{busy} URLs are in flight; stop every worker before loading a snapshot"
             )
         staging = await asyncio.to_thread(_read_staging, Path(path), self.config)
-        sprefix = f"{self.prefix}~load:{uuid.uuid4().hex}:"
-        written: list[str] = []
-        try:
-            await self._write_staging(client, sprefix, staging, written)
-            await self._run("swap", sprefix)
-        except BaseException:
-            if written:
-                await client.unlink(*written)
-            raise
+        parts = _split_staging(staging, self.groups, self._group)
+        tag = uuid.uuid4().hex
+        for group, part in parts.items():
+            sprefix = f"{group}~load:{tag}:"
+            written: list[str] = []
+            try:
+                await self._write_staging(client, sprefix, part, written)
+                await self._run("swap", group, sprefix)
+            except BaseException:
+                if written:
+                    with contextlib.suppress(redis.RedisError):
+                        for key in written:  # one slot per group; one key at a time is safe
+                            await client.unlink(key)
+                raise
+        if len(self.groups) > 1 or self.groups[0] != self.prefix:
+            with self._errors():  # the swaps raised each group's; the workers read this one
+                await client.hincrby(self.prefix + "meta", "generation", 1)
         log.info(
             "loaded %d records from snapshot %s into redis pool %s", staging.count, path, self.name
         )
@@ -863,9 +1076,8 @@ class RedisPool:
             await op(sp + "hubs")
             pipe.zadd(sp + "hubdue", {url: due})
             await op(sp + "hubdue")
-        totals: dict[FieldT, EncodableT] = {"tw": 0, "td": 0, "tf": 0, "tr": 0, "tx": 0}
         hosts = st.hosts.values()
-        totals = {
+        totals: dict[FieldT, EncodableT] = {
             "seq": st.max_seq,
             "tw": sum(h.wait for h in hosts),
             "td": sum(h.done for h in hosts),
@@ -893,6 +1105,54 @@ class RedisPool:
         if self._sync is not None:
             self._sync.close()
             self._sync = None
+
+
+# ---- snapshot rows ------------------------------------------------------------------------------
+def _host_rows(hosts_raw: list[Any], now: float) -> list[HostRow]:
+    return [
+        HostRow(
+            name,
+            int(wait),
+            int(infl),
+            int(done),
+            int(fail),
+            int(retr),
+            ls,
+            max(_f(na), _f(bo)),
+            _f(dl),
+            _f(bo) if _f(bo) > now else 0.0,
+        )
+        for name, wait, infl, done, fail, retr, ls, na, bo, dl in hosts_raw
+    ]
+
+
+def _pending_rows(leases_raw: list[Any]) -> list[PendingRow]:
+    rows = []
+    for i in range(0, len(leases_raw), 2):
+        host, depth, _seq, is_hub, started, expires, _worker = leases_raw[i + 1].split("\t", 6)
+        rows.append(
+            PendingRow(
+                leases_raw[i], host, int(depth), is_hub == "1", float(started), float(expires)
+            )
+        )
+    return rows
+
+
+def _retry_rows(retry_raw: list[Any]) -> list[RetryRow]:
+    return [
+        RetryRow(url, url_host(url), int(d), int(a), err, float(n))
+        for url, d, a, err, n in retry_raw
+    ]
+
+
+def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
+    rows = []
+    for i in range(0, len(hubs_raw), 2):
+        host, span, last, due, infl, res = hubs_raw[i + 1].split("\t", 5)
+        rows.append(
+            HubRow(hubs_raw[i], host, float(span), float(last), res, float(due), infl == "1")
+        )
+    return rows
 
 
 # ---- snapshot records ---------------------------------------------------------------------------
@@ -1007,6 +1267,8 @@ def _read_staging(src: Path, config: PoolConfig) -> _Staging:
                 if extra is not None and not isinstance(extra, str):
                     raise SnapshotFormatError("a referrer or target is not text")
                 depth, attempts = min(depth, 65535), min(attempts, 65535)
+                if url in st.urls:
+                    raise SnapshotFormatError(f"the snapshot holds {url} twice")
                 st.urls[url] = "\t".join(
                     (state, str(depth), str(attempts), str(seq), _fmt(t), extra or "")
                 )
@@ -1053,6 +1315,27 @@ def _read_staging(src: Path, config: PoolConfig) -> _Staging:
     return st
 
 
+def _split_staging(
+    st: _Staging, groups: tuple[str, ...], group_of_host: Callable[[str], str]
+) -> dict[str, _Staging]:
+    """Deal a checked snapshot out to the pool's key groups (by host); every group gets a
+    part, empty or not, so that loading replaces every group."""
+    if len(groups) == 1:
+        return {groups[0]: st}
+    parts = {g: _Staging(count=0, max_seq=st.max_seq) for g in groups}
+    for url, rec in st.urls.items():
+        parts[group_of_host(url_host(url))].urls[url] = rec
+    for host, queue in st.queues.items():
+        parts[group_of_host(host)].queues[host] = queue
+    for host, h in st.hosts.items():
+        parts[group_of_host(host)].hosts[host] = h
+    for url, retry in st.retry.items():
+        parts[group_of_host(url_host(url))].retry[url] = retry
+    for url, hub in st.hubs.items():
+        parts[group_of_host(url_host(url))].hubs[url] = hub
+    return parts
+
+
 def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
@@ -1064,6 +1347,8 @@ __all__ = [
     "RedisAuthError",
     "RedisPool",
     "RedisUnreachableError",
+    "group_of",
     "parse_pool_url",
+    "parse_pool_url_full",
     "redact_url",
 ]

@@ -34,7 +34,9 @@ def fast_config(**kw: Any) -> PoolConfig:
 class PoolHarness:
     """Opens a pool of one backend in a temp place and reopens it on demand."""
 
-    def __init__(self, backend: str, where: Path, redis_url: str | None = None) -> None:
+    def __init__(
+        self, backend: str, where: Path, redis_url: str | None = None, query: str = ""
+    ) -> None:
         self.backend = backend
         self.where = where
         self.clock = ManualClock()
@@ -42,14 +44,15 @@ class PoolHarness:
         self.pool: Any = None
         # Redis: a fresh pool name per harness; reopen = a new client under the same worker id,
         # i.e. the same worker restarted, which reclaims its dead leases like a LevelDB reopen.
-        self.redis_url = f"{redis_url}?name=t{uuid.uuid4().hex[:12]}" if redis_url else None
+        name = f"t{uuid.uuid4().hex[:12]}"
+        self.redis_url = f"{redis_url}?name={name}{query}" if redis_url else None
 
     def open(self, config: PoolConfig | None = None) -> Any:
         if config is not None:
             self.config = config
         if self.backend == "leveldb":
             self.pool = LevelDBPool.open(self.where / "pool", self.config, self.clock)
-        elif self.backend == "redis":
+        elif self.backend.startswith("redis"):
             assert self.redis_url is not None
             self.pool = run(
                 RedisPool.open(self.redis_url, self.config, self.clock, worker="harness")
@@ -67,13 +70,21 @@ class PoolHarness:
             run(self.pool.close())
 
 
-BACKENDS = ["leveldb", "redis"]
+#: leveldb; redis (one server, one key group); redis-groups (one server, five key groups: every
+#: operation fans out over groups); redis-cluster (a real three-primary Redis Cluster, 16 key
+#: groups spread over its slots).
+BACKENDS = ["leveldb", "redis", "redis-groups", "redis-cluster"]
 
 
 @pytest.fixture(params=BACKENDS)
 def harness(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[PoolHarness]:
-    url = request.getfixturevalue("redis_server") if request.param == "redis" else None
-    h = PoolHarness(request.param, tmp_path, url)
+    url, query = None, ""
+    if request.param in ("redis", "redis-groups"):
+        url = request.getfixturevalue("redis_server")
+        query = "&groups=5" if request.param == "redis-groups" else ""
+    elif request.param == "redis-cluster":
+        url = request.getfixturevalue("redis_cluster")
+    h = PoolHarness(request.param, tmp_path, url, query)
     yield h
     h.close()
 

@@ -9,6 +9,7 @@ import pytest
 
 from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
+from crawler_gui.core.redis_pool import group_of
 
 from .conftest import PoolHarness, fast_config, run
 
@@ -354,6 +355,37 @@ def test_final_url_of_a_followed_redirect_is_never_fetched_again(harness: PoolHa
     assert pool.url_state("http://a.example.com/new") == "done"
     assert run(pool.pop(5, 0)) == []
     assert run(pool.add("http://a.example.com/new")).duplicate == 1
+
+
+def test_final_url_on_another_host_is_done_there(harness: PoolHarness) -> None:
+    # Hosts in different key groups of a grouped Redis pool (5 and 16 groups): the result is
+    # recorded in the first host's group, the final URL marked done in its own.
+    other = next(
+        f"b{i}.example.com"
+        for i in range(100)
+        if all(group_of(f"b{i}.example.com", g) != group_of("a.example.com", g) for g in (5, 16))
+    )
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/old", f"http://{other}/known"]))
+    leases = run(pool.pop(2, 0))
+    assert {lease.url for lease in leases} == {"http://a.example.com/old", f"http://{other}/known"}
+    run(pool.add_many([f"http://{other}/new"]))  # found elsewhere, waiting
+    result = FetchResult(status=200, final_url=f"http://{other}/new")
+    run(pool.set_status("http://a.example.com/old", result))
+    assert pool.url_state("http://a.example.com/old") == "done"
+    assert pool.url_state(f"http://{other}/new") == "done"
+    totals = run(pool.snapshot()).totals
+    assert (totals.done, totals.waiting, totals.pending) == (2, 0, 1)
+    run(pool.set_status(f"http://{other}/known", OK))
+    assert run(pool.pop(5, 0)) == []
+    # a final URL never seen before is recorded as done, in its own host's row
+    run(pool.add_many(["http://a.example.com/next"]))
+    (lease,) = run(pool.pop(1, 0))
+    run(pool.set_status(lease.url, FetchResult(status=200, final_url=f"http://{other}/fresh")))
+    assert pool.url_state(f"http://{other}/fresh") == "done"
+    rows = {row.host: row for row in run(pool.snapshot()).hosts}
+    assert (rows[other].done, rows[other].waiting) == (3, 0)
+    assert run(pool.add(f"http://{other}/fresh")).duplicate == 1
 
 
 def test_server_errors_retry_with_backoff_until_the_threshold(

@@ -9,11 +9,17 @@ from typing import Any
 
 import pytest
 import redis
+import redis.cluster
 
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
-from crawler_gui.core.redis_pool import RedisPool, parse_pool_url
+from crawler_gui.core.redis_pool import (
+    DEFAULT_CLUSTER_GROUPS,
+    RedisPool,
+    parse_pool_url,
+    parse_pool_url_full,
+)
 from crawler_gui.errors import PoolError, PoolVersionError, SnapshotFormatError
 
 from .conftest import PoolHarness, fast_config, run
@@ -26,6 +32,30 @@ def _name() -> str:
     return "t" + uuid.uuid4().hex[:12]
 
 
+@pytest.fixture(params=["server", "cluster"])
+def any_redis(request: pytest.FixtureRequest) -> str:
+    """The URL of the session's single redis-server, then of its Redis Cluster."""
+    return str(
+        request.getfixturevalue("redis_cluster" if request.param == "cluster" else "redis_server")
+    )
+
+
+def all_keys(url: str, pattern: str) -> list[str]:
+    """Every key matching ``pattern`` on a single server or on every primary of a cluster."""
+    with redis.Redis.from_url(url, decode_responses=True) as plain:
+        if str(plain.info("cluster").get("cluster_enabled", "0")) != "1":
+            return [str(k) for k in plain.keys(pattern)]
+        lines = str(plain.execute_command("CLUSTER", "NODES")).splitlines()
+    found: list[str] = []
+    for line in lines:  # <id> <ip:port@bus> <flags> ...
+        fields = line.split()
+        if "master" in fields[2].split(","):
+            host, port = fields[1].split("@", 1)[0].rsplit(":", 1)
+            with redis.Redis(host=host, port=int(port), decode_responses=True) as node:
+                found += [str(k) for k in node.keys(pattern)]
+    return found
+
+
 def test_pool_url_carries_name_and_worker() -> None:
     assert parse_pool_url("redis://h:1/2?name=news&worker=w1") == ("redis://h:1/2", "news", "w1")
     assert parse_pool_url("redis://h:1/0") == ("redis://h:1/0", "default", None)
@@ -36,6 +66,10 @@ def test_pool_url_carries_name_and_worker() -> None:
         parse_pool_url("redis://h:1/0?name=a:b")
     with pytest.raises(PoolError, match="not a Redis URL"):
         parse_pool_url("http://h:1/0")
+    assert parse_pool_url_full("redis://h:1/0?groups=8&name=n")[1:] == ("n", None, 8)
+    for bad in ("0", "1025", "many"):
+        with pytest.raises(PoolError, match="invalid groups="):
+            parse_pool_url(f"redis://h:1/0?groups={bad}")
 
 
 def test_unreachable_server_is_a_clear_error() -> None:
@@ -68,8 +102,66 @@ def test_keys_stay_in_the_pools_namespace(redis_server: str) -> None:
     assert f"cg:{name}:h:{{a.example.com}}" in keys  # per-host keys carry a hash tag
 
 
-def test_pause_and_generation_reach_every_client(redis_server: str) -> None:
-    url = f"{redis_server}?name={_name()}"
+def test_a_cluster_pool_keeps_each_key_group_on_one_slot(redis_cluster: str) -> None:
+    name = _name()
+    hosts = [f"h{i}.example.com" for i in range(60)]
+
+    async def go() -> None:
+        pool = await RedisPool.open(f"{redis_cluster}?name={name}", fast_config(), ManualClock())
+        assert pool.cluster and len(pool.groups) == DEFAULT_CLUSTER_GROUPS
+        await pool.add_many([f"http://{h}/{j}" for h in hosts for j in range(3)])
+        await pool.set_hubs([HubSpec(f"http://{h}/hub", 60) for h in hosts[:10]])
+        leases = await pool.pop(100, 10)
+        assert len(leases) == 60 and len({lease.host for lease in leases}) == 60
+        await pool.set_status_many([(lease.url, OK) for lease in leases[:30]])
+        t = (await pool.snapshot()).totals
+        assert (t.waiting, t.pending, t.done, t.hosts, t.hubs) == (130, 30, 20, 60, 10)
+        await pool.close()
+
+    run(go())
+    keys = all_keys(redis_cluster, f"cg:{name}:*")
+    assert len(keys) > 2 * len(hosts)
+    slots_of_group: dict[str, set[int]] = {}
+    for key in keys:
+        if key == f"cg:{name}:meta":  # the pool-wide record: schema, layout, pause
+            continue
+        tag = key.split("{", 1)[1].split("}", 1)[0]
+        assert tag.startswith(f"{name}/"), key  # every other key is in a group
+        slots_of_group.setdefault(tag, set()).add(redis.cluster.key_slot(key.encode()))
+    assert all(len(slots) == 1 for slots in slots_of_group.values())  # one slot per group
+    assert len(slots_of_group) == DEFAULT_CLUSTER_GROUPS  # 60 hosts reach all 16 groups
+    with redis.cluster.RedisCluster.from_url(redis_cluster) as cluster:
+        nodes = {cluster.get_node_from_key(key).name for key in keys}
+    assert len(nodes) == 3  # spread over the three primaries
+
+
+def test_the_layout_is_chosen_when_a_pool_is_created(any_redis: str) -> None:
+    url = f"{any_redis}?name={_name()}"
+
+    async def go() -> None:
+        pool = await RedisPool.open(url + "&groups=3", worker="a")
+        assert len(pool.groups) == 3
+        await pool.add("http://a.example.com/")
+        await pool.close()
+        again = await RedisPool.open(url, worker="b")  # no groups=: the pool's own layout
+        assert len(again.groups) == 3 and (await again.snapshot()).totals.waiting == 1
+        await again.close()
+        with pytest.raises(PoolError, match="exists with 3 key group"):
+            await RedisPool.open(url + "&groups=4")
+
+    run(go())
+
+
+def test_a_cluster_refuses_a_pool_in_the_single_server_layout(redis_cluster: str) -> None:
+    name = _name()
+    with redis.cluster.RedisCluster.from_url(redis_cluster) as cluster:
+        cluster.hset(f"cg:{name}:meta", "schema", "1")  # what a pool of the old layout holds
+    with pytest.raises(PoolError, match="single-server key layout"):
+        run(RedisPool.open(f"{redis_cluster}?name={name}"))
+
+
+def test_pause_and_generation_reach_every_client(any_redis: str) -> None:
+    url = f"{any_redis}?name={_name()}"
 
     async def go() -> None:
         gui = await RedisPool.open(url, worker="gui")
@@ -163,11 +255,26 @@ def test_one_pool_object_serves_one_long_event_loop(redis_server: str) -> None:
     run(go())
 
 
-@pytest.mark.parametrize("src", ["leveldb", "redis"])
-def test_snapshots_move_between_backends(redis_server: str, tmp_path: Path, src: str) -> None:
-    dst = "redis" if src == "leveldb" else "leveldb"
-    first = PoolHarness(src, tmp_path / "a", redis_server)
-    second = PoolHarness(dst, tmp_path / "b", redis_server)
+@pytest.mark.parametrize(
+    ("src", "dst"),
+    [
+        ("leveldb", "redis"),
+        ("redis", "leveldb"),
+        ("leveldb", "redis-cluster"),
+        ("redis-cluster", "redis"),
+    ],
+)
+def test_snapshots_move_between_backends(
+    request: pytest.FixtureRequest, tmp_path: Path, src: str, dst: str
+) -> None:
+    def where(backend: str) -> str | None:
+        if backend == "leveldb":
+            return None
+        fixture = "redis_cluster" if backend == "redis-cluster" else "redis_server"
+        return str(request.getfixturevalue(fixture))
+
+    first = PoolHarness(src, tmp_path / "a", where(src))
+    second = PoolHarness(dst, tmp_path / "b", where(dst))
     second.clock = first.clock
     try:
         populate(first.open())
@@ -187,10 +294,10 @@ def test_snapshots_move_between_backends(redis_server: str, tmp_path: Path, src:
 
 
 def test_a_load_keeps_the_pause_flag_and_leaves_no_staging_keys(
-    redis_server: str, tmp_path: Path
+    any_redis: str, tmp_path: Path
 ) -> None:
     name = _name()
-    url = f"{redis_server}?name={name}"
+    url = f"{any_redis}?name={name}"
 
     async def go() -> None:
         pool = await RedisPool.open(url, fast_config(), ManualClock())
@@ -208,8 +315,8 @@ def test_a_load_keeps_the_pause_flag_and_leaves_no_staging_keys(
         await pool.close()
 
     run(go())
-    with redis.Redis.from_url(redis_server, decode_responses=True) as plain:
-        assert not plain.keys(f"cg:{name}:~load*")
+    assert all_keys(any_redis, f"cg:{name}:*")
+    assert not all_keys(any_redis, f"cg:{name}:*~load*")
 
 
 def test_pool_config_values_reach_the_scripts(redis_server: str) -> None:

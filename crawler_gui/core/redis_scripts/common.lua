@@ -207,3 +207,23 @@ local function release_due_retries()
     end
   end
 end
+
+-- The final URL of a followed redirect chain is done too (never fetched again).
+local function mark_seen(url, hn, depth, referrer)
+  local h = host(hn)
+  local old = redis.call('HGET', K_URL, url)
+  if old then
+    local u = urec(old)
+    if u.st ~= 'W' or redis.call('HEXISTS', K_LDATA, url) == 1 then return end
+    redis.call('ZREM', kq(hn), url)
+    h.wait = h.wait - 1
+    tot('tw', -1)
+    put_url(url, 'D', u.depth, u.att, u.seq, NOW, u.extra)
+  else
+    local seq = redis.call('HINCRBY', K_META, 'seq', 1)
+    put_url(url, 'D', depth, 0, seq, NOW, referrer)
+  end
+  h.done = h.done + 1
+  tot('td', 1)
+  dirty(h)
+end

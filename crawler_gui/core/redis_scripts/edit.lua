@@ -1,6 +1,8 @@
 -- edit(op, ...): the small GUI edits, each atomic.
 --   refresh_hub url1 url2 | retry_now url1 url2 | give_up url1 url2 -> 1 / 0
 --   set_delay host seconds -> 1
+--   seen [final_url final_host depth referrer]* -> 1 (the final URLs of redirect chains
+--     whose results were recorded in another key group: done, never fetched again)
 -- url2 is the canonical form of url1 (or '').
 local OP = ARGV[4]
 local function pick(zkey, hkey)
@@ -48,6 +50,11 @@ elseif OP == 'give_up' then
     dirty(h)
     result = 1
   end
+elseif OP == 'seen' then
+  for j = 5, #ARGV, 4 do
+    mark_seen(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3])
+  end
+  result = 1
 elseif OP == 'set_delay' then
   local h = host(ARGV[5])
   local s = tonumber(ARGV[6])

@@ -1,13 +1,15 @@
 -- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
 --   retry_max, hub_retry_delay, [url, canonical, outcome, last_status, elapsed, throttle,
---   error_text, label, hub_kind, final_url, final_host, redirect_to]*)
+--   error_text, label, hub_kind, final_url, final_host, redirect_to, final_here]*)
 -- outcome: D done, F failed, X redirected, R retry, T throttled.
--- -> {ignored urls..., '', [redirect_to, depth, url]*}
+-- final_here: '1' when final_url's host is in this script's key group (always on a single
+-- group); otherwise the final URL is returned to be marked in its own group ('seen' edit).
+-- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
 local THRESH = tonumber(ARGV[4])
 local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local HUB_RETRY = tonumber(ARGV[11])
-local FIELDS = 12
+local FIELDS = 13
 
 local function retry_delay(failures)
   if failures <= 0 then return 0 end
@@ -33,26 +35,6 @@ local function adopt(url)
   return {host = hn, depth = u.depth, seq = u.seq, hub = false}
 end
 
--- The final URL of a followed redirect chain is done too (never fetched again).
-local function mark_seen(url, hn, depth, referrer)
-  local h = host(hn)
-  local old = redis.call('HGET', K_URL, url)
-  if old then
-    local u = urec(old)
-    if u.st ~= 'W' or redis.call('HEXISTS', K_LDATA, url) == 1 then return end
-    redis.call('ZREM', kq(hn), url)
-    h.wait = h.wait - 1
-    tot('tw', -1)
-    put_url(url, 'D', u.depth, u.att, u.seq, NOW, u.extra)
-  else
-    local seq = redis.call('HINCRBY', K_META, 'seq', 1)
-    put_url(url, 'D', depth, 0, seq, NOW, referrer)
-  end
-  h.done = h.done + 1
-  tot('td', 1)
-  dirty(h)
-end
-
 local function hub_result(url, label, kind, throttle)
   local hub = get_hub(url)
   if not hub then return end -- removed from the hub list while in flight
@@ -71,13 +53,14 @@ local function hub_result(url, label, kind, throttle)
   bump()
 end
 
-local ignored, follow = {}, {}
-local i = FIELDS
+local ignored, follow, seen = {}, {}, {}
+local i = 12 -- the first result (ARGV[4..11] are the policy)
 while i + FIELDS - 1 <= #ARGV do
   local url, curl, oc, ls = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
   local err, label, kind = ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
   local final, fhost, target = ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
+  local fhere = ARGV[i + 12] == '1'
   i = i + FIELDS
   local key = url
   local L = end_lease(url)
@@ -118,7 +101,16 @@ while i + FIELDS - 1 <= #ARGV do
         put_url(key, 'D', L.depth, att, L.seq, NOW, ref)
         h.done = h.done + 1
         tot('td', 1)
-        if final ~= '' and final ~= key then mark_seen(final, fhost, L.depth, key) end
+        if final ~= '' and final ~= key then
+          if fhere then
+            mark_seen(final, fhost, L.depth, key)
+          else
+            seen[#seen + 1] = final
+            seen[#seen + 1] = fhost
+            seen[#seen + 1] = L.depth
+            seen[#seen + 1] = key
+          end
+        end
       elseif oc == 'X' then
         put_url(key, 'X', L.depth, att, L.seq, NOW, target)
         h.redir = h.redir + 1
@@ -158,4 +150,6 @@ local res = {}
 for _, u in ipairs(ignored) do res[#res + 1] = u end
 res[#res + 1] = ''
 for _, v in ipairs(follow) do res[#res + 1] = v end
+res[#res + 1] = ''
+for _, v in ipairs(seen) do res[#res + 1] = v end
 return res

@@ -28,7 +28,9 @@ end
 local live = globals(P)
 for j, k in ipairs(globals(S)) do move(k, live[j]) end
 local version = (tonumber(meta[1]) or 0) + 1
-redis.call('HSET', K_META, 'version', version, 'generation', (tonumber(meta[2]) or 0) + 1,
-  'paused', meta[3] or '0', 'schema', meta[4] or '1')
+redis.call('HSET', K_META, 'version', version, 'generation', (tonumber(meta[2]) or 0) + 1)
+-- the pool-wide fields live here only on a single-group pool (see docs/redis.md)
+if meta[3] then redis.call('HSET', K_META, 'paused', meta[3]) end
+if meta[4] then redis.call('HSET', K_META, 'schema', meta[4]) end
 for _, name in ipairs(names) do redis.call('ZADD', K_HOSTS, version, name) end
 return 1
