@@ -124,6 +124,11 @@ def _bad_files(tmp_path: Path, good: Path) -> dict[str, Path]:
     ]
     bad.append(json.dumps({"t": "end", "records": len(bad) - 1}).encode())
     files["garbage_record"].write_bytes(gzip.compress(b"\n".join(bad)))
+    files["twice"] = tmp_path / "twice"  # one URL in two records: which one would win?
+    url_lines = [line for line in raw_lines if b'"t": "url"' in line or b'"t":"url"' in line]
+    twice = [*raw_lines[:-1], url_lines[0]]
+    twice.append(json.dumps({"t": "end", "records": len(twice) - 1}).encode())
+    files["twice"].write_bytes(gzip.compress(b"\n".join(twice)))
     files["not_json"] = tmp_path / "notjson"
     files["not_json"].write_bytes(gzip.compress(raw_lines[0] + b"\n{oops\n"))
     files["empty"] = tmp_path / "empty"
@@ -149,6 +154,7 @@ def test_bad_snapshot_files_give_clear_errors_and_change_nothing(
     assert "pickle" in messages["pickle"]
     assert "truncated" in messages["no_end"]
     assert "not a crawler-gui pool snapshot" in messages["foreign_json"]
+    assert "twice" in messages["twice"]
     assert not list((harness.where / "pool").glob("*.loading"))
     harness.reopen()
     assert state(harness.pool) == before
