@@ -84,6 +84,26 @@ class PendingRow(NamedTuple):
     is_hub: bool
     started: float
     expires: float
+    worker: str = ""  #: the worker holding the lease (shared pools; "" for a local pool)
+
+
+#: Seconds between two heartbeats of a worker of a shared pool.
+HEARTBEAT_SECONDS = 5.0
+#: A worker not heard from for this long is shown as silent (dead, hung or cut off).
+SILENT_AFTER = 4 * HEARTBEAT_SECONDS
+
+
+class WorkerRow(NamedTuple):
+    """One worker of a shared pool, as its last heartbeat described it."""
+
+    worker: str  #: the worker id (``--worker``)
+    machine: str  #: host name of the machine it runs on
+    pid: int
+    state: str  #: the crawl's state: running, paused, stopping, stopped, finished, failed, idle
+    started: float  #: when the worker opened the pool (POSIX time)
+    last_seen: float  #: its last heartbeat (POSIX time, the worker's clock)
+    pages: int  #: pages it fetched since it started
+    rate: float  #: its pages/s over the last seconds
 
 
 class RetryRow(NamedTuple):

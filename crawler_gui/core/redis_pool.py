@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
 import os
@@ -48,6 +49,7 @@ from crawler_gui.core.frontier import (
     PoolSnapshot,
     PoolTotals,
     RetryRow,
+    WorkerRow,
 )
 from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
@@ -99,6 +101,8 @@ MAX_GROUPS = 1024
 _VERSION_MEMO = 16
 #: ``since`` at or above this means "no host rows, only totals" on any layout.
 _NO_HOSTS = 2**53
+#: A worker's row is dropped from the ``workers`` hash after this long without a heartbeat.
+WORKER_FORGET_SECONDS = 86400.0
 #: Seconds to wait for a TCP connection to the server unless the URL says otherwise
 #: (``socket_connect_timeout=``): an unreachable host fails fast with a clear error.
 CONNECT_TIMEOUT = 10.0
@@ -827,6 +831,64 @@ class RedisPool:
             paused, generation = await client.hmget(self.prefix + "meta", ["paused", "generation"])
         return paused == "1", int(str(generation or 0))
 
+    # ---- the workers' heartbeats ------------------------------------------------------------
+    async def heartbeat(self, state: str, pages: int, rate: float, started: float) -> None:
+        """Tell the pool this worker is alive and what it does (every ``HEARTBEAT_SECONDS``).
+        One row per worker id in the pool-wide ``workers`` hash: what the window's Workers
+        pane shows, and how an operator tells a dead worker from a slow one."""
+        row = {
+            "machine": socket.gethostname(),
+            "pid": os.getpid(),
+            "state": state,
+            "started": started,
+            "seen": self.clock.now(),
+            "pages": int(pages),
+            "rate": float(rate),
+        }
+        client = await self._client()
+        with self._errors():
+            await client.hset(self.prefix + "workers", self.worker, json.dumps(row))
+
+    async def forget_worker(self, worker: str | None = None) -> None:
+        """Remove a worker's row (this worker's by default: a clean exit says goodbye)."""
+        client = await self._client()
+        with self._errors():
+            await client.hdel(self.prefix + "workers", worker or self.worker)
+
+    async def workers(self) -> list[WorkerRow]:
+        """Every worker that sent a heartbeat in the last day, sorted by id. Rows that are not
+        readable are skipped; rows older than a day are dropped."""
+        client = await self._client()
+        with self._errors():
+            raw = await client.hgetall(self.prefix + "workers")
+        now = self.clock.now()
+        rows: list[WorkerRow] = []
+        stale: list[str] = []
+        for worker, text in raw.items():
+            try:
+                d = json.loads(text)
+                row = WorkerRow(
+                    str(worker),
+                    str(d["machine"]),
+                    int(d["pid"]),
+                    str(d["state"]),
+                    float(d["started"]),
+                    float(d["seen"]),
+                    int(d["pages"]),
+                    float(d["rate"]),
+                )
+            except (ValueError, KeyError, TypeError):
+                log.warning("unreadable heartbeat of worker %r", worker)
+                continue
+            if now - row.last_seen > WORKER_FORGET_SECONDS:
+                stale.append(str(worker))
+            else:
+                rows.append(row)
+        if stale:
+            with self._errors():
+                await client.hdel(self.prefix + "workers", *stale)
+        return sorted(rows)
+
     # ---- the shared crawl scope -----------------------------------------------------------
     # The registered domains of the seeds and hubs, shared by every worker: a worker must
     # follow the links of a page whose domain another worker seeded. The pool stores plain
@@ -1129,10 +1191,16 @@ def _host_rows(hosts_raw: list[Any], now: float) -> list[HostRow]:
 def _pending_rows(leases_raw: list[Any]) -> list[PendingRow]:
     rows = []
     for i in range(0, len(leases_raw), 2):
-        host, depth, _seq, is_hub, started, expires, _worker = leases_raw[i + 1].split("\t", 6)
+        host, depth, _seq, is_hub, started, expires, worker = leases_raw[i + 1].split("\t", 6)
         rows.append(
             PendingRow(
-                leases_raw[i], host, int(depth), is_hub == "1", float(started), float(expires)
+                leases_raw[i],
+                host,
+                int(depth),
+                is_hub == "1",
+                float(started),
+                float(expires),
+                worker,
             )
         )
     return rows

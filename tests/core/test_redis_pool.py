@@ -335,3 +335,40 @@ def test_pool_config_values_reach_the_scripts(redis_server: str) -> None:
         await pool.close()
 
     run(go())
+
+
+def test_workers_report_by_heartbeat_and_leases_name_their_worker(any_redis: str) -> None:
+    clock = ManualClock()
+    url = f"{any_redis}?name={_name()}"
+
+    async def go() -> None:
+        a = await RedisPool.open(url, fast_config(), clock, worker="crawl-1")
+        b = await RedisPool.open(url, fast_config(), clock, worker="crawl-2")
+        assert await a.workers() == []
+        started = clock.now()
+        await a.heartbeat("running", 10, 2.5, started)
+        clock.advance(3)
+        await b.heartbeat("paused", 0, 0.0, started)
+        await b.heartbeat("running", 4, 1.0, started)  # a newer beat replaces the row
+        rows = await a.workers()
+        assert [(r.worker, r.state, r.pages, r.rate) for r in rows] == [
+            ("crawl-1", "running", 10, 2.5),
+            ("crawl-2", "running", 4, 1.0),
+        ]
+        assert rows[0].last_seen == started and rows[1].last_seen == started + 3
+        assert rows[0].started == started and rows[0].pid > 0 and rows[0].machine
+
+        await a.add_many([f"http://h{i}.example.com/" for i in range(4)])
+        await a.pop(1, 0)
+        await b.pop(2, 0)
+        pending = (await a.snapshot()).pending
+        assert sorted(row.worker for row in pending) == ["crawl-1", "crawl-2", "crawl-2"]
+
+        await b.forget_worker()  # a clean exit says goodbye
+        assert [r.worker for r in await a.workers()] == ["crawl-1"]
+        clock.advance(2 * 86400)  # a day without a beat: forgotten
+        assert await a.workers() == []
+        await a.close()
+        await b.close()
+
+    run(go())
