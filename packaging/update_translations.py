@@ -31,6 +31,44 @@ ZH = {
     "Join a shared URL pool on a Redis server as one more worker. The window shows the whole "
     "pool; Pause and Resume reach every worker.": "作为又一个工作进程加入 Redis 服务器上的共享网址池。"
     "窗口显示整个网址池；暂停和继续会传达到每个工作进程。",
+    # the Workers pane of a shared pool
+    "Workers": "工作进程",
+    "Worker": "工作进程",
+    "Machine": "机器",
+    "State": "状态",
+    "Last seen": "最近心跳",
+    "Pages": "页面数",
+    "Pages/s": "页/秒",
+    "running": "运行中",
+    "paused": "已暂停",
+    "stopping": "正在停止",
+    "stopped": "已停止",
+    "finished": "已完成",
+    "failed": "失败",
+    "idle": "空闲",
+    "silent": "失联",
+    "no heartbeat": "无心跳",
+    "%1 (this window)": "%1（本窗口）",
+    "%1 ago": "%1前",
+    "What the worker last reported; silent: no heartbeat for %1": "工作进程最近一次报告的状态；失联：%1 内没有心跳",
+    "Time since its last heartbeat (one every %1)": "距最近一次心跳的时间（每 %1 一次）",
+    "Pages it fetched since it started": "启动以来抓取的页面数",
+    "Its pages per second over the last seconds": "最近几秒内每秒抓取的页面数",
+    "URLs it holds leases on now": "它当前持有租约的网址数",
+    "The worker fetching the URL (shared pools)": "正在抓取该网址的工作进程（共享网址池）",
+    "This worker holds leases but sent no heartbeat: a worker of an older version, or one gone "
+    "for more than a day.": "该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。",
+    "No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last "
+    "reported: %2.": "已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。",
+    "Process %1 on %2, started %3": "%2 上的进程 %1，启动于 %3",
+    "Reclaim leases": "收回租约",
+    "Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed "
+    "attempt.\n\nDo this only for a worker that is dead: a worker that is still alive would "
+    "fetch these URLs a second time.": "现在把工作进程 %2 租用的 %1 个网址放回网址池吗？每个网址记一次失败尝试。\n\n"
+    "只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。",
+    "This is this window's own worker.": "这是本窗口自己的工作进程。",
+    "This worker sent a heartbeat %1 ago: it looks alive.": "该工作进程在 %1前发送过心跳：它看起来仍在运行。",
+    "%1 URLs of worker %2 went back to the pool": "工作进程 %2 的 %1 个网址已放回网址池",
     "%1 (%2/s)": "%1（%2/秒）",
     "%1 URLs known and not yet done; no rate to estimate from yet.": "已知 %1 个网址尚未完成；暂无速率可供估算。",
     "%1 URLs to add.": "将添加 %1 个网址。",

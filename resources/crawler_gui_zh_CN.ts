@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="215" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="223" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="220" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="228" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="239" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="247" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="247" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="255" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="272" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="280" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="276" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="284" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="283" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="291" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="286" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="294" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="286" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="294" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="317" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="326" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="325" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="334" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="319" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="327" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,68 +64,68 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HostsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="371" />
+        <location filename="../crawler_gui/gui/models.py" line="381" />
         <source>Host</source>
         <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted)</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="373" />
+        <location filename="../crawler_gui/gui/models.py" line="383" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="376" />
+        <location filename="../crawler_gui/gui/models.py" line="386" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="381" />
+        <location filename="../crawler_gui/gui/models.py" line="391" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="383" />
+        <location filename="../crawler_gui/gui/models.py" line="393" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="386" />
+        <location filename="../crawler_gui/gui/models.py" line="396" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="391" />
+        <location filename="../crawler_gui/gui/models.py" line="401" />
         <source>Last status</source>
         <translation>最近状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="393" />
+        <location filename="../crawler_gui/gui/models.py" line="403" />
         <source>Next allowed</source>
         <translation>下次允许</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="396" />
+        <location filename="../crawler_gui/gui/models.py" line="406" />
         <source>Earliest time of the next request to this host</source>
         <translation>对该主机下一次请求的最早时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="399" />
+        <location filename="../crawler_gui/gui/models.py" line="409" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="403" />
+        <location filename="../crawler_gui/gui/models.py" line="413" />
         <source>Current politeness delay between two requests</source>
         <translation>两次请求之间当前的礼貌延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="406" />
+        <location filename="../crawler_gui/gui/models.py" line="416" />
         <source>Backoff until</source>
         <translation>退避至</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="409" />
+        <location filename="../crawler_gui/gui/models.py" line="419" />
         <source>End of a 429/503 backoff for this host</source>
         <translation>该主机 429/503 退避的结束时间</translation>
     </message>
@@ -133,27 +133,27 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="366" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="374" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="366" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="374" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="366" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="374" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="445" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="430" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="449" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="434" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -161,86 +161,86 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="497" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="498" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="483" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="499" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="485" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="501" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="486" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="502" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="487" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="527" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="512" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="542" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="527" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="565" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="550" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="572" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="557" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="582" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="567" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="609" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="618" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="626" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="594" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="603" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="637" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="596" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="627" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="612" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="634" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="644" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="619" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="629" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -248,42 +248,42 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="482" />
+        <location filename="../crawler_gui/gui/models.py" line="500" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="484" />
+        <location filename="../crawler_gui/gui/models.py" line="502" />
         <source>Span</source>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="488" />
+        <location filename="../crawler_gui/gui/models.py" line="506" />
         <source>How often the hub is refreshed</source>
         <translation>枢纽页的刷新频率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="491" />
+        <location filename="../crawler_gui/gui/models.py" line="509" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="492" />
+        <location filename="../crawler_gui/gui/models.py" line="510" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="495" />
+        <location filename="../crawler_gui/gui/models.py" line="513" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="497" />
+        <location filename="../crawler_gui/gui/models.py" line="515" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="507" />
+        <location filename="../crawler_gui/gui/models.py" line="525" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
@@ -291,70 +291,81 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>InFlightModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="420" />
+        <location filename="../crawler_gui/gui/models.py" line="433" />
         <source>URL</source>
+        <extracomment>The column of the worker holding the lease (last: the other columns keep their numbers; empty, and hidden by the window, for a local pool).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="421" />
+        <location filename="../crawler_gui/gui/models.py" line="434" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="422" />
+        <location filename="../crawler_gui/gui/models.py" line="435" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="424" />
+        <location filename="../crawler_gui/gui/models.py" line="437" />
         <source>Hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="425" />
+        <location filename="../crawler_gui/gui/models.py" line="438" />
         <source>hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="429" />
+        <location filename="../crawler_gui/gui/models.py" line="442" />
         <source>Elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="436" />
+        <location filename="../crawler_gui/gui/models.py" line="449" />
         <source>Lease</source>
         <translation>租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="437" />
+        <location filename="../crawler_gui/gui/models.py" line="450" />
         <source>expires %1</source>
         <translation>%1 到期</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="440" />
+        <location filename="../crawler_gui/gui/models.py" line="453" />
         <source>Time until the pool takes the URL back</source>
         <translation>网址池收回该网址前的剩余时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="457" />
+        <source>Worker</source>
+        <translation>工作进程</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="459" />
+        <source>The worker fetching the URL (shared pools)</source>
+        <translation>正在抓取该网址的工作进程（共享网址池）</translation>
     </message>
 </context>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="562" />
+        <location filename="../crawler_gui/gui/models.py" line="779" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="562" />
+        <location filename="../crawler_gui/gui/models.py" line="779" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="562" />
+        <location filename="../crawler_gui/gui/models.py" line="779" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="562" />
+        <location filename="../crawler_gui/gui/models.py" line="779" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -362,307 +373,342 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
         <source>Crawler GUI</source>
         <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="219" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="231" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="228" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="242" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="229" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="238" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="247" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="248" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="262" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="249" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="263" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="250" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="264" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="687" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="313" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <source>Reclaim leases</source>
+        <translation>收回租约</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
+        <source>Workers</source>
+        <translation>工作进程</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="313" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="316" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="348" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="459" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="320" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="323" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="355" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="330" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="342" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="348" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="380" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="354" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="386" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="358" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="390" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="361" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="367" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="372" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="431" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="402" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="459" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="447" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="479" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="448" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="480" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="449" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="481" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="450" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="483" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="484" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="453" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="485" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="454" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="475" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="520" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="533" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="618" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="586" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="671" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="620" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="650" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="741" />
+        <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
+
+Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
+        <translation>现在把工作进程 %2 租用的 %1 个网址放回网址池吗？每个网址记一次失败尝试。
+
+只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
+        <source>This is this window's own worker.</source>
+        <translation>这是本窗口自己的工作进程。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="752" />
+        <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
+        <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
+        <source>%1 URLs of worker %2 went back to the pool</source>
+        <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="782" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="660" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="660" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="663" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="675" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="807" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="687" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="704" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="836" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="689" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="711" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="736" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="760" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="737" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="760" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="869" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="783" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="785" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -815,44 +861,44 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="79" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="90" />
         <source>Type a Redis pool URL.</source>
-        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password).</extracomment>
+        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="82" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="93" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="89" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="93" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="100" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="104" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="91" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="102" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="96" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="107" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="101" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="113" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="124" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="130" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="141" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -860,32 +906,32 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RetriesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="456" />
+        <location filename="../crawler_gui/gui/models.py" line="474" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="457" />
+        <location filename="../crawler_gui/gui/models.py" line="475" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="459" />
+        <location filename="../crawler_gui/gui/models.py" line="477" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="463" />
+        <location filename="../crawler_gui/gui/models.py" line="481" />
         <source>Failed attempts so far / attempts allowed</source>
         <translation>已失败次数 / 允许次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="465" />
+        <location filename="../crawler_gui/gui/models.py" line="483" />
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="467" />
+        <location filename="../crawler_gui/gui/models.py" line="485" />
         <source>Next try</source>
         <translation>下次重试</translation>
     </message>
@@ -893,132 +939,132 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="696" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="702" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="687" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="703" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="688" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="695" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="711" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="696" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="712" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="713" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="698" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="714" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="699" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="715" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="700" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="716" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="701" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="717" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="702" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="703" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="719" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="705" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="724" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="709" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="731" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="716" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="733" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="734" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="719" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="735" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="736" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="737" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="740" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="745" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="730" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="746" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="731" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="804" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="789" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1079,29 +1125,163 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="155" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="155" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="155" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="204" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="212" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="205" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="213" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
+    </message>
+</context>
+<context>
+    <name>WorkersModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="574" />
+        <source>running</source>
+        <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="575" />
+        <source>paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="576" />
+        <source>stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="577" />
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="578" />
+        <source>finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="579" />
+        <source>failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="580" />
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="588" />
+        <source>Worker</source>
+        <translation>工作进程</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="589" />
+        <source>Machine</source>
+        <translation>机器</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="591" />
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <source>What the worker last reported; silent: no heartbeat for %1</source>
+        <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="599" />
+        <source>Last seen</source>
+        <translation>最近心跳</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="603" />
+        <source>Time since its last heartbeat (one every %1)</source>
+        <translation>距最近一次心跳的时间（每 %1 一次）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="609" />
+        <source>Pages</source>
+        <translation>页面数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="613" />
+        <source>Pages it fetched since it started</source>
+        <translation>启动以来抓取的页面数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="616" />
+        <source>Pages/s</source>
+        <translation>页/秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="620" />
+        <source>Its pages per second over the last seconds</source>
+        <translation>最近几秒内每秒抓取的页面数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="623" />
+        <source>In flight</source>
+        <translation>进行中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="627" />
+        <source>URLs it holds leases on now</source>
+        <translation>它当前持有租约的网址数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="639" />
+        <source>no heartbeat</source>
+        <translation>无心跳</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="641" />
+        <source>silent</source>
+        <translation>失联</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="646" />
+        <source>%1 (this window)</source>
+        <translation>%1（本窗口）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="652" />
+        <source>%1 ago</source>
+        <translation>%1前</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="661" />
+        <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
+        <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="667" />
+        <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
+        <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="676" />
+        <source>Process %1 on %2, started %3</source>
+        <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>
 </context>
 </TS>

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -17,6 +18,7 @@ from urllib.parse import parse_qsl, urlsplit
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QApplication,
     QCheckBox,
     QDialog,
@@ -42,6 +44,7 @@ from crawler_gui.gui.models import (
     LogBuffer,
     LogModel,
     RetriesModel,
+    WorkersModel,
 )
 from crawler_gui.gui.tasks import Tasks
 from crawler_gui.gui.widgets import OverviewWidget, TablePane
@@ -68,6 +71,14 @@ _RESTARTABLE = (CrawlState.STOPPED, CrawlState.FINISHED, CrawlState.FAILED)
 _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: QSettings key of the last Redis pool URL opened (only kept when it holds no password).
 LAST_REDIS_KEY = "pool/last_redis"
+#: Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool);
+#: their leases are counted from every tick's snapshot.
+WORKERS_SECONDS = 2.0
+
+
+def is_shared(frontier: Any) -> bool:
+    """A pool shared by many workers (Redis): it has heartbeats to show."""
+    return callable(getattr(frontier, "workers", None))
 
 
 def redis_url_problem(text: str) -> str | None:
@@ -207,6 +218,7 @@ class MainWindow(QMainWindow):
         self.inflight_model = InFlightModel(self)
         self.retries_model = RetriesModel(self)
         self.hubs_model = HubsModel(self)
+        self.workers_model = WorkersModel(self)
         self.log_model = LogModel(self)
         self.log_buffer = log_buffer or LogBuffer()
         self._own_log_handler = log_buffer is None
@@ -221,6 +233,8 @@ class MainWindow(QMainWindow):
         self.busiest.toggled.connect(self._busiest_first)
         self.hosts_pane.top.insertWidget(1, self.busiest)
         self.inflight_pane = TablePane(self.inflight_model, name="inflight", progress_columns=[5])
+        # the worker holding each lease: shown for a shared pool only (``set_session``)
+        self.inflight_pane.view.setColumnHidden(InFlightModel.WORKER_COLUMN, True)
         self.retries_pane = TablePane(
             self.retries_model,
             name="retries",
@@ -261,6 +275,23 @@ class MainWindow(QMainWindow):
             self.docks[key] = dock
         if first is not None:
             first.raise_()
+        # The Workers pane: only while a shared (Redis) pool is open (``_show_workers_pane``).
+        self.workers_pane = TablePane(
+            self.workers_model,
+            name="workers",
+            actions=[
+                (
+                    self.tr("Reclaim leases"),
+                    lambda worker: self.tasks.spawn(self.reclaim_worker(worker), "reclaim"),
+                ),
+            ],
+        )
+        self.workers_pane.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.workers_dock = QDockWidget(self.tr("Workers"), self)
+        self.workers_dock.setObjectName("dock-workers")
+        self.workers_dock.setWidget(self.workers_pane)
+        self._shared = False
+        self._workers_due = 0.0  # time.monotonic() of the next read of the heartbeats
 
         self._build_actions()
         self.state_label = QLabel(self)
@@ -281,7 +312,8 @@ class MainWindow(QMainWindow):
         else:
             self.resize(1200, 800)
         if state is not None:
-            self.restoreState(state)
+            self.restoreState(state)  # may place the Workers pane where it was last time
+        self._show_workers_pane(session is not None and is_shared(session.frontier))
         if session is not None:
             self.set_session(session)
         self._update_actions()
@@ -397,7 +429,7 @@ class MainWindow(QMainWindow):
         ):
             crawl_menu.addSeparator() if a is None else crawl_menu.addAction(a)
         view_menu = m.addMenu(self.tr("&View"))
-        for dock in self.docks.values():
+        for dock in (*self.docks.values(), self.workers_dock):
             view_menu.addAction(dock.toggleViewAction())
         help_menu = m.addMenu(self.tr("&Help"))
         help_menu.addAction(self.act_about)
@@ -466,9 +498,22 @@ class MainWindow(QMainWindow):
         if listeners is not None:
             listeners.append(self._on_state)  # buttons follow the state at once
         self._version = None
-        for model in (self.hosts_model, self.inflight_model, self.retries_model, self.hubs_model):
+        for model in (
+            self.hosts_model,
+            self.inflight_model,
+            self.retries_model,
+            self.hubs_model,
+            self.workers_model,
+        ):
             model.clear()
-        if session is not None:
+        self._shared = session is not None and is_shared(session.frontier)
+        self._workers_due = 0.0
+        self.workers_model.own_worker = (
+            str(getattr(session.frontier, "worker", "")) if session and self._shared else ""
+        )
+        if session is not None:  # (None: between two pools; the panes stay as they are)
+            self._show_workers_pane(self._shared)
+            self.inflight_pane.view.setColumnHidden(InFlightModel.WORKER_COLUMN, not self._shared)
             self.settings = session.settings
             shown = str(getattr(session, "display_name", session.pool_dir))
             self.pool_label.setText(shown)
@@ -476,6 +521,35 @@ class MainWindow(QMainWindow):
         else:
             self.pool_label.setText("")
         self._update_actions()
+
+    def _show_workers_pane(self, shared: bool) -> None:
+        """Put the Workers pane in the window for a shared pool (tabbed with the first pane
+        shown, unless it is there already, where the user left it); take it out for a local
+        pool. Its View menu entry follows."""
+        dock = self.workers_dock
+        placed = self.dockWidgetArea(dock) != Qt.DockWidgetArea.NoDockWidgetArea
+        if shared and not placed:
+            bottom = Qt.DockWidgetArea.BottomDockWidgetArea
+            self.addDockWidget(bottom, dock)
+            anchor = next(
+                (
+                    d
+                    for d in self.docks.values()
+                    if not d.isHidden() and not d.isFloating() and self.dockWidgetArea(d) == bottom
+                ),
+                None,
+            )
+            if anchor is not None:
+                self.tabifyDockWidget(anchor, dock)
+            dock.show()
+        elif not shared and placed:
+            self.removeDockWidget(dock)
+        dock.toggleViewAction().setVisible(shared)
+
+    @property
+    def workers_pane_shown(self) -> bool:
+        """The Workers pane is in the window (it may still be closed by the user)."""
+        return self.dockWidgetArea(self.workers_dock) != Qt.DockWidgetArea.NoDockWidgetArea
 
     def _on_state(self, state: CrawlState) -> None:
         if not self._closed:
@@ -514,6 +588,13 @@ class MainWindow(QMainWindow):
         snap: PoolSnapshot = await session.frontier.snapshot(since=self._version)
         if session is not self.session:
             return  # the pool was switched while we waited
+        workers = None
+        if self._shared and time.monotonic() >= self._workers_due:
+            # the heartbeats change every few seconds: read them every WORKERS_SECONDS
+            self._workers_due = time.monotonic() + WORKERS_SECONDS
+            workers = await session.frontier.workers()
+            if session is not self.session:
+                return
         stats = session.crawler.stats()
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
@@ -527,6 +608,10 @@ class MainWindow(QMainWindow):
         self.retries_model.threshold = snap.totals.failure_threshold
         self.retries_model.update(snap.retrying, now=snap.time)
         self.hubs_model.update(snap.hubs, now=snap.time)
+        if self._shared:
+            if workers is not None:
+                self.workers_model.set_workers(workers, now=snap.time)
+            self.workers_model.set_pending(snap.pending, now=snap.time)
         self.overview.update_from(snap, stats, self.state_text(self.state()))
         self._update_actions()
         self.statusBar().showMessage(
@@ -639,6 +724,53 @@ class MainWindow(QMainWindow):
     async def refresh_hub(self, url: str) -> None:
         if self.session is not None and not await self.session.frontier.refresh_hub(url):
             log.warning("%s is not a hub", url)
+
+    async def reclaim_worker(self, worker: str, *, confirm: bool = True) -> int | None:
+        """Put every lease of ``worker`` back into the shared pool now (one attempt counted
+        each), after asking: a worker still alive would fetch those URLs a second time.
+        Returns how many came back (None when not done)."""
+        session = self.session
+        if session is None or not self._shared:
+            return None
+        if confirm:
+            model = self.workers_model
+            i = model.find(worker)
+            row = model.row(i) if i is not None else None
+            text = (
+                self.tr(
+                    "Put the %1 URLs leased by worker %2 back into the pool now? Each counts "
+                    "as one failed attempt.\n\nDo this only for a worker that is dead: a "
+                    "worker that is still alive would fetch these URLs a second time."
+                )
+                .replace("%1", fmt.count(row.in_flight if row is not None else 0))
+                .replace("%2", worker)
+            )
+            if worker == model.own_worker:
+                text += "\n\n" + self.tr("This is this window's own worker.")
+            elif row is not None and row.heard and not model.is_silent(row, model.now):
+                text += "\n\n" + self.tr(
+                    "This worker sent a heartbeat %1 ago: it looks alive."
+                ).replace("%1", fmt.duration(model.now - row.last_seen))
+            answer = await dialogs.show_message(
+                self,
+                QMessageBox.Icon.Warning,
+                self.tr("Reclaim leases"),
+                text,
+                buttons=QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+                default=QMessageBox.StandardButton.Cancel,
+            )
+            if answer != QMessageBox.StandardButton.Yes or self.session is not session:
+                return None
+        n = int(await session.frontier.reclaim_worker(worker))
+        log.info("reclaimed %d leases of worker %s", n, worker)
+        self.statusBar().showMessage(
+            self.tr("%1 URLs of worker %2 went back to the pool")
+            .replace("%1", fmt.count(n))
+            .replace("%2", worker),
+            10000,
+        )
+        self._workers_due = 0.0
+        return n
 
     # -- snapshots and pools --------------------------------------------------------------
     async def save_snapshot(self, path: Path | None = None) -> int | None:

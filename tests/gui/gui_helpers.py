@@ -1,5 +1,5 @@
-"""Helpers for the GUI tests: snapshot rows, and a stand-in session over a *real* LevelDB pool
-whose crawler "fetches" by marking popped URLs done (no network)."""
+"""Helpers for the GUI tests: snapshot rows, and stand-in sessions over a *real* LevelDB or
+Redis pool whose crawler "fetches" by marking popped URLs done (no network)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import (
     AddReport,
     HostRow,
@@ -21,6 +22,7 @@ from crawler_gui.core.frontier import (
 )
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.policy import FetchResult
+from crawler_gui.core.redis_pool import RedisPool
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 
@@ -196,6 +198,17 @@ class PoolSession:
             self.closed = True
             await self.crawler.stop()
             await self.frontier.close()
+
+
+class RedisSession(PoolSession):
+    """The window's session over a real shared pool on Redis, as worker ``worker``."""
+
+    @classmethod
+    async def open_redis(
+        cls, url: str, settings: CrawlSettings, *, clock: Clock | None = None, worker: str = "gui"
+    ) -> RedisSession:
+        frontier = await RedisPool.open(url, clock=clock, worker=worker)
+        return cls(url, frontier, settings)  # type: ignore[arg-type]  # a URL, not a dir
 
 
 async def wait_for(cond: Callable[[], Any], timeout: float = 10.0, step: float = 0.02) -> None:

@@ -151,7 +151,7 @@ def test_live_models_emit_one_ranged_datachanged_per_tick():
     spy.reset()
     for tick in range(3):  # time moves: elapsed and lease columns repaint, in one signal
         model.update(rows, now=T0 + 2 + tick)
-    assert spy.changed == [(0, 0, 49, 5)] * 3
+    assert spy.changed == [(0, 0, 49, 6)] * 3  # the last column: Worker
     assert model.index(0, 4).data() == "4 s"
     assert model.index(0, 5).data(ProgressRole) == pytest.approx(4 / 300)
     spy.reset()
