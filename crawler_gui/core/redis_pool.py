@@ -982,9 +982,11 @@ class RedisPool:
             retrying.sort(key=lambda r: r.next_try)
             del retrying[limit:]
             version_total = sum(versions)
-            self._versions[version_total] = tuple(versions)
-            while len(self._versions) > _VERSION_MEMO:
-                del self._versions[next(iter(self._versions))]
+            if since is None or since < _NO_HOSTS:  # not the totals-only calls of the engine
+                self._versions.pop(version_total, None)
+                self._versions[version_total] = tuple(versions)  # newest last
+                while len(self._versions) > _VERSION_MEMO:
+                    del self._versions[next(iter(self._versions))]
         else:
             version_total = versions[0]
         cfg = self.config

@@ -372,3 +372,31 @@ def test_workers_report_by_heartbeat_and_leases_name_their_worker(any_redis: str
         await b.close()
 
     run(go())
+
+
+def test_snapshot_since_on_several_key_groups(redis_server: str) -> None:
+    url = f"{redis_server}?name={_name()}&groups=4"
+
+    async def go() -> None:
+        gui = await RedisPool.open(url, fast_config(), ManualClock(), worker="gui")
+        other = await RedisPool.open(url, fast_config(), ManualClock(), worker="other")
+        await gui.add_many([f"http://h{i}.example.com/" for i in range(12)])
+        full = await gui.snapshot()
+        assert full.hosts_complete and len(full.hosts) == 12
+        await other.add("http://h3.example.com/more")
+        for i in range(40):  # the engine's totals-only calls do not push the window's out
+            await other.add(f"http://x{i}.example.com/")
+            assert (await gui.snapshot(since=2**62, retry_limit=0)).hosts == ()
+        delta = await gui.snapshot(since=full.version)
+        assert not delta.hosts_complete
+        assert {row.host for row in delta.hosts} == {"h3.example.com"} | {
+            f"x{i}.example.com" for i in range(40)
+        }
+        assert delta.version > full.version
+        # a version this client never handed out: every host, marked complete
+        foreign = await gui.snapshot(since=full.version - 1)
+        assert foreign.hosts_complete and len(foreign.hosts) == 52
+        await gui.close()
+        await other.close()
+
+    run(go())
