@@ -24,10 +24,8 @@ import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from crawler_gui.core.frontier import HubSpec
-from crawler_gui.core.hublist import REASON_TEXT, hubs_from_text
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.session import CrawlSession, is_pool_url, open_redis_pool
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
@@ -41,6 +39,9 @@ from crawler_gui.errors import (
     SnapshotError,
     StoreError,
 )
+
+if TYPE_CHECKING:
+    from crawler_gui.core.frontier import HubSpec
 
 log = logging.getLogger(__name__)
 
@@ -294,6 +295,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     settings = settings_from_args(args)
     hubs: list[HubSpec] = []
     if args.hubs_file:
+        from crawler_gui.core.hublist import REASON_TEXT, hubs_from_text
+
         try:
             text = Path(args.hubs_file).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
@@ -319,6 +322,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         if hubs:
             await crawler.set_hubs(hubs)
         if args.seed:
+            from crawler_gui.core.hublist import REASON_TEXT
+
             report = await crawler.add_seeds(args.seed)
             for url, reason in report.refused:
                 print(f"seed refused: {url}: {REASON_TEXT.get(reason, reason)}", file=sys.stderr)

@@ -34,11 +34,21 @@ def gui_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _command_index(args: list[str]) -> int:
+    """Where a headless command would be in ``args``: after the options that come before it
+    (``--log-level LEVEL``, as in ``crawler-gui --log-level INFO crawl ...``)."""
+    i = 0
+    while i < len(args) and args[i].startswith("--log-level"):
+        i += 1 if "=" in args[i] else 2
+    return i
+
+
 def main(argv: list[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     from crawler_gui import cli
 
-    if args_list and args_list[0] in cli.COMMANDS:
+    command = args_list[_command_index(args_list) :][:1]
+    if command and command[0] in cli.COMMANDS:
         return cli.main(args_list)
     if args_list[:1] in (["-h"], ["--help"]) and len(args_list) == 1:
         gui_parser().print_help()

@@ -80,6 +80,13 @@ def test_empty_pool_and_bad_hub_lines_are_refused(tmp_path: Path) -> None:
     assert "hubs.txt:3:" in bad.stderr and "nothing was started" in bad.stderr
 
 
+def test_log_level_before_a_headless_command(tmp_path: Path) -> None:
+    for args in (["--log-level", "INFO"], ["--log-level=INFO"]):
+        result = cli(*args, "crawl", str(tmp_path / "p"))
+        assert result.returncode == 2 and "nothing to crawl" in result.stderr, result.stderr
+        assert "INFO crawler_gui.engine.session: opened crawl in" in result.stderr
+
+
 def test_pool_in_use_and_corrupt_pool_get_their_exit_codes(tmp_path: Path) -> None:
     held = LevelDBPool.open(tmp_path / "busy")
     try:

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
@@ -27,7 +28,9 @@ from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
-from crawler_gui.engine.warc import WarcWriter
+
+if TYPE_CHECKING:
+    from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +46,33 @@ COMMIT_SECONDS = 0.0
 COMMIT_ATTEMPTS = 5
 #: How often a worker on a shared pool reads the pool-wide pause flag.
 SHARED_POLL_SECONDS = 1.0
+#: The longest the dispatcher waits for work without looking at the pool again: what catches
+#: the changes no event announces (another worker's, when there is no :class:`PoolSignal`).
+POLL_SECONDS = 1.0
+#: A worker waiting for work looks at the pool at most this often when other workers announce
+#: changes (:class:`PoolSignal`): bounds its round trips while the others crawl.
+REMOTE_WAKE_SECONDS = 0.05
+
+
+class PoolSignal(Protocol):
+    """Change notices between the workers of a shared pool (``session.RedisPoolSignal``).
+
+    A worker announces that it changed the pool (results committed, URLs given back, seeds or
+    hubs added) and hears the others' announcements, so that a worker waiting for work, or
+    with until-idle waiting for the others' fetches to end, looks at the pool again at once
+    rather than at its next poll. Best effort: a missed notice only delays that look until
+    the next poll (:data:`POLL_SECONDS`). Used for one run of the crawler: ``start`` when it
+    begins, ``close`` when it ends."""
+
+    async def start(self, on_change: Callable[[], None]) -> None:
+        """Start hearing the other workers: ``on_change()`` for each of their notices. A
+        notice sent after ``start`` returns is not missed (unless the connection breaks)."""
+
+    def notify(self) -> None:
+        """Announce a change of the pool (returns at once; sent in the background)."""
+
+    async def close(self) -> None:
+        """Send what was announced and not yet sent; stop hearing."""
 
 
 def pool_config(settings: CrawlSettings) -> PoolConfig:
@@ -122,8 +152,14 @@ class Crawler:
         clock: Callable[[], float] = time.time,
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
+        signal: PoolSignal | None = None,
     ) -> None:
         self.scope_file = scope_file
+        self.signal = signal
+        self._signal_live = False  # started for the current run
+        self._waiting_for_work = False  # nothing to pop, nothing in flight: waits for work
+        self._remote_wake: asyncio.TimerHandle | None = None
+        self._last_remote_wake = 0.0
         self.frontier = frontier
         self.allow_networks = tuple(allow_networks)
         self.settings = settings
@@ -193,10 +229,12 @@ class Crawler:
         committer = asyncio.get_running_loop().create_task(self._committer(), name="results")
         try:
             await self.fetcher.start()
+            await self._start_signal()
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
             await self._stop_committer(committer, quiet=True)
+            await self._stop_signal()
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
@@ -207,12 +245,66 @@ class Crawler:
             except Exception:
                 log.exception("unfinished fetches could not be given back to the pool")
             await self._stop_committer(committer, quiet=True)
+            await self._stop_signal()
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
-        await self._stop_committer(committer)
+        try:
+            await self._stop_committer(committer)
+        finally:
+            await self._stop_signal()  # after the last commit: its notice goes out
         self._set_state(final)
         return final
+
+    # ---- change notices between the workers of a shared pool ------------------------------------
+    async def _start_signal(self) -> None:
+        if self.signal is None or self._signal_live:
+            return
+        try:
+            await self.signal.start(self._pool_changed)
+        except Exception as exc:
+            log.warning(
+                "cannot hear the other workers' change notices (%s); looking at the pool "
+                "every %.0f s instead",
+                exc,
+                POLL_SECONDS,
+            )
+            return
+        self._signal_live = True
+
+    async def _stop_signal(self) -> None:
+        if self._remote_wake is not None:
+            self._remote_wake.cancel()
+            self._remote_wake = None
+        if self.signal is None or not self._signal_live:
+            return
+        self._signal_live = False
+        try:
+            await self.signal.close()
+        except Exception:
+            log.warning("closing the change notices failed", exc_info=True)
+
+    def _notify(self) -> None:
+        """This worker changed the pool: tell the others (who may be waiting for work)."""
+        if self._signal_live and self.signal is not None:
+            self.signal.notify()
+
+    def _pool_changed(self) -> None:
+        """Another worker changed the pool: a dispatcher waiting for work, with no fetch in
+        flight, looks again (at most every REMOTE_WAKE_SECONDS)."""
+        if not self._waiting_for_work or self._remote_wake is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = self._last_remote_wake + REMOTE_WAKE_SECONDS - loop.time()
+        if delay <= 0:
+            self._wake_for_remote()
+        else:
+            self._remote_wake = loop.call_later(delay, self._wake_for_remote)
+
+    def _wake_for_remote(self) -> None:
+        self._remote_wake = None
+        self._last_remote_wake = asyncio.get_running_loop().time()
+        self._wake.set()
 
     # ---- results: pages on disk first, then their URLs done, in batches -------------------------
     def _complete(self, url: str, result: FetchResult) -> None:
@@ -256,6 +348,7 @@ class Crawler:
             self._results = batch + self._results  # kept for the next try: nothing is lost
             raise
         self._wake.set()  # hosts are free again
+        self._notify()  # for the other workers too
 
     async def _stop_committer(self, committer: asyncio.Task[None], *, quiet: bool = False) -> None:
         # Stopped by a flag, not by cancel(): a cancellation that lands inside a pool call can
@@ -369,6 +462,7 @@ class Crawler:
         self._save_scope()
         report = await self.frontier.add_many([AddRequest(u, 0, None) for u in urls])
         self._wake.set()
+        self._notify()
         return report
 
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
@@ -379,6 +473,7 @@ class Crawler:
         refused = {url for url, _reason in report.refused}
         self._hubs = [h for h in hubs if h.url not in refused]
         self._wake.set()
+        self._notify()
         return report
 
     def refresh_scope(self, domains: Iterable[str]) -> None:
@@ -443,6 +538,10 @@ class Crawler:
     async def _dispatch(self) -> CrawlState:
         frontier = self.frontier
         while True:
+            # Cleared before the pool is looked at: whatever happens from here on (a fetch
+            # ends, a commit, another worker's notice) ends the wait below at once.
+            self._wake.clear()
+            self._waiting_for_work = False
             if self._fatal is not None:
                 raise self._fatal
             if self._stop_requested:
@@ -467,10 +566,13 @@ class Crawler:
             if leases and len(self._tasks) < s.concurrency:
                 await asyncio.sleep(0)  # let fetches start before asking again
                 continue
+            # Nothing in flight and nothing to pop: only another worker's change can bring work
+            # (a worker with fetches in flight is woken by them).
+            self._waiting_for_work = not self._tasks and not leases
             idle_mode = s.mode is CrawlMode.UNTIL_IDLE
             if idle_mode and not self._tasks and not leases and await self._idle():
                 return CrawlState.FINISHED
-            await self._sleep_until_due()
+            await self._sleep_until_due(full=len(self._tasks) >= s.concurrency)
 
     def _launch(self, lease: Lease) -> None:
         self._pages_started += 1
@@ -495,11 +597,15 @@ class Crawler:
         now = self.clock()
         return all(hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
 
-    async def _sleep_until_due(self) -> None:
-        self._wake.clear()  # before the await: a wake-up during it must not be lost
-        due = await self.frontier.next_due()
-        now = self.clock()
-        timeout = 1.0 if due is None else min(1.0, max(0.005, due - now))
+    async def _sleep_until_due(self, *, full: bool = False) -> None:
+        """Wait for a wake-up (a fetch ends, a commit, a notice) or until the pool's next URL
+        is due. With every fetch slot busy (``full``) only a fetch that ends makes room, so
+        the pool is not asked when its next URL is due (one round trip less per wait)."""
+        timeout = POLL_SECONDS
+        if not full:
+            due = await self.frontier.next_due()
+            if due is not None:
+                timeout = min(POLL_SECONDS, max(0.005, due - self.clock()))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout)
 
@@ -514,6 +620,7 @@ class Crawler:
             urls, self._unfinished = self._unfinished, []
             released = await self.frontier.release(urls)
             log.info("%d unfinished fetches went back to the pool", released)
+            self._notify()
         for fetcher in self._retired_fetchers:
             await fetcher.close()
         self._retired_fetchers.clear()
