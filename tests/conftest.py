@@ -159,3 +159,10 @@ def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield f"redis://127.0.0.1:{ports[0]}/0"
     finally:
         procs.stop()
+
+
+@pytest.fixture(params=["server", "cluster"])
+def any_redis(request: pytest.FixtureRequest) -> str:
+    """The URL of the session's single redis-server, then of its Redis Cluster."""
+    fixture = "redis_cluster" if request.param == "cluster" else "redis_server"
+    return str(request.getfixturevalue(fixture))

@@ -295,7 +295,6 @@ class RedisPool:
         #: True when the server is a Redis Cluster node.
         self.cluster = False
         self._groups_wanted = groups
-        self._next_group = 0
         self._versions: dict[int, tuple[int, ...]] = {}
         self._closed = False
         self._lc: _LoopClient | None = None

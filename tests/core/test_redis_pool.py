@@ -32,14 +32,6 @@ def _name() -> str:
     return "t" + uuid.uuid4().hex[:12]
 
 
-@pytest.fixture(params=["server", "cluster"])
-def any_redis(request: pytest.FixtureRequest) -> str:
-    """The URL of the session's single redis-server, then of its Redis Cluster."""
-    return str(
-        request.getfixturevalue("redis_cluster" if request.param == "cluster" else "redis_server")
-    )
-
-
 def all_keys(url: str, pattern: str) -> list[str]:
     """Every key matching ``pattern`` on a single server or on every primary of a cluster."""
     with redis.Redis.from_url(url, decode_responses=True) as plain:

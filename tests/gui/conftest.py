@@ -78,6 +78,26 @@ def assert_no_active_timers(obj: Any) -> None:
     assert not active, f"timers still active: {active}"
 
 
+def shown_window(
+    aloop: asyncio.AbstractEventLoop, session: Any, qsettings: QSettings, opener: Any
+) -> Iterator[Any]:
+    """The body of a ``window`` fixture: a MainWindow over ``session``, shown and refreshing
+    every 50 ms; afterwards closed (if the test did not), its timers stopped, deleted."""
+    from crawler_gui.gui.mainwindow import MainWindow
+    from tests.gui.gui_helpers import run
+
+    w = MainWindow(session, qsettings=qsettings, open_session=opener, refresh_ms=50)
+    # not qtbot.addWidget: pytest-qt would close and delete it before this teardown runs
+    w.show()
+    w.start_refresh()
+    yield w
+    if not w.is_closed:
+        w.close()
+        run(aloop, w.wait_closed())
+    assert_no_active_timers(w)
+    delete_now(w)
+
+
 def delete_now(widget: Any) -> None:
     """Delete a top-level widget and its children now, in the GUI thread."""
     widget.deleteLater()

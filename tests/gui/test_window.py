@@ -13,7 +13,7 @@ from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.gui import dialogs
 from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, HubsResult
 from crawler_gui.gui.mainwindow import MainWindow
-from tests.gui.conftest import assert_no_active_timers, delete_now
+from tests.gui.conftest import assert_no_active_timers, shown_window
 from tests.gui.gui_helpers import PoolSession, run, wait_for, with_dialog
 
 pytestmark = pytest.mark.gui
@@ -26,17 +26,8 @@ def window(aloop, qtbot, qsettings, tmp_path, gui_log):
     async def opener(path: Path, settings: CrawlSettings):
         return await PoolSession.open(path, settings)
 
-    w = MainWindow(session, qsettings=qsettings, open_session=opener, refresh_ms=50)
-    # not qtbot.addWidget: pytest-qt would close and delete it before this teardown runs
-    w.show()
-    w.start_refresh()
-    yield w
-    if not w.is_closed:
-        w.close()
-        run(aloop, w.wait_closed())
-    assert_no_active_timers(w)
+    yield from shown_window(aloop, session, qsettings, opener)
     assert session.closed
-    delete_now(w)
 
 
 async def ticks(w: MainWindow, n: int = 2) -> None:

@@ -20,7 +20,7 @@ from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui import mainwindow
 from crawler_gui.gui.mainwindow import MainWindow
 from crawler_gui.gui.models import InFlightModel, SortRole, WorkersModel
-from tests.gui.conftest import assert_no_active_timers, delete_now
+from tests.gui.conftest import delete_now, shown_window
 from tests.gui.gui_helpers import (
     T0,
     PoolSession,
@@ -171,15 +171,7 @@ def window(aloop, qtbot, qsettings, tmp_path, gui_log, pool_url, clock):
         return await PoolSession.open(location, settings)
 
     session = run(aloop, opener(pool_url, CrawlSettings()))
-    w = MainWindow(session, qsettings=qsettings, open_session=opener, refresh_ms=50)
-    w.show()
-    w.start_refresh()
-    yield w
-    if not w.is_closed:
-        w.close()
-        run(aloop, w.wait_closed())
-    assert_no_active_timers(w)
-    delete_now(w)
+    yield from shown_window(aloop, session, qsettings, opener)
 
 
 async def open_workers(url: str, clock: ManualClock, *names: str) -> list[RedisPool]:
