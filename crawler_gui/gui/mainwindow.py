@@ -542,8 +542,12 @@ class MainWindow(QMainWindow):
             if anchor is not None:
                 self.tabifyDockWidget(anchor, dock)
             dock.show()
-        elif not shared and placed:
-            self.removeDockWidget(dock)
+        elif not shared:
+            if placed:
+                self.removeDockWidget(dock)
+            # A dock that is in no dock area is still a child widget: hidden, or it would be
+            # drawn as a stray box in the window's top-left corner.
+            dock.hide()
         dock.toggleViewAction().setVisible(shared)
 
     @property

@@ -426,3 +426,20 @@ def test_the_workers_pane_speaks_simplified_chinese(qapp) -> None:
     finally:
         for t in translators:
             qapp.removeTranslator(t)
+
+
+def test_a_fresh_window_on_a_leveldb_pool_draws_no_stray_workers_dock(
+    aloop, qtbot, qsettings, tmp_path, gui_log
+) -> None:
+    # The dock exists from the start; outside any dock area it must stay hidden, or Qt draws
+    # it as a child widget in the window's top-left corner.
+    session = run(aloop, PoolSession.open(tmp_path / "pool", CrawlSettings()))
+    w = MainWindow(session, qsettings=qsettings, refresh_ms=50)
+    w.show()
+    try:
+        assert not w.workers_pane_shown
+        assert not w.workers_dock.isVisible()
+    finally:
+        w.close()
+        run(aloop, w.wait_closed())
+    delete_now(w)
