@@ -53,6 +53,7 @@ from crawler_gui.core.frontier import (
 )
 from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
+from crawler_gui.core.redact import redact_url
 from crawler_gui.core.urls import canonicalize
 from crawler_gui.errors import (
     InvalidURLError,
@@ -114,19 +115,6 @@ class RedisUnreachableError(PoolError):
 
 class RedisAuthError(PoolError):
     """The Redis server refused our credentials (or needs some and got none)."""
-
-
-def redact_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (for messages, titles and logs)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def _connect_error(url: str, exc: Exception) -> PoolError:
