@@ -11,23 +11,6 @@ from crawler_gui.gui import app as gui_app
 pytestmark = pytest.mark.gui
 
 
-def test_display_check():
-    assert not gui_app.display_available({}, "linux")
-    assert gui_app.display_available({"DISPLAY": ":0"}, "linux")
-    assert gui_app.display_available({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
-    assert gui_app.display_available({"QT_QPA_PLATFORM": "offscreen"}, "linux")
-    assert gui_app.display_available({}, "win32") and gui_app.display_available({}, "darwin")
-
-
-def test_no_display_returns_2_with_a_clear_message(monkeypatch, capsys):
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(gui_app.sys, "platform", "linux")
-    assert gui_app.run_gui(None) == 2
-    err = capsys.readouterr().err
-    assert "no display" in err and "crawler-gui crawl POOL_DIR" in err
-
-
 def test_qt_messages_go_to_python_logging(caplog):
     with caplog.at_level(logging.DEBUG, logger="crawler_gui.qt"):
         gui_app.qt_message_handler(
