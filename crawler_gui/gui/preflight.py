@@ -174,11 +174,12 @@ def missing_libraries(plugin: Path, *, extra_needed: Iterable[str] = ()) -> list
 def debian_package(soname: str) -> str:
     """The Debian/Ubuntu package of a library, by Debian's naming rule for shared libraries:
     ``libxcb-cursor.so.0`` -> ``libxcb-cursor0``, ``libxkbcommon-x11.so.0`` ->
-    ``libxkbcommon-x11-0``, ``libGL.so.1`` -> ``libgl1``."""
+    ``libxkbcommon-x11-0``, ``libGL.so.1`` -> ``libgl1``, ``libgcc_s.so.1`` -> ``libgcc-s1``.
+    The libraries Qt's X11 plugin needs all follow it; a few others do not (``zlib1g``)."""
     stem, sep, version = soname.partition(".so.")
     if not sep:
-        return soname.lower()
-    stem = stem.lower()
+        return soname.lower().replace("_", "-")
+    stem = stem.lower().replace("_", "-")  # no underscores in Debian package names
     return f"{stem}-{version}" if stem[-1:].isdigit() else f"{stem}{version}"
 
 

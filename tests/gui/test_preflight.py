@@ -94,6 +94,7 @@ def test_package_names():
     assert preflight.debian_package("libxkbcommon-x11.so.0") == "libxkbcommon-x11-0"
     assert preflight.debian_package("libX11-xcb.so.1") == "libx11-xcb1"
     assert preflight.debian_package("libGL.so.1") == "libgl1"
+    assert preflight.debian_package("libgcc_s.so.1") == "libgcc-s1"
     assert preflight.fedora_package("libxcb-cursor.so.0") == "xcb-util-cursor"
     assert preflight.fedora_package("libxcb-icccm.so.4") == "xcb-util-wm"
 
