@@ -7,7 +7,8 @@ holds, not a hand-kept one:
   licence files its metadata lists (``*.dist-info/licenses/...``, ``LICENSE``, ``COPYING``,
   ``NOTICE``); where a distribution ships none (PySide6 and shiboken6 ship none), the texts of
   the licences its metadata names, from the system's ``/usr/share/common-licenses`` (Qt and
-  PySide6 are LGPL-3.0: the LGPL and the GPL it builds on);
+  PySide6 are LGPL-3.0: the LGPL and the GPL it builds on; PSF-licensed ones: Python's), or
+  failing those, texts put by hand into ``packaging/licenses/<name>/``;
 * Python itself (``LICENSE.txt`` next to the standard library) and PyInstaller's bootloader;
 * system shared libraries PyInstaller copied in: their Debian ``copyright`` files, found with
   ``dpkg-query -S``.
@@ -27,6 +28,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 COMMON_LICENSES = Path("/usr/share/common-licenses")
+#: Where a licence text goes by hand, for a distribution that installs none and names no licence
+#: found above: packaging/licenses/<normalized name>/.
+HAND_SUPPLIED = Path(__file__).resolve().parent / "licenses"
 #: SPDX ids (as metadata writes them) -> the file in /usr/share/common-licenses.
 _SPDX_FILES = {
     "LGPL-3.0": ["LGPL-3", "GPL-3"],  # the LGPL v3 is a set of permissions on top of the GPL v3
@@ -90,12 +94,19 @@ def licence_statement(dist: md.Distribution) -> str:
     return stated or "not stated in its metadata"
 
 
-def _common_licence_texts(statement: str) -> list[Path]:
+def python_licence() -> Path:
+    return Path(sysconfig.get_path("stdlib")) / "LICENSE.txt"
+
+
+def _stated_licence_texts(statement: str) -> list[Path]:
+    """The texts of the licences a statement names, from the system and from Python."""
     texts: list[Path] = []
     for spdx, files in _SPDX_FILES.items():
         if spdx in statement:
             texts.extend(COMMON_LICENSES / f for f in files)
-    return list(dict.fromkeys(texts))
+    if "PSF" in statement or "Python Software Foundation" in statement:
+        texts.append(python_licence())
+    return [t for t in dict.fromkeys(texts) if t.is_file()]
 
 
 def _usr_merge_twins(path: str) -> list[str]:
@@ -159,7 +170,12 @@ def gather(
     for key in sorted(dists):
         dist = dists[key]
         statement = licence_statement(dist)
-        files = licence_files(dist) or [p for p in _common_licence_texts(statement) if p.is_file()]
+        supplied = HAND_SUPPLIED / key
+        files = (
+            licence_files(dist)
+            or _stated_licence_texts(statement)
+            or sorted(f for f in supplied.glob("*") if f.is_file())
+        )
         folder = out / key
         folder.mkdir()
         for src in files:
@@ -170,14 +186,22 @@ def gather(
             shutil.copyfile(src, target)
         index.append(f"{dist.metadata['Name']} {dist.version}: {statement}")
         if not files and key not in own_names:
-            problems.append(f"{dist.metadata['Name']}: no licence text found ({statement})")
-    python_licence = Path(sysconfig.get_path("stdlib")) / "LICENSE.txt"
-    if python_licence.is_file():
+            problems.append(
+                f"{dist.metadata['Name']}: no licence text in its metadata ({statement}); "
+                f"put the text into {HAND_SUPPLIED}/{key}/"
+            )
+    if python_licence().is_file():
         (out / "python").mkdir()
-        shutil.copyfile(python_licence, out / "python" / "LICENSE.txt")
+        shutil.copyfile(python_licence(), out / "python" / "LICENSE.txt")
         index.append(f"Python {sysconfig.get_python_version()}: PSF-2.0")
     else:
-        problems.append(f"Python: {python_licence} not found")
+        problems.append(f"Python: {python_licence()} not found")
+    vendored = sorted(
+        dest for dest, _ in binaries if re.match(r"^[^/]+\.libs/", dest.replace("\\", "/"))
+    )
+    if vendored:
+        index += ["", "Libraries vendored inside Python wheels (under their wheel's entry above):"]
+        index += [f"  {dest}" for dest in vendored]
     system = system_library_packages(src for _, src in binaries if "site-packages" not in src)
     if system:
         (out / "system").mkdir()
