@@ -214,15 +214,15 @@ def display_available(env: Mapping[str, str] | None = None, platform: str | None
 
 def first_platform(env: Mapping[str, str] | None = None) -> str:
     """The Qt platform plugin Qt will try first on Linux: the first of ``QT_QPA_PLATFORM``
-    (``wayland;xcb``, ``xcb:option``), else ``wayland`` in a Wayland session, else ``xcb``."""
+    (``wayland;xcb``, ``xcb:option``), else ``wayland`` where ``WAYLAND_DISPLAY`` is set (Qt 6
+    tries it first then, whatever ``XDG_SESSION_TYPE`` says, and falls back to X11), else
+    ``xcb``. Only an X11 start is checked: a working Wayland plugin needs no X11 library, and
+    a failed fallback is caught by ``app.install_startup_message_handler``."""
     env = os.environ if env is None else env
     wanted = env.get("QT_QPA_PLATFORM", "").strip()
     if wanted:
         return wanted.split(";")[0].split(":")[0].strip()
-    wayland = bool(env.get("WAYLAND_DISPLAY"))
-    if wayland and (env.get("XDG_SESSION_TYPE") == "wayland" or not env.get("DISPLAY")):
-        return "wayland"
-    return "xcb"
+    return "wayland" if env.get("WAYLAND_DISPLAY") else "xcb"
 
 
 def xcb_plugin() -> Path | None:

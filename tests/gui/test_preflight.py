@@ -106,12 +106,13 @@ def test_only_an_x11_start_is_checked(tmp_path: Path):
         {"QT_QPA_PLATFORM": "wayland;xcb", "DISPLAY": ":0"},
         {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "wayland", "DISPLAY": ":0"},
         {"WAYLAND_DISPLAY": "wayland-0"},
+        {"WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "x11", "DISPLAY": ":0"},
     ):
         assert preflight.desktop_problem(env, "linux", plugin=plugin) is None, env
     for env in (
         {"DISPLAY": ":0"},
         {"QT_QPA_PLATFORM": "xcb:nograb", "WAYLAND_DISPLAY": "wayland-0"},
-        {"DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0", "XDG_SESSION_TYPE": "x11"},
+        {"DISPLAY": ":0", "XDG_SESSION_TYPE": "wayland"},
     ):
         assert preflight.desktop_problem(env, "linux", plugin=plugin) is not None, env
     assert preflight.desktop_problem({}, "darwin", plugin=plugin) is None
