@@ -329,7 +329,7 @@ http://news.sina.com.cn/</translation>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="450" />
         <source>expires %1</source>
-        <translation>%1 到期</translation>
+        <translation>%1到期</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="453" />
@@ -420,7 +420,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="264" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="687" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="691" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
@@ -431,7 +431,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="761" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
@@ -597,22 +597,22 @@ http://news.sina.com.cn/</translation>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="618" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="622" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="671" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="675" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="709" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="741" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="745" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -621,94 +621,94 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="753" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="752" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="756" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="771" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="782" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="786" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="796" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="796" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="799" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="807" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="811" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="836" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="823" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="840" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="825" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="841" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="847" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="872" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="885" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="896" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="869" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="873" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="896" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="919" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="921" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1282,6 +1282,54 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/gui/models.py" line="676" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
+    </message>
+</context>
+<context>
+    <name>fmt</name>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="23" />
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="27" />
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="28" />
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="32" />
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="33" />
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="36" />
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="37" />
+        <source>%1 d %2 h</source>
+        <translation>%1 天 %2 小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="43" />
+        <source>due</source>
+        <translation>已到期</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="44" />
+        <source>in %1</source>
+        <translation>%1后</translation>
     </message>
 </context>
 </TS>
