@@ -600,7 +600,7 @@ class MainWindow(QMainWindow):
                 .replace("%2", self.state_text(CrawlState(state)))
             )
         log.warning("%s", text)
-        self.statusBar().showMessage(text)
+        self.pool_label.setText(text)  # (the status line shows each refresh's totals)
         self._update_actions()
         if self._open_session is None:
             return False
