@@ -1,5 +1,9 @@
 """The headless command line: ``crawl``, ``export``, ``stats``, ``save`` and ``load``.
 
+``crawl`` on a pool folder serves its crawl on a local control channel (``engine.control``,
+``docs/control.md``): the window attaches to it, and ``stats`` of that pool prints the live
+totals instead of "in use".
+
 Every command that takes a POOL_DIR also takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): ``crawl`` then joins the shared pool
 as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<name>``);

@@ -245,15 +245,16 @@ def settings_from_data(d: Mapping[str, Any]) -> CrawlSettings:
     ConfigError."""
     known = {f.name for f in fields(CrawlSettings)}
     kw: dict[str, Any] = {}
-    for name, value in d.items():
+    for name, raw in d.items():
         if name not in known:
             continue
+        value: Any = raw
         if name == "extra_headers":
-            value = tuple((str(k), str(v)) for k, v in value)
-        elif isinstance(value, list):
-            value = tuple(value)
+            value = tuple((str(k), str(v)) for k, v in raw)
+        elif isinstance(raw, list):
+            value = tuple(raw)
         elif name == "mode":
-            value = CrawlMode(value)
+            value = CrawlMode(raw)
         kw[name] = value
     try:
         return CrawlSettings(**kw)
@@ -392,14 +393,24 @@ class ControlServer:
             path,
             allowed_uid=os.geteuid() if allowed_uid is None else allowed_uid,
         )
-        old_umask = os.umask(0o177)  # the socket is born 0600: no moment when others could connect
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
+            # Born 0600: there is no moment when another user could connect. (The umask is the
+            # process's: it is changed only around this one system call.)
+            old_umask = os.umask(0o177)
+            try:
+                sock.bind(str(path))
+            finally:
+                os.umask(old_umask)
+            os.chmod(path, 0o600)
             self._server = await asyncio.start_unix_server(
-                self._accept, path=str(path), limit=LINE_LIMIT
+                self._accept, sock=sock, limit=LINE_LIMIT
             )
-        finally:
-            os.umask(old_umask)
-        os.chmod(path, 0o600)
+        except BaseException:
+            sock.close()
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+            raise
         if path.parent != root:
             pointer = root / POINTER_NAME
             tmp = pointer.with_suffix(".tmp")
@@ -527,10 +538,14 @@ class ControlServer:
                 if isinstance(exc, ConfigError)
                 else "crawler-gui"
                 if isinstance(exc, CrawlerGuiError | OSError)
+                else "request"
+                if isinstance(exc, KeyError | TypeError | ValueError)
                 else "internal"
             )
             if kind == "internal":
                 log.exception("control request failed")
+            elif kind == "request":
+                log.warning("a control request was refused: %r", exc)
             reply = {"id": rid, "error": {"kind": kind, "message": str(exc)}}
         client.send(reply)
         self._announce_state()
@@ -658,7 +673,7 @@ class ControlServer:
         log.info("control channel closed")
 
 
-# ---- the client (in the window, or ``stats``) -------------------------------------------------------
+# ---- the client (in the window, or ``stats``) ------------------------------------------
 class ControlClient:
     """One connection to a crawl's control channel. ``await ControlClient.connect(pool_dir)``;
     requests with :meth:`call`; events go to ``on_event``."""
@@ -794,7 +809,7 @@ class ControlClient:
             await asyncio.wait_for(self.writer.wait_closed(), 1.0)
 
 
-# ---- the window's session over a client ------------------------------------------------------------
+# ---- the window's session over a client -------------------------------------------------
 class AttachedFrontier:
     """The pool surface the window reads, over the control channel."""
 

@@ -735,6 +735,7 @@ class MainWindow(QMainWindow):
         if self.session is None:
             return
         crawler = self.session.crawler
+        self.settings = self.session.settings  # (another window attached may have changed them)
         result = await dialogs.HubsDialog.ask(
             self, await crawler.hubs(), self.settings.hub_percent, self.settings.hub_span
         )
@@ -748,6 +749,8 @@ class MainWindow(QMainWindow):
         self._report(self.tr("Hubs"), report)
 
     async def edit_settings(self) -> None:
+        if self.session is not None:
+            self.settings = self.session.settings  # (another window attached may have changed them)
         new = await dialogs.SettingsDialog.ask(self, self.settings)
         if new is not None:
             self._apply_settings(new)

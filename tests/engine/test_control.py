@@ -153,7 +153,7 @@ def test_a_long_pool_path_gets_its_socket_in_the_runtime_folder(
     assert len(os.fsencode(pool / control.SOCKET_NAME)) > control.MAX_SOCKET_PATH
 
     async def scenario() -> None:
-        async with served_crawl(pool, start=False) as (session, _server, _site):
+        async with served_crawl(pool, start=False) as (_session, _server, _site):
             pointer = json.loads((pool / control.POINTER_NAME).read_text("utf-8"))
             where = Path(pointer["socket"])
             assert where.parent == runtime / f"crawler-gui-{os.geteuid()}"
@@ -302,6 +302,26 @@ def test_a_client_of_another_protocol_version_gets_a_clear_error(tmp_path: Path)
             reply = json.loads(await reader.readline())
             assert reply["version"] == control.VERSION and "unsupported" in reply["error"]
             assert await reader.readline() == b""  # and the server hangs up
+            writer.close()
+            # bad requests get an error reply; the connection stays usable
+            reader, writer = await asyncio.open_unix_connection(str(pool / control.SOCKET_NAME))
+            writer.write(b'{"protocol": "crawler-gui-control", "version": 1}\n')
+            assert "settings" in json.loads(await reader.readline())
+            async def reply_line() -> dict:
+                while "event" in (msg := json.loads(await reader.readline())):
+                    pass  # a state event may come first
+                return msg
+
+            for bad in (
+                b"not json",
+                b'{"id": 1, "op": "frobnicate"}',
+                b'{"id": 2, "op": "give_up"}',
+            ):
+                writer.write(bad + b"\n")
+                reply = await reply_line()
+                assert "error" in reply and "result" not in reply
+            writer.write(b'{"id": 3, "op": "give_up", "url": "http://x.example.com/"}\n')
+            assert await reply_line() == {"id": 3, "result": False}
             writer.close()
 
     asyncio.run(scenario())

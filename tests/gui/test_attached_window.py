@@ -5,6 +5,7 @@ real LevelDB pool). The window has one code path; these tests hold it to both mo
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.engine.control import AttachedSession, ControlServer
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
-from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog
+from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, SettingsDialog
 from crawler_gui.gui.mainwindow import MainWindow
 from tests.gui.conftest import assert_no_active_timers, delete_now, shown_window
 from tests.gui.gui_helpers import PoolSession, run, wait_for, with_dialog
@@ -115,7 +116,7 @@ def test_start_pause_resume_stop_steer_the_crawl(window, setup, aloop):
         window.act_start.trigger()
         await wait_for(lambda: crawler.state == CrawlState.RUNNING)
         await wait_for(lambda: len(crawler.fetched) >= 10)
-        await wait_for(lambda: window.act_pause.isEnabled())
+        await wait_for(window.act_pause.isEnabled)
         window.act_pause.trigger()
         await wait_for(lambda: crawler.state == CrawlState.PAUSED)
         await wait_for(lambda: window.act_pause.text() == "&Resume")
@@ -212,6 +213,17 @@ def test_two_windows_attach_and_the_crawls_end_offers_to_open_the_pool(
         first.act_pause.trigger()
         await wait_for(lambda: second.act_pause.text() == "&Resume")  # the other window follows
         assert crawler.state == CrawlState.PAUSED
+        # settings changed in one window reach the crawl, and the other window's dialog
+        first._apply_settings(dataclasses.replace(first.settings, concurrency=7))
+        await wait_for(lambda: crawler.settings.concurrency == 7)
+        await wait_for(lambda: second.session.settings.concurrency == 7)
+        second.act_settings.trigger()
+
+        def look(d):
+            assert d.concurrency.value() == 7
+            d.reject()
+
+        await with_dialog(SettingsDialog, look)
         seen = []
 
         def answer(box):
