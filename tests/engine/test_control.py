@@ -307,6 +307,7 @@ def test_a_client_of_another_protocol_version_gets_a_clear_error(tmp_path: Path)
             reader, writer = await asyncio.open_unix_connection(str(pool / control.SOCKET_NAME))
             writer.write(b'{"protocol": "crawler-gui-control", "version": 1}\n')
             assert "settings" in json.loads(await reader.readline())
+
             async def reply_line() -> dict:
                 while "event" in (msg := json.loads(await reader.readline())):
                     pass  # a state event may come first

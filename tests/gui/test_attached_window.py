@@ -252,3 +252,19 @@ def test_two_windows_attach_and_the_crawls_end_offers_to_open_the_pool(
                 run(aloop, w.wait_closed())
             assert_no_active_timers(w)
             delete_now(w)
+
+
+def test_the_attach_strings_are_translated(qapp):
+    from PySide6.QtCore import QCoreApplication, QLocale
+
+    from crawler_gui.gui.app import install_translators
+
+    translators = install_translators(
+        qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    )
+    try:
+        assert QCoreApplication.translate("MainWindow", "Crawl ended") == "抓取已结束"
+        assert "%1" in QCoreApplication.translate("MainWindow", "%1 (attached to a running crawl)")
+    finally:
+        for t in translators:
+            qapp.removeTranslator(t)
