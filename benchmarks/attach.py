@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-import gui as guibench  # noqa: E402 - the sibling benchmark's helpers
+import gui as guibench  # the sibling benchmark's helpers
 
 COST_LIMIT_PCT = 5.0
 MODES = ("headless", "attached", "frozen")
@@ -283,6 +283,7 @@ def main() -> None:
             )
     print()
     rates: dict[str, tuple[float, float]] = {}
+    cpus: dict[str, float] = {}
     for mode in modes:
         ok = [r for r in results[mode] if "error" not in r]
         if not ok:
@@ -291,6 +292,7 @@ def main() -> None:
         pr = [r["pages"] / r["seconds"] for r in ok]
         cpu = [r["cpu"] / r["pages"] * 1000 for r in ok]
         rates[mode] = (max(pr), statistics.median(pr))
+        cpus[mode] = statistics.median(cpu)
         print(
             f"{mode:<9} pages/s best {max(pr):,.0f} median {statistics.median(pr):,.0f} "
             f"({len(ok)} runs); crawl cpu per 1000 pages median {statistics.median(cpu):.2f} s; "
@@ -300,10 +302,12 @@ def main() -> None:
         if "headless" in rates and mode in rates:
             best = 100 * (1 - rates[mode][0] / rates["headless"][0])
             med = 100 * (1 - rates[mode][1] / rates["headless"][1])
-            verdict = "ok" if min(best, med) <= COST_LIMIT_PCT else "MISSED"
+            cpu_cost = 100 * (cpus[mode] / cpus["headless"] - 1)
+            verdict = "ok" if max(best, med) <= COST_LIMIT_PCT else "MISSED"
             print(
                 f"{mode} cost: {best:+.1f} % of headless pages/s (best), {med:+.1f} % (median)"
-                f" -> {verdict} (target <= {COST_LIMIT_PCT:.0f} %)"
+                f" -> {verdict} (target <= {COST_LIMIT_PCT:.0f} %); the crawl's CPU per page "
+                f"{cpu_cost:+.1f} % (steadier than pages/s on a busy machine)"
             )
 
 

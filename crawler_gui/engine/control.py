@@ -156,9 +156,13 @@ def peer_uid(sock: socket.socket) -> int | None:
 
 
 # ---- plain data ---------------------------------------------------------------------------------
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+
+
 def _encode(message: Mapping[str, Any]) -> bytes:
+    # Tuples (the snapshot's named-tuple rows) are written as arrays as they are: no copies.
     # Python's json writes non-finite floats as Infinity/NaN (an unbounded histogram bucket).
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+    return _ENCODER.encode(message).encode() + b"\n"
 
 
 def _decode(line: bytes) -> dict[str, Any]:
@@ -179,11 +183,11 @@ def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
         "time": snap.time,
         "version": snap.version,
         "totals": totals,
-        "hosts": [list(r) for r in snap.hosts],
+        "hosts": snap.hosts,
         "hosts_complete": snap.hosts_complete,
-        "pending": [list(r) for r in snap.pending],
-        "retrying": [list(r) for r in snap.retrying],
-        "hubs": [list(r) for r in snap.hubs],
+        "pending": snap.pending,
+        "retrying": snap.retrying,
+        "hubs": snap.hubs,
         "next_due": snap.next_due,
     }
 
@@ -211,8 +215,6 @@ def stats_to_data(s: StatsSnapshot) -> dict[str, Any]:
     data = {f.name: getattr(s, f.name) for f in fields(s)}
     for key in ("status_counts", "error_counts", "status_classes"):
         data[key] = dict(data[key])
-    data["response_hist"] = [list(x) for x in s.response_hist]
-    data["series"] = [list(x) for x in s.series]
     return data
 
 
@@ -266,7 +268,7 @@ def report_to_data(r: AddReport) -> dict[str, Any]:
     return {
         "added": r.added,
         "duplicate": r.duplicate,
-        "refused": [list(x) for x in r.refused],
+        "refused": r.refused,
         "overflow": r.overflow,
     }
 
