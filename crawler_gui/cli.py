@@ -210,7 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
-    stats = sub.add_parser("stats", help="print the pool's totals as JSON")
+    stats = sub.add_parser(
+        "stats",
+        help="print the pool's totals as JSON (while a crawl runs: its live totals, "
+        "state and rates)",
+    )
     stats.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
     stats.add_argument(
         "--store-dir",

@@ -112,8 +112,11 @@ def socket_path(pool_dir: Path) -> Path:
     here = root / SOCKET_NAME
     if len(os.fsencode(here)) <= MAX_SOCKET_PATH:
         return here
-    digest = hashlib.sha256(os.fsencode(root)).hexdigest()[:24]
-    return _runtime_dir() / f"{digest}.sock"
+    return _runtime_dir() / _runtime_name(root)
+
+
+def _runtime_name(root: Path) -> str:
+    return hashlib.sha256(os.fsencode(root)).hexdigest()[:24] + ".sock"
 
 
 def find_socket(pool_dir: Path) -> Path | None:
@@ -126,7 +129,14 @@ def find_socket(pool_dir: Path) -> Path | None:
     with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
         data = json.loads((root / POINTER_NAME).read_text(encoding="utf-8"))
         there = Path(str(data["socket"]))
-        if there.is_absolute() and there.is_socket():
+        # Only a socket named for this pool in a runtime folder of this user (the crawl may
+        # have had another $XDG_RUNTIME_DIR): a pointer never leads anywhere else.
+        if (
+            there.is_absolute()
+            and there.name == _runtime_name(root)
+            and there.parent.name == f"crawler-gui-{os.geteuid()}"
+            and there.is_socket()
+        ):
             return there
     return None
 

@@ -326,3 +326,18 @@ def test_a_client_of_another_protocol_version_gets_a_clear_error(tmp_path: Path)
             writer.close()
 
     asyncio.run(scenario())
+
+
+def test_a_pointer_file_never_leads_to_another_socket(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    pool.mkdir()
+    elsewhere = tmp_path / "other.sock"
+    other = socket.socket(socket.AF_UNIX)
+    try:
+        other.bind(str(elsewhere))
+        (pool / control.POINTER_NAME).write_text(json.dumps({"socket": str(elsewhere)}))
+        assert control.find_socket(pool) is None
+        assert control.remove_stale(pool)  # the pointer goes; the socket it named stays
+        assert elsewhere.is_socket() and not (pool / control.POINTER_NAME).exists()
+    finally:
+        other.close()

@@ -94,3 +94,46 @@ def test_the_window_attaches_pauses_the_crawl_adds_a_seed_and_leaves_it_running(
                 delete_now(window)
             code = crawl.stop()
         assert code == 0, crawl.text()
+
+
+def test_a_killed_crawl_is_reported_and_the_window_opens_the_pool_itself(
+    aloop, qtbot, qsettings, tmp_path: Path, gui_log
+):
+    from PySide6.QtWidgets import QMessageBox
+
+    from crawler_gui.engine.session import CrawlSession
+
+    pool = tmp_path / "pool"
+    with demo_site(tmp_path) as port:
+        crawl = Crawl(pool, port).start()
+        window = None
+        try:
+            window = run(aloop, open_and_show(pool, qsettings=qsettings))
+            assert isinstance(window.session, AttachedSession)
+
+            async def scenario():
+                await wait_for(lambda: window.hosts_model.rowCount() == 1, 30)
+                crawl.kill9()
+                seen = []
+
+                def open_it(box):
+                    seen.append(box.text())
+                    box.button(QMessageBox.StandardButton.Open).click()
+
+                await with_dialog(QMessageBox, open_it, timeout=30)
+                assert "was lost" in seen[0]
+                # the pool is free: the window opens it itself; the stale socket is gone
+                await wait_for(lambda: isinstance(window.session, CrawlSession), 30)
+                assert not crawl.socket.exists()
+                assert "attached" not in window.windowTitle()
+                await wait_for(lambda: window.hosts_model.rowCount() == 1, 30)
+
+            run(aloop, scenario(), timeout=120)
+        finally:
+            if window is not None:
+                if not window.is_closed:
+                    window.close()
+                    run(aloop, window.wait_closed())
+                assert_no_active_timers(window)
+                delete_now(window)
+            crawl.stop()
