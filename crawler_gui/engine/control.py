@@ -72,6 +72,8 @@ SEND_QUEUE = 32
 CLIENT_REQUESTS = 4
 #: Longest request line (a long seed list fits).
 LINE_LIMIT = 16 * 1024 * 1024
+#: Longest reply line a client reads (a full snapshot of a pool with a million hosts fits).
+REPLY_LIMIT = 512 * 1024 * 1024
 #: Seconds the crawl gives its clients at the end to read the "end" message.
 END_FLUSH_SECONDS = 2.0
 #: Seconds a client waits for the channel of a pool in use (a crawl that is starting).
@@ -715,7 +717,7 @@ class ControlClient:
                     raise FileNotFoundError(errno.ENOENT, "no control socket", str(root))
                 if path.parent != root:
                     _private_dir(path.parent)
-                reader, writer = await asyncio.open_unix_connection(str(path), limit=LINE_LIMIT)
+                reader, writer = await asyncio.open_unix_connection(str(path), limit=REPLY_LIMIT)
                 break
             except (FileNotFoundError, ConnectionRefusedError) as exc:
                 if loop.time() >= deadline:
@@ -1031,7 +1033,7 @@ class AttachedSession:
         self.crawler._set_state(final)
         self.ended = final.value if state is not None else "lost"
         for listener in list(self.end_listeners):
-            listener(state)
+            listener(final.value if state is not None else None)
 
     async def close(self) -> None:
         """Disconnect; the crawl keeps running."""
