@@ -268,8 +268,7 @@ def main() -> None:
             if "window" in r:
                 w = r["window"]
                 extra = (
-                    f", window: {w['ticks']['ticks']} refreshes p50 "
-                    f"{w['ticks']['p50_ms']:.1f} ms"
+                    f", window: {w['ticks']['ticks']} refreshes p50 {w['ticks']['p50_ms']:.1f} ms"
                     if "ticks" in w
                     else f", window FAILED {w.get('error')}"
                 )
