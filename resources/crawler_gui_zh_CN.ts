@@ -329,7 +329,7 @@ http://news.sina.com.cn/</translation>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="450" />
         <source>expires %1</source>
-        <translation>%1 到期</translation>
+        <translation>%1到期</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="453" />
@@ -1307,6 +1307,54 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/gui/models.py" line="676" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
+    </message>
+</context>
+<context>
+    <name>fmt</name>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="23" />
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="27" />
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="28" />
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="32" />
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="33" />
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="36" />
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="37" />
+        <source>%1 d %2 h</source>
+        <translation>%1 天 %2 小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="43" />
+        <source>due</source>
+        <translation>已到期</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="44" />
+        <source>in %1</source>
+        <translation>%1后</translation>
     </message>
 </context>
 </TS>

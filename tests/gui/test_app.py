@@ -59,3 +59,22 @@ def test_application_icon_loads(qapp):
 
     icon = app_icon()
     assert not icon.isNull() and not icon.pixmap(64, 64).isNull()
+
+
+def test_durations_and_countdowns_are_translated(qapp):
+    from crawler_gui.gui import fmt
+
+    assert fmt.duration(300) == "5 min"  # no "5 min 0 s"
+    assert fmt.duration(297) == "4 min 57 s"
+    assert fmt.countdown(1_000 + 297, 1_000) == "in 4 min 57 s"
+    translators = gui_app.install_translators(
+        qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    )
+    try:
+        assert fmt.duration(297) == "4 分 57 秒"
+        assert fmt.duration(3 * 86400) == "3 天"
+        assert fmt.countdown(1_000 + 297, 1_000) == "4 分 57 秒后"
+        assert fmt.countdown(1_000, 1_000) == "已到期"
+    finally:
+        for t in translators:
+            qapp.removeTranslator(t)
