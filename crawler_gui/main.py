@@ -34,7 +34,10 @@ def gui_parser() -> argparse.ArgumentParser:
         "commands: crawler-gui crawl|export|stats|save|load --help.",
     )
     parser.add_argument(
-        "pool_dir", nargs="?", help="the URL pool directory to open (default: the last one used)"
+        "pool_dir",
+        nargs="?",
+        help="the URL pool directory to open (default: the last one used); a pool that a "
+        "headless `crawler-gui crawl` is crawling opens attached to that crawl",
     )
     parser.add_argument(
         "--demo",

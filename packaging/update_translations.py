@@ -251,6 +251,13 @@ ZH = {
     "the user agent must not be empty": "User-Agent 不能为空",
     "■ errors/s": "■ 错误/秒",
     "■ pages/s": "■ 页/秒",
+    # attached to a headless crawl (engine.control)
+    "%1 (attached to a running crawl)": "%1（已连接到正在运行的抓取）",
+    "The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this "
+    "window.": "与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。",
+    "The crawl of %1 has ended (%2).": "%1 的抓取已结束（%2）。",
+    "Crawl ended": "抓取已结束",
+    "Open the pool in this window?": "在本窗口中打开该网址池吗？",
     # durations and countdowns (gui/fmt.py)
     "%1 s": "%1 秒",
     "%1 min": "%1 分钟",

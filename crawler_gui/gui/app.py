@@ -96,8 +96,10 @@ async def open_and_show(
 
     ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): the window then
     joins that shared pool as one worker (pages in ``./crawler-gui-<name>``), shows the whole
-    pool, and its pause/resume reach every worker."""
-    from crawler_gui.engine.session import CrawlSession, display_location, is_pool_url
+    pool, and its pause/resume reach every worker. A pool folder that a headless crawl
+    (``crawler-gui crawl``) holds opens *attached* to that crawl (``engine.control``)."""
+    from crawler_gui.engine.control import open_or_attach
+    from crawler_gui.engine.session import display_location, is_pool_url
     from crawler_gui.gui import prefs
     from crawler_gui.gui.dialogs import show_message
     from crawler_gui.gui.mainwindow import MainWindow
@@ -116,7 +118,7 @@ async def open_and_show(
     try:
         if isinstance(location, Path):
             await asyncio.to_thread(location.mkdir, parents=True, exist_ok=True)
-        session = await CrawlSession.open(location, settings, demo=demo)
+        session = await open_or_attach(location, settings, demo=demo)
     except (CrawlerGuiError, OSError) as exc:
         shown = display_location(location)
         log.error("cannot open the pool %s: %s", shown, exc)
@@ -130,7 +132,7 @@ async def open_and_show(
         return None
 
     async def reopen(p: Path | str, s: CrawlSettings) -> Any:
-        return await CrawlSession.open(p, s)
+        return await open_or_attach(p, s)
 
     window = MainWindow(session, qsettings=qs, open_session=reopen)
     if not demo and isinstance(location, Path):
