@@ -33,11 +33,14 @@ from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
+    DiskFullError,
     PoolCorruptError,
     PoolInUseError,
     PoolVersionError,
+    PoolWriteError,
     SnapshotError,
     StoreError,
+    StoreWriteError,
 )
 
 if TYPE_CHECKING:
@@ -269,6 +272,10 @@ def main(argv: list[str]) -> int:
     except PoolInUseError as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_IN_USE
+    except (DiskFullError, PoolWriteError, StoreWriteError) as exc:
+        # Our own disk failed a write: an error of this run, not a corrupt pool.
+        print(f"crawler-gui: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except (PoolCorruptError, PoolVersionError, SnapshotError, StoreError) as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_CORRUPT
@@ -424,7 +431,7 @@ def export_command(args: argparse.Namespace) -> int:
             "(crawl --store-dir, default ./crawler-gui-NAME), not the Redis URL"
         )
     pool_dir = _existing_store(args.pool_dir)
-    store = PageStore.open_in_pool(pool_dir)
+    store = PageStore.open_in_pool(pool_dir, create=False)
     try:
         if args.output:
             count = store.export_jsonl(Path(args.output))
@@ -447,15 +454,15 @@ async def stats_command(args: argparse.Namespace) -> int:
         if args.store_dir:
             raise ConfigError("--store-dir is for a Redis pool URL only")
         store_dir = _existing_pool(args.pool_dir)
-        pool = await LevelDBPool.open_async(store_dir)
+        pool = await LevelDBPool.open_async(store_dir, create=False)
     try:
         totals = asdict((await pool.snapshot(since=2**62, retry_limit=0)).totals)
         if hasattr(pool, "paused"):
             totals["paused"] = await pool.paused()
     finally:
         await pool.close()
-    if store_dir is not None:
-        store = PageStore.open_in_pool(store_dir)
+    if store_dir is not None and (store_dir / "pages").exists():
+        store = PageStore.open_in_pool(store_dir, create=False)
         try:
             totals["pages_stored"] = store.count()
         finally:
@@ -485,8 +492,9 @@ async def _redis_snapshot(args: argparse.Namespace) -> int:
 async def snapshot_command(args: argparse.Namespace) -> int:
     if is_pool_url(args.pool_dir):
         return await _redis_snapshot(args)
-    pool_dir = _existing_pool(args.pool_dir) if args.command == "save" else Path(args.pool_dir)
-    pool = await LevelDBPool.open_async(pool_dir)
+    saving = args.command == "save"
+    pool_dir = _existing_pool(args.pool_dir) if saving else Path(args.pool_dir)
+    pool = await LevelDBPool.open_async(pool_dir, create=not saving)
     try:
         if args.command == "save":
             count = await pool.save_snapshot(args.file)

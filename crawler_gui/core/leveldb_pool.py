@@ -20,9 +20,10 @@ import logging
 import math
 import shutil
 import struct
+import threading
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -45,13 +46,18 @@ from crawler_gui.core.frontier import (
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
 from crawler_gui.core.urls import canonicalize, host_of
 from crawler_gui.errors import (
+    DiskFullError,
     InvalidURLError,
     PoolBusyError,
     PoolClosedError,
     PoolCorruptError,
+    PoolError,
     PoolInUseError,
     PoolVersionError,
+    PoolWriteError,
+    SnapshotError,
     SnapshotFormatError,
+    is_disk_full,
 )
 
 log = logging.getLogger(__name__)
@@ -85,6 +91,8 @@ STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 
 READ_AHEAD = 16
 CHUNK = 5000
+#: How long closing waits for a snapshot save's thread to notice that it must stop.
+READER_STOP_SECONDS = 30.0
 
 
 def _qkey(host: str, depth: int, seq: int) -> bytes:
@@ -276,24 +284,49 @@ class LevelDBPool:
         self._t_failed = 0
         self._t_retrying = 0
         self._t_redirected = 0
+        #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
+        self._readers: list[tuple[threading.Event, threading.Event]] = []
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
     def open(
-        cls, path: str | Path, config: PoolConfig | None = None, clock: Clock | None = None
+        cls,
+        path: str | Path,
+        config: PoolConfig | None = None,
+        clock: Clock | None = None,
+        *,
+        create: bool = True,
     ) -> LevelDBPool:
-        """Open (or create) the pool in directory ``path``.
+        """Open (or, with ``create``, make) the pool in directory ``path``.
+
+        A database is made only in a new pool: ``frontier/`` missing or empty. An existing
+        pool whose LevelDB metadata is missing or damaged is refused and left untouched
+        (LevelDB would otherwise start an empty database over it and delete its tables).
 
         Raises PoolInUseError if another process has it open, PoolCorruptError if the files are
-        not a crawler-gui pool, PoolVersionError if they were written by a newer version.
+        not a readable crawler-gui pool, PoolVersionError if they were written by a newer
+        version.
         """
         root = Path(path)
-        root.mkdir(parents=True, exist_ok=True)
+        if create:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise PoolError(f"cannot create the pool folder {root}: {exc}") from exc
         _recover_interrupted_load(root)
-        db = _open_db(root / DB_DIRNAME)
+        db = _open_db(root / DB_DIRNAME, create=create)
         pool = cls(root, db, config or PoolConfig(), clock or SystemClock())
         try:
             pool._load()
+        except plyvel.Error as exc:
+            db.close()
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the pool {root}: the disk is full ({_error_text(exc)})"
+                ) from exc
+            raise PoolCorruptError(
+                f"the pool {root} cannot be read: {_error_text(exc)}{_repair_hint(root)}"
+            ) from exc
         except BaseException:
             db.close()
             raise
@@ -301,9 +334,14 @@ class LevelDBPool:
 
     @classmethod
     async def open_async(
-        cls, path: str | Path, config: PoolConfig | None = None, clock: Clock | None = None
+        cls,
+        path: str | Path,
+        config: PoolConfig | None = None,
+        clock: Clock | None = None,
+        *,
+        create: bool = True,
     ) -> LevelDBPool:
-        return await asyncio.to_thread(cls.open, path, config, clock)
+        return await asyncio.to_thread(cls.open, path, config, clock, create=create)
 
     def _load(self) -> None:
         db = self._db
@@ -1242,15 +1280,42 @@ class LevelDBPool:
 
     # ---- snapshots ----------------------------------------------------------------------------
     async def save_snapshot(self, path: str | Path) -> int:
+        """Write the whole pool to a snapshot file, in a worker thread, from a consistent
+        LevelDB snapshot. Cancelled, the thread stops at its next record and removes its
+        temporary file; :meth:`close` stops it first too (it reads the database)."""
         self._check_open()
         leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
+        stop, done = threading.Event(), threading.Event()
         snap = self._db.snapshot()
-        try:
-            return await asyncio.to_thread(
-                snapshot_file.write_snapshot, Path(path), _export_records(snap, leases)
-            )
-        finally:
+        records = _export_records(snap, leases, stop)
+        target = Path(path)
+
+        def work() -> int:
+            try:
+                return snapshot_file.write_snapshot(target, records)
+            finally:
+                records.close()  # its iterators end here, in the thread that used them
+                done.set()
+
+        reader = (stop, done)
+        self._readers.append(reader)
+        future = asyncio.get_running_loop().run_in_executor(None, work)
+
+        def finished(_f: object = None) -> None:
+            if reader in self._readers:
+                self._readers.remove(reader)
             snap.close()
+
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        finally:
+            if future.done():
+                finished()
+            else:  # cancelled: the snapshot is released when the thread has stopped
+                future.add_done_callback(finished)
 
     async def load_snapshot(self, path: str | Path) -> int:
         self._check_open()
@@ -1285,6 +1350,14 @@ class LevelDBPool:
         if self._closed:
             return
         self._closed = True
+        # Background readers (a snapshot save's thread) stop before the database closes: a
+        # thread reading a closed LevelDB crashes the process.
+        for stop, _done in self._readers:
+            stop.set()
+        for _stop, done in list(self._readers):
+            if not done.wait(READER_STOP_SECONDS):
+                log.error("a snapshot save did not stop in time; closing the pool anyway")
+        self._readers.clear()
         self._db.close()
 
     def __enter__(self) -> LevelDBPool:
@@ -1306,28 +1379,77 @@ def _lookup(table: dict[str, _T], url: str) -> _T | None:
     return found
 
 
-def _open_db(path: Path) -> Any:
+#: What a LevelDB directory may hold before a database is made in it: its lock and info log.
+_NOT_DATA = frozenset({"LOCK", "LOG", "LOG.old"})
+
+
+def database_state(path: Path) -> str:
+    """``"new"`` (missing, or nothing but a lock and an info log), ``"ok"`` (has ``CURRENT``)
+    or ``"damaged"`` (files but no ``CURRENT``: never make a database over them)."""
+    try:
+        names = {p.name for p in path.iterdir()}
+    except FileNotFoundError:
+        return "new"
+    except NotADirectoryError:
+        return "damaged"
+    if not names - _NOT_DATA:
+        return "new"
+    return "ok" if "CURRENT" in names else "damaged"
+
+
+def _error_text(exc: BaseException) -> str:
+    """plyvel puts LevelDB's message in ``args[0]`` as bytes."""
+    if exc.args and isinstance(exc.args[0], bytes):
+        return exc.args[0].decode("utf-8", "replace")
+    return str(exc)
+
+
+def _repair_hint(root: Path) -> str:
+    return (
+        f"; its files were left untouched. `crawler-gui repair {root}` recovers what can be "
+        "read into a copy"
+    )
+
+
+def _open_db(path: Path, *, create: bool = True) -> Any:
+    root = path.parent
+    state = database_state(path)
+    if state == "damaged":
+        raise PoolCorruptError(
+            f"the pool {root} is damaged: {path.name}/CURRENT is missing{_repair_hint(root)}"
+        )
+    if state == "new" and not create:
+        raise PoolCorruptError(f"{root} holds no crawler-gui pool ({path.name}/ is missing)")
     try:
         return plyvel.DB(
             str(path),
-            create_if_missing=True,
+            create_if_missing=state == "new",
+            # Corruption (a damaged write-ahead log, a bad table block) is an error, never
+            # dropped in silence.
+            paranoid_checks=True,
             bloom_filter_bits=10,
             lru_cache_size=8 * 1024 * 1024,
             write_buffer_size=16 * 1024 * 1024,
             compression="snappy",
         )
     except plyvel.IOError as exc:
-        text = str(exc)
+        text = _error_text(exc)
         if "lock" in text.lower():
             raise PoolInUseError(
-                f"the pool {path.parent} is already open in another crawler-gui process "
+                f"the pool {root} is already open in another crawler-gui process "
                 "(or another window); close that one first"
             ) from exc
-        raise PoolCorruptError(f"cannot open the pool {path.parent}: {text}") from exc
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot open the pool {root}: the disk is full ({text})") from exc
+        raise PoolCorruptError(f"cannot open the pool {root}: {text}{_repair_hint(root)}") from exc
     except plyvel.CorruptionError as exc:
-        raise PoolCorruptError(f"the pool {path.parent} is corrupt: {exc}") from exc
+        raise PoolCorruptError(
+            f"the pool {root} is corrupt: {_error_text(exc)}{_repair_hint(root)}"
+        ) from exc
     except plyvel.Error as exc:
-        raise PoolCorruptError(f"cannot open the pool {path.parent}: {exc}") from exc
+        raise PoolCorruptError(
+            f"cannot open the pool {root}: {_error_text(exc)}{_repair_hint(root)}"
+        ) from exc
 
 
 def _recover_interrupted_load(root: Path) -> None:
@@ -1348,54 +1470,69 @@ def _recover_interrupted_load(root: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _export_records(snap: Any, leases: set[str]) -> Iterable[dict[str, Any]]:
-    """Every record of a pool as snapshot dicts, from a consistent LevelDB snapshot."""
-    for key, raw in snap.iterator(prefix=P_HOST):
-        h = _Host(key[len(P_HOST) :].decode())
-        h.unpack(raw)
-        if h.min_delay or h.backoff_until:
+def _export_records(
+    snap: Any, leases: set[str], stop: threading.Event | None = None
+) -> Generator[dict[str, Any], None, None]:
+    """Every record of a pool as snapshot dicts, from a consistent LevelDB snapshot. Raises
+    SnapshotError as soon as ``stop`` is set (the pool is closing, the save was cancelled)."""
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
+
+    halt = SnapshotError("the snapshot save was stopped")
+    with snap.iterator(prefix=P_HOST) as it:
+        for key, raw in it:
+            if stopped():
+                raise halt
+            h = _Host(key[len(P_HOST) :].decode())
+            h.unpack(raw)
+            if h.min_delay or h.backoff_until:
+                yield {
+                    "t": "host",
+                    "host": h.name,
+                    "min_delay": h.min_delay,
+                    "backoff_until": h.backoff_until,
+                }
+    with snap.iterator(prefix=P_HUB) as it:
+        for key, raw in it:
+            if stopped():
+                raise halt
+            rec = snapshot_file.loads(raw)
             yield {
-                "t": "host",
-                "host": h.name,
-                "min_delay": h.min_delay,
-                "backoff_until": h.backoff_until,
+                "t": "hub",
+                "url": key[len(P_HUB) :].decode(),
+                "span": rec["span"],
+                "last_refresh": rec["last"],
+                "last_result": rec["result"],
+                "due": rec["due"],
             }
-    for key, raw in snap.iterator(prefix=P_HUB):
-        rec = snapshot_file.loads(raw)
-        yield {
-            "t": "hub",
-            "url": key[len(P_HUB) :].decode(),
-            "span": rec["span"],
-            "last_refresh": rec["last"],
-            "last_result": rec["result"],
-            "due": rec["due"],
-        }
-    retry = {
-        key[len(P_RETRY) :].decode(): snapshot_file.loads(raw)
-        for key, raw in snap.iterator(prefix=P_RETRY)
-    }
-    for key, raw in snap.iterator(prefix=P_URL):
-        url = key[len(P_URL) :].decode()
-        state, depth, attempts, seq, t, extra = _read_urec(raw)
-        out: dict[str, Any] = {
-            "t": "url",
-            "url": url,
-            "state": STATE_NAMES[state],
-            "depth": depth,
-            "attempts": attempts,
-            "seq": seq,
-            "time": t,
-        }
-        if state == X:
-            out["target"] = extra
-        elif extra:
-            out["referrer"] = extra
-        if state == R and url in retry:
-            out["next_try"] = retry[url]["n"]
-            out["last_error"] = retry[url]["e"]
-        if url in leases:
-            out["state"] = "waiting"  # in flight when saved: fetched again after a load
-        yield out
+    with snap.iterator(prefix=P_RETRY) as it:
+        retry = {key[len(P_RETRY) :].decode(): snapshot_file.loads(raw) for key, raw in it}
+    with snap.iterator(prefix=P_URL) as it:
+        for key, raw in it:
+            if stopped():
+                raise halt
+            url = key[len(P_URL) :].decode()
+            state, depth, attempts, seq, t, extra = _read_urec(raw)
+            out: dict[str, Any] = {
+                "t": "url",
+                "url": url,
+                "state": STATE_NAMES[state],
+                "depth": depth,
+                "attempts": attempts,
+                "seq": seq,
+                "time": t,
+            }
+            if state == X:
+                out["target"] = extra
+            elif extra:
+                out["referrer"] = extra
+            if state == R and url in retry:
+                out["next_try"] = retry[url]["n"]
+                out["last_error"] = retry[url]["e"]
+            if url in leases:
+                out["state"] = "waiting"  # in flight when saved: fetched again after a load
+            yield out
 
 
 def _build_staging(src: Path, staging: Path) -> int:

@@ -32,7 +32,14 @@ from typing import Any, TextIO
 
 import plyvel
 
-from crawler_gui.errors import StoreError
+from crawler_gui.core.leveldb_pool import database_state
+from crawler_gui.errors import (
+    CrawlerGuiError,
+    DiskFullError,
+    StoreError,
+    StoreWriteError,
+    is_disk_full,
+)
 
 __all__ = [
     "AUTO_FLUSH_RECORDS",
@@ -125,6 +132,13 @@ def _error_text(exc: BaseException) -> str:
     return str(exc)
 
 
+def _write_error(path: Path, exc: BaseException) -> CrawlerGuiError:
+    """The error for a failed write: the disk is full, or another I/O error (never "corrupt")."""
+    if is_disk_full(exc):
+        return DiskFullError(f"the page store {path} cannot be written: the disk is full")
+    return StoreWriteError(f"writing to the page store {path} failed: {_error_text(exc)}")
+
+
 def _iso(ts: float) -> str:
     text = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
@@ -160,27 +174,50 @@ class PageStore:
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, directory: Path | str, *, store_bodies: bool = True) -> PageStore:
-        """Open (creating if needed) the page store LevelDB at ``directory``.
+    def open(
+        cls, directory: Path | str, *, store_bodies: bool = True, create: bool = True
+    ) -> PageStore:
+        """Open (with ``create``, making it if it is new) the page store LevelDB at
+        ``directory``.
 
         Raises :class:`~crawler_gui.errors.StoreError` if another process (or another
-        ``PageStore``) has it open, if it is corrupt, or if it is not a page store of this
+        ``PageStore``) has it open, if it is corrupt or damaged (files but no ``CURRENT``: left
+        untouched, never replaced by an empty store), or if it is not a page store of this
         schema version.
         """
         path = Path(directory)
+        state = database_state(path)
+        if state == "damaged":
+            raise StoreError(
+                f"the page store {path} is damaged ({path.name}/CURRENT is missing); its files "
+                "were left untouched"
+            )
+        if state == "new" and not create:
+            raise StoreError(f"there is no page store in {path}")
+        if create:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
-        try:
-            # Bodies are zlib-compressed already; snappy on top would only cost CPU.
-            db = plyvel.DB(str(path), create_if_missing=True, compression=None)
+            # Bodies are zlib-compressed already; snappy on top would only cost CPU. Paranoid
+            # checks: a damaged log or table is reported, never dropped in silence.
+            db = plyvel.DB(
+                str(path),
+                create_if_missing=state == "new",
+                paranoid_checks=True,
+                compression=None,
+            )
         except plyvel.IOError as exc:
             text = _error_text(exc)
             if "already held" in text or "temporarily unavailable" in text:
                 raise StoreError(
                     f"the page store {path} is in use by another crawl (another process or "
                     f"window has it open)"
+                ) from exc
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the page store {path}: the disk is full ({text})"
                 ) from exc
             raise StoreError(f"cannot open the page store {path}: {text}") from exc
         except plyvel.CorruptionError as exc:
@@ -206,13 +243,19 @@ class PageStore:
             raise
         except plyvel.Error as exc:
             db.close()
-            raise StoreError(f"the page store {path} cannot be read: {exc}") from exc
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the page store {path}: the disk is full ({_error_text(exc)})"
+                ) from exc
+            raise StoreError(f"the page store {path} cannot be read: {_error_text(exc)}") from exc
         return cls(db, path, store_bodies=store_bodies, next_seq=next_seq)
 
     @classmethod
-    def open_in_pool(cls, pool_dir: Path | str, *, store_bodies: bool = True) -> PageStore:
+    def open_in_pool(
+        cls, pool_dir: Path | str, *, store_bodies: bool = True, create: bool = True
+    ) -> PageStore:
         """Open the page store of a pool: ``<pool_dir>/pages/``."""
-        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies)
+        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies, create=create)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -221,7 +264,7 @@ class PageStore:
             raise StoreError("the page store is closed")
         if self._failure is not None:
             exc, self._failure = self._failure, None
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def add(self, record: PageRecord) -> None:
         """Buffer one record (cheap). Flushes by itself every :data:`AUTO_FLUSH_RECORDS`."""
@@ -268,7 +311,7 @@ class PageStore:
         try:
             await asyncio.to_thread(self._drain)
         except plyvel.Error as exc:
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
         self._check()
 
     def flush_sync(self) -> None:
@@ -278,7 +321,7 @@ class PageStore:
         try:
             self._drain()
         except plyvel.Error as exc:
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def _encode(self, seq: int, r: PageRecord) -> list[tuple[bytes, bytes]]:
         key = seq.to_bytes(8, "big")
@@ -411,7 +454,10 @@ class PageStore:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._seal()
-        await asyncio.to_thread(self._drain)
+        try:
+            await asyncio.to_thread(self._drain)
+        except plyvel.Error as exc:
+            self._failure = exc  # close() closes the database and raises it
         self.close()
 
     def close(self) -> None:
@@ -421,13 +467,15 @@ class PageStore:
         try:
             self._seal()
             self._drain()
+        except plyvel.Error as exc:
+            self._failure = self._failure or exc
         finally:
             self._closed = True
             with self._write_lock:
                 self._db.close()
         if self._failure is not None:
             exc, self._failure = self._failure, None
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def __enter__(self) -> PageStore:
         return self
