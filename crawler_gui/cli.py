@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.session import CrawlSession, is_pool_url, open_redis_pool
-from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (
     ConfigError,
@@ -192,6 +192,22 @@ def build_parser() -> argparse.ArgumentParser:
         "(default 300)",
     )
     crawl.add_argument(
+        "--sync",
+        choices=SYNC_MODES,
+        default="second",
+        help="when the pool's writes are forced to the disk: every batch of results "
+        "(safest, slowest), at least once a second, or when the OS decides; bounds what a "
+        "power cut can lose (default second; docs/storage.md)",
+    )
+    crawl.add_argument(
+        "--min-free",
+        type=_non_negative,
+        default=100.0,
+        metavar="MB",
+        help="stop cleanly when the disk of the pool (or the WARC folder) has less free "
+        "space than this; 0: only when a write fails (default 100)",
+    )
+    crawl.add_argument(
         "--store-dir",
         metavar="DIR",
         help="Redis pool only: this worker's local page store (and scope.json); "
@@ -243,6 +259,8 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "sync": args.sync,
+        "min_free_mb": args.min_free,
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
@@ -346,7 +364,19 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         aborted = await _run_with_signals(session, progress=not args.no_progress)
         state = crawler.state
     finally:
-        await session.close()
+        try:
+            await session.close()
+        except CrawlerGuiError:
+            if crawler.storage_error is None:
+                raise
+    if crawler.storage_error is not None:
+        # Our own disk: one line, exit 1; running the same command again resumes.
+        print(
+            f"crawler-gui: {crawler.storage_error}; the crawl stopped and nothing was lost: "
+            "free some space and run the same command again",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
     snap_line = f"pool: {session.display_name}"
     if redis:
         snap_line += f"; worker {session.worker}; pages in {session.store_dir}"
@@ -378,6 +408,13 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
             print("\nstopping now; unfinished URLs go back to the pool", file=sys.stderr)
             stopper = loop.create_task(crawler.stop(wait_in_flight=False))
 
+    def on_storage_full(_message: str) -> None:
+        # Headless, nobody is there to free space and press Resume: stop cleanly.
+        nonlocal stopper
+        if stopper is None:
+            stopper = loop.create_task(crawler.stop())
+
+    crawler.storage_listeners.append(on_storage_full)
     installed = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):

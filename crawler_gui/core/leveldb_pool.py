@@ -21,6 +21,7 @@ import math
 import shutil
 import struct
 import threading
+import time
 from bisect import insort
 from collections import Counter, deque
 from collections.abc import Generator, Iterable, Sequence
@@ -46,6 +47,7 @@ from crawler_gui.core.frontier import (
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
 from crawler_gui.core.urls import canonicalize, host_of
 from crawler_gui.errors import (
+    CrawlerGuiError,
     DiskFullError,
     InvalidURLError,
     PoolBusyError,
@@ -252,6 +254,28 @@ class _Retry:
         return snapshot_file.dumps({"a": self.attempts, "e": self.last_error, "n": self.next_try})
 
 
+class _Batch:
+    """A LevelDB write batch whose ``write`` goes through the pool (failed writes)."""
+
+    __slots__ = ("_pool", "_wb", "delete", "put")
+
+    def __init__(self, pool: LevelDBPool, wb: Any) -> None:
+        self._pool = pool
+        self._wb = wb
+        self.put = wb.put
+        self.delete = wb.delete
+
+    def write(self) -> None:
+        self._pool._write(self._wb)
+
+    def __enter__(self) -> _Batch:
+        return self
+
+    def __exit__(self, exc_type: object, *_rest: object) -> None:
+        if exc_type is None:
+            self.write()
+
+
 class LevelDBPool:
     """A durable URL pool in one directory. Implements the ``Frontier`` interface."""
 
@@ -284,6 +308,10 @@ class LevelDBPool:
         self._t_failed = 0
         self._t_retrying = 0
         self._t_redirected = 0
+        #: The write that failed (disk full, I/O error): no more writes until ``recover()``
+        #: has reopened the database (LevelDB keeps appending to a log it left half-written).
+        self._write_error: BaseException | None = None
+        self._last_sync = time.monotonic()
         #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
         self._readers: list[tuple[threading.Event, threading.Event]] = []
 
@@ -343,7 +371,7 @@ class LevelDBPool:
     ) -> LevelDBPool:
         return await asyncio.to_thread(cls.open, path, config, clock, create=create)
 
-    def _load(self) -> None:
+    def _load(self, *, adopt_leases: bool = False) -> None:
         db = self._db
         version = db.get(K_SCHEMA)
         if version is None:
@@ -407,7 +435,9 @@ class LevelDBPool:
             leases = list(db.iterator(prefix=P_LEASE))
         except (struct.error, KeyError, ValueError, TypeError, UnicodeDecodeError) as exc:
             raise PoolCorruptError(f"{self.path}: a pool record cannot be read ({exc})") from exc
-        if leases:
+        if adopt_leases:  # a rebuild after a failed write: they are this process's fetches
+            self._adopt_leases(leases)
+        elif leases:
             self._reclaim_dead_leases(leases)
         now = self.clock.now()
         for h in self._hosts.values():
@@ -423,10 +453,31 @@ class LevelDBPool:
             len(self._hubs),
         )
 
+    def _adopt_leases(self, leases: list[tuple[bytes, bytes]]) -> None:
+        """The lease records are this process's own fetches in flight (a rebuild after a
+        failed write): keep them as leases."""
+        for key, raw in leases:
+            url = key[len(P_LEASE) :].decode()
+            started, expires, depth, seq, is_hub = _LREC.unpack(raw)
+            h = self._host(host_of(url))
+            h.in_flight += 1
+            attempts, ref = 0, None
+            if is_hub:
+                hub = self._hubs.get(url)
+                if hub is not None:
+                    hub.in_flight = True
+            else:
+                urec = self._db.get(P_URL + url.encode())
+                if urec is not None:
+                    _s, _d, attempts, _q, _t, ref = _read_urec(urec)
+            lease = Lease(url, h.name, depth, bool(is_hub), started, expires, ref)
+            self._leases[url] = (lease, seq, attempts, ref)
+            heapq.heappush(self._lease_heap, (expires, url))
+
     def _reclaim_dead_leases(self, leases: list[tuple[bytes, bytes]]) -> None:
         """Leases found at open belong to a process that died: each counts as an attempt."""
         now = self.clock.now()
-        with self._db.write_batch(transaction=True) as wb:
+        with self._batch() as wb:
             dirty: dict[_Host, None] = {}
             for key, raw in leases:
                 url = key[len(P_LEASE) :].decode()
@@ -475,12 +526,113 @@ class LevelDBPool:
         self._t_waiting += 1
         self._buffer_insert(h, qkey, qval)
 
+    # ---- writing ------------------------------------------------------------------------------
+    def _batch(self, sync: bool = False) -> _Batch:
+        """A write batch, synced when asked, when the config syncs every batch, or when the
+        last synced write is older than ``config.sync_seconds`` (bounds a power cut's loss)."""
+        cfg = self.config
+        if not (sync or cfg.sync) and cfg.sync_seconds is not None:
+            now = time.monotonic()
+            sync = now - self._last_sync >= cfg.sync_seconds
+        if sync or cfg.sync:
+            sync = True
+            self._last_sync = time.monotonic()
+        return _Batch(self, self._db.write_batch(transaction=True, sync=sync))
+
+    def _put(self, key: bytes, value: bytes) -> None:
+        with self._batch() as wb:
+            wb.put(key, value)
+
+    def _write(self, wb: Any) -> None:
+        if self._write_error is not None:
+            raise self._storage_error(self._write_error)
+        try:
+            wb.write()
+        except plyvel.Error as exc:
+            self._write_failed(exc)
+
+    def _storage_error(self, exc: BaseException) -> CrawlerGuiError:
+        text = _error_text(exc)
+        if is_disk_full(exc):
+            return DiskFullError(
+                f"the disk is full: the pool {self.path} cannot be written ({text})"
+            )
+        return PoolWriteError(f"writing to the pool {self.path} failed: {text}")
+
+    def _write_failed(self, exc: BaseException) -> None:
+        """A write batch failed: nothing of it reached the database, but the caller already
+        changed the state in memory. Rebuild that from the database (reads only); block
+        writes until :meth:`recover`."""
+        self._write_error = exc
+        log.info("a write to the pool failed: %s", _error_text(exc))
+        self._rebuild()
+        raise self._storage_error(exc) from exc
+
+    def _rebuild(self) -> None:
+        """The in-memory state again from the database; leases are kept as this process's."""
+        version = self._version
+        for name in (
+            "_hosts",
+            "_retries",
+            "_hubs",
+            "_leases",
+        ):
+            getattr(self, name).clear()
+        self._ready.clear()
+        self._sleep.clear()
+        self._lease_heap.clear()
+        self._retry_heap.clear()
+        self._hub_heap.clear()
+        self._t_waiting = self._t_done = self._t_failed = 0
+        self._t_retrying = self._t_redirected = 0
+        self._load(adopt_leases=True)
+        self._version = version + 1
+
+    @property
+    def write_error(self) -> str | None:
+        """Why writes are blocked (a failed write not yet recovered from), or None."""
+        return _error_text(self._write_error) if self._write_error is not None else None
+
+    def recover(self) -> bool:
+        """After a failed write (say the disk was full and space is back): reopen the database
+        (a fresh write-ahead log; the half-written one is read back up to its last whole
+        record) and rebuild the state, keeping the leases in flight. Returns False when there
+        was nothing to recover from; raises DiskFullError / PoolWriteError if it still fails."""
+        if self._write_error is None:
+            return False
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        self._db.close()
+        try:
+            self._db = _open_db(self.path / DB_DIRNAME, create=False)
+        except PoolError:
+            # Still no room (LevelDB writes a table and a new log when it opens): keep a
+            # handle for reads and stay blocked.
+            try:
+                self._db = _open_db(self.path / DB_DIRNAME, create=False)
+            except PoolError as again:
+                self._closed = True
+                raise again from None
+            raise self._storage_error(self._write_error) from None
+        try:
+            self._rebuild()
+            with self._batch(sync=True) as wb:  # proves that writes work again
+                wb.put(K_SEQ, _SEQ.pack(self._seq))
+        except plyvel.Error as exc:
+            self._write_error = exc
+            raise self._storage_error(exc) from exc
+        self._write_error = None
+        log.info("the pool %s is writable again", self.path)
+        return True
+
     # ---- helpers ------------------------------------------------------------------------------
     def _check_open(self) -> None:
         if self._closed:
             raise PoolClosedError("the pool is closed")
         if self._loading:
             raise PoolBusyError("a snapshot is being loaded into the pool; try again shortly")
+        if self._write_error is not None:
+            raise self._storage_error(self._write_error)
 
     def _host(self, name: str) -> _Host:
         h = self._hosts.get(name)
@@ -566,7 +718,7 @@ class LevelDBPool:
         max_len = cfg.max_url_length
         batch: dict[str, None] = {}
         dirty: dict[_Host, None] = {}
-        wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        wb = self._batch()
         seq = self._seq
         for item in items:
             if isinstance(item, str):
@@ -653,7 +805,7 @@ class LevelDBPool:
         max_if = cfg.politeness.max_in_flight
         expires = now + cfg.pending_threshold
         out: list[Lease] = []
-        wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         # 1. hubs that are due, at most hub_percent of the batch
         hub_quota = math.ceil(count * max(0, min(100, hub_percent)) / 100)
@@ -744,7 +896,7 @@ class LevelDBPool:
         if not heap or heap[0][0] > now:
             return 0
         n = 0
-        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         while heap and heap[0][0] <= now:
             expires, url = heapq.heappop(heap)
@@ -783,7 +935,7 @@ class LevelDBPool:
         in its queue, with no attempt counted. Returns how many were released."""
         self._check_open()
         now = self.clock.now()
-        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         n = 0
         for url in urls:
@@ -818,7 +970,7 @@ class LevelDBPool:
         heap = self._retry_heap
         if not heap or heap[0][0] > now:
             return
-        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         while heap and heap[0][0] <= now:
             t, url = heapq.heappop(heap)
@@ -855,7 +1007,7 @@ class LevelDBPool:
         self._check_open()
         now = self.clock.now()
         cfg = self.config
-        wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        wb = self._batch()
         put = wb.put
         dirty: dict[_Host, None] = {}
         follow: list[AddRequest] = []
@@ -1050,7 +1202,7 @@ class LevelDBPool:
                 report.duplicate += 1
                 continue
             wanted[url] = (hostname, float(spec.span))
-        wb = self._db.write_batch(transaction=True, sync=True)
+        wb = self._batch(sync=True)
         for url in list(self._hubs):
             if url not in wanted:
                 del self._hubs[url]
@@ -1087,7 +1239,7 @@ class LevelDBPool:
         if not hub.in_flight:
             hub.due = self.clock.now()
             heapq.heappush(self._hub_heap, (hub.due, hub.url))
-            self._db.put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
+            self._put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
             self._version += 1
         return True
 
@@ -1104,7 +1256,7 @@ class LevelDBPool:
             return False
         r.next_try = self.clock.now()
         heapq.heappush(self._retry_heap, (r.next_try, r.url))
-        self._db.put(P_RETRY + r.url.encode(), r.to_json())
+        self._put(P_RETRY + r.url.encode(), r.to_json())
         self._release_due_retries(r.next_try)
         return True
 
@@ -1120,7 +1272,7 @@ class LevelDBPool:
         h.failed += 1
         self._t_failed += 1
         now = self.clock.now()
-        with self._db.write_batch(transaction=True) as wb:
+        with self._batch() as wb:
             wb.delete(P_RETRY + r.url.encode())
             wb.put(P_URL + r.url.encode(), _urec(F, r.depth, r.attempts, r.seq, now, r.referrer))
             wb.put(P_HOST + h.name.encode(), h.pack())
@@ -1131,7 +1283,7 @@ class LevelDBPool:
         self._check_open()
         h = self._host(host)
         h.min_delay = max(0.0, float(seconds))
-        self._db.put(P_HOST + h.name.encode(), h.pack())
+        self._put(P_HOST + h.name.encode(), h.pack())
         self._touch(h)
 
     def set_config(self, config: PoolConfig) -> None:
@@ -1358,6 +1510,11 @@ class LevelDBPool:
             if not done.wait(READER_STOP_SECONDS):
                 log.error("a snapshot save did not stop in time; closing the pool anyway")
         self._readers.clear()
+        if self._write_error is None:
+            try:  # one synced write: everything written before it survives a power cut
+                self._db.put(K_SEQ, _SEQ.pack(self._seq), sync=True)
+            except (plyvel.Error, RuntimeError) as exc:
+                log.error("the last write to the pool failed: %s", _error_text(exc))
         self._db.close()
 
     def __enter__(self) -> LevelDBPool:

@@ -467,8 +467,8 @@ class PageStore:
         try:
             self._seal()
             self._drain()
-        except plyvel.Error as exc:
-            self._failure = self._failure or exc
+        except plyvel.Error as write_exc:
+            self._failure = self._failure or write_exc
         finally:
             self._closed = True
             with self._write_lock:

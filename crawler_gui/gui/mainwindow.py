@@ -493,10 +493,16 @@ class MainWindow(QMainWindow):
         listeners = getattr(old.crawler, "state_listeners", None) if old is not None else None
         if listeners is not None and self._on_state in listeners:
             listeners.remove(self._on_state)
+        storage = getattr(old.crawler, "storage_listeners", None) if old is not None else None
+        if storage is not None and self._on_storage_full in storage:
+            storage.remove(self._on_storage_full)
         self.session = session
         listeners = getattr(session.crawler, "state_listeners", None) if session else None
         if listeners is not None:
             listeners.append(self._on_state)  # buttons follow the state at once
+        storage = getattr(session.crawler, "storage_listeners", None) if session else None
+        if storage is not None:
+            storage.append(self._on_storage_full)
         self._version = None
         for model in (
             self.hosts_model,
@@ -558,6 +564,23 @@ class MainWindow(QMainWindow):
     def _on_state(self, state: CrawlState) -> None:
         if not self._closed:
             self._update_actions()
+
+    def _on_storage_full(self, message: str) -> None:
+        """The crawl paused itself: our disk is full (or failed a write). Say so."""
+        if self._closed:
+            return
+        self.statusBar().showMessage(message, 30000)
+        self.tasks.spawn(
+            self.error(
+                self.tr("Crawl paused"),
+                self.tr(
+                    "The crawl is paused: its data could not be written. Nothing was lost. "
+                    "Free some space on the disk, then press Resume."
+                ),
+                RuntimeError(message),
+            ),
+            "disk full",
+        )
 
     def start_refresh(self) -> None:
         if not self._closed:
