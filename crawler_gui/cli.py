@@ -22,6 +22,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -41,6 +42,7 @@ from crawler_gui.errors import (
     SnapshotError,
     StoreError,
     StoreWriteError,
+    is_disk_full,
 )
 
 if TYPE_CHECKING:
@@ -468,10 +470,12 @@ def export_command(args: argparse.Namespace) -> int:
             "(crawl --store-dir, default ./crawler-gui-NAME), not the Redis URL"
         )
     pool_dir = _existing_store(args.pool_dir)
+    if args.output is not None:
+        _outside_pool(args.output, pool_dir, "export")
     store = PageStore.open_in_pool(pool_dir, create=False)
     try:
         if args.output:
-            count = store.export_jsonl(Path(args.output))
+            count = _write_atomically(Path(args.output), store.export_jsonl)
         else:
             count = store.export_jsonl(sys.stdout)
     finally:
@@ -531,6 +535,10 @@ async def snapshot_command(args: argparse.Namespace) -> int:
         return await _redis_snapshot(args)
     saving = args.command == "save"
     pool_dir = _existing_pool(args.pool_dir) if saving else Path(args.pool_dir)
+    if saving:
+        _outside_pool(args.file, pool_dir, "snapshot")
+    elif pool_dir.exists() and not pool_dir.is_dir():
+        raise ConfigError(f"{pool_dir} is a file, not a pool directory")
     pool = await LevelDBPool.open_async(pool_dir, create=not saving)
     try:
         if args.command == "save":
@@ -542,6 +550,48 @@ async def snapshot_command(args: argparse.Namespace) -> int:
     finally:
         await pool.close()
     return 0
+
+
+def _write_atomically(target: Path, write: Callable[[TextIO], int]) -> int:
+    """Write through a temporary file in the target's folder, then rename it over the target:
+    a failure (no space, no permission) leaves the previous file as it was. Every OSError is
+    one clear line."""
+    folder = target.parent
+    tmp: Path | None = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        tmp = Path(name)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            count = write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, IsADirectoryError) or target.is_dir():
+            reason = "it is a folder"
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot write {target}: the disk is full") from exc
+        raise CrawlerGuiError(f"cannot write {target}: {reason}") from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    return count
+
+
+def _outside_pool(target: str, pool_dir: Path, what: str) -> None:
+    """Refuse an output path inside a pool's own files (or the pool folder itself)."""
+    if not target.strip():
+        raise ConfigError(f"{what} needs a file name (an empty one was given)")
+    out = Path(target).expanduser().resolve()
+    root = pool_dir.expanduser().resolve()
+    if out == root or root in out.parents:
+        raise ConfigError(
+            f"{target} is inside the pool {pool_dir}: write the {what} somewhere else "
+            "(the pool's own files must not be overwritten)"
+        )
 
 
 def _existing_store(path: str) -> Path:

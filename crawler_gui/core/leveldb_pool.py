@@ -1436,11 +1436,18 @@ class LevelDBPool:
         LevelDB snapshot. Cancelled, the thread stops at its next record and removes its
         temporary file; :meth:`close` stops it first too (it reads the database)."""
         self._check_open()
+        target = Path(path)
+        if not str(path).strip():
+            raise SnapshotError("a snapshot needs a file name (an empty one was given)")
+        resolved, root = target.expanduser().resolve(), self.path.resolve()
+        if resolved == root or root in resolved.parents:
+            raise SnapshotError(
+                f"{path} is inside the pool {self.path}: save the snapshot somewhere else"
+            )
         leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
         stop, done = threading.Event(), threading.Event()
         snap = self._db.snapshot()
         records = _export_records(snap, leases, stop)
-        target = Path(path)
 
         def work() -> int:
             try:

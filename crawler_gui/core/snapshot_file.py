@@ -117,7 +117,9 @@ def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
     count = 0
     try:
         with gzip.open(path, "rb") as gz:
-            first = gz.readline(MAX_LINE)
+            first = gz.readline(MAX_LINE + 1)
+            if len(first) > MAX_LINE:
+                raise SnapshotFormatError(f"{path}: line 1 is too long")
             header = _parse(first, 1, path)
             if header.get("format") != FORMAT:
                 raise SnapshotFormatError(f"{path} is not a crawler-gui pool snapshot")
@@ -131,7 +133,11 @@ def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
                 )
             line_no = 1
             ended = False
-            for line in gz:
+            while True:
+                # Bounded: a line longer than MAX_LINE is never read whole.
+                line = gz.readline(MAX_LINE + 1)
+                if not line:
+                    break
                 line_no += 1
                 if ended:
                     raise SnapshotFormatError(f"{path}: data after the end record")
@@ -164,6 +170,8 @@ def _parse(line: bytes, line_no: int, path: Path) -> dict[str, Any]:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise SnapshotFormatError(f"{path}: line {line_no} is not JSON") from exc
+    except RecursionError as exc:  # "[[[[..." nested deeper than Python's stack allows
+        raise SnapshotFormatError(f"{path}: line {line_no} is nested too deeply") from exc
     if not isinstance(obj, dict):
         raise SnapshotFormatError(f"{path}: line {line_no} is not a JSON object")
     return obj
