@@ -18,6 +18,7 @@ import asyncio
 import heapq
 import logging
 import math
+import os
 import shutil
 import struct
 import threading
@@ -1487,12 +1488,17 @@ class LevelDBPool:
         try:
             count = await asyncio.to_thread(_build_staging, Path(path), staging)
             # Swap the databases with two renames; reopen and clean up off the loop thread.
+            # From here on the swap runs to its end even if the caller is cancelled: a pool
+            # left between two databases would hold a closed one.
             self._db.close()
-            live = self.path / DB_DIRNAME
+            swap = asyncio.ensure_future(asyncio.to_thread(self._swap_in, staging))
+            try:
+                fresh = await asyncio.shield(swap)
+            except asyncio.CancelledError:
+                fresh = await swap
+                self._take_over(fresh)
+                raise
             old = self.path / (DB_DIRNAME + ".old")
-            live.rename(old)
-            staging.rename(live)
-            fresh = await asyncio.to_thread(LevelDBPool.open, self.path, self.config, self.clock)
             version = self._version
             self.__dict__.update(fresh.__dict__)
             self._version = version + 1
@@ -1501,6 +1507,19 @@ class LevelDBPool:
             self._loading = False
         log.info("loaded %d records from snapshot %s", count, path)
         return count
+
+    def _swap_in(self, staging: Path) -> LevelDBPool:
+        live = self.path / DB_DIRNAME
+        old = self.path / (DB_DIRNAME + ".old")
+        live.rename(old)
+        staging.rename(live)
+        snapshot_file.fsync_dir(self.path)  # the renames survive a power cut
+        return LevelDBPool.open(self.path, self.config, self.clock)
+
+    def _take_over(self, fresh: LevelDBPool) -> None:
+        version = self._version
+        self.__dict__.update(fresh.__dict__)
+        self._version = version + 1
 
     async def close(self) -> None:
         self.close_sync()
@@ -1796,6 +1815,9 @@ def _build_staging(src: Path, staging: Path) -> int:
         wb.put(K_SEQ, _SEQ.pack(max_seq))
         wb.put(K_SCHEMA, str(SCHEMA_VERSION).encode())
         wb.write()
+        # One synced write: LevelDB fsyncs its log, which holds everything not yet in its
+        # (already synced) tables: the staged database is on the disk before the swap.
+        db.put(K_SCHEMA, str(SCHEMA_VERSION).encode(), sync=True)
         ok = True
     except (KeyError, TypeError, ValueError, struct.error) as exc:
         if isinstance(exc, SnapshotFormatError):
@@ -1805,7 +1827,10 @@ def _build_staging(src: Path, staging: Path) -> int:
         db.close()
         if not ok:
             shutil.rmtree(staging, ignore_errors=True)
-    (staging / ".complete").touch()
+    marker = staging / ".complete"
+    with open(marker, "wb") as f:
+        os.fsync(f.fileno())
+    snapshot_file.fsync_dir(staging)
     return count
 
 

@@ -77,7 +77,7 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)
-        _fsync_dir(folder)
+        fsync_dir(folder)
     except OSError as exc:
         raise SnapshotError(f"cannot write the snapshot {path}: {exc.strerror or exc}") from exc
     finally:
@@ -86,7 +86,8 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def _fsync_dir(folder: Path) -> None:
+def fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (a rename, a new file) survive a power cut (best effort)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
