@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
-COMMANDS = ("crawl", "export", "stats", "save", "load")
+COMMANDS = ("crawl", "export", "stats", "save", "load", "repair")
 
 
 def _positive_int(text: str) -> int:
@@ -243,6 +243,20 @@ def build_parser() -> argparse.ArgumentParser:
         "pool_dir", help="a pool directory or a Redis pool URL (every worker must be stopped)"
     )
     load.add_argument("file")
+
+    repair = sub.add_parser(
+        "repair",
+        help="repair a damaged pool into a copy (the pool itself is only read) and say what "
+        "was recovered and what was lost",
+    )
+    repair.add_argument("pool_dir", help="the damaged pool directory (left as it is)")
+    repair.add_argument(
+        "-o",
+        "--output",
+        metavar="NEW_POOL_DIR",
+        help="where the repaired copy goes; must not exist (default: POOL_DIR.repaired "
+        "next to it). Check it, then crawl it or swap the folders yourself",
+    )
     return parser
 
 
@@ -288,6 +302,8 @@ def main(argv: list[str]) -> int:
             return export_command(args)
         if args.command == "stats":
             return asyncio.run(stats_command(args))
+        if args.command == "repair":
+            return repair_command(args)
         return asyncio.run(snapshot_command(args))
     except PoolInUseError as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
@@ -550,6 +566,50 @@ async def snapshot_command(args: argparse.Namespace) -> int:
     finally:
         await pool.close()
     return 0
+
+
+def repair_command(args: argparse.Namespace) -> int:
+    """Repair a copy: LevelDB's repair, then the pool's invariants; the original is only
+    read, and is refused while a crawl has it open."""
+    from crawler_gui.core.leveldb_pool import repair_pool
+
+    if is_pool_url(args.pool_dir):
+        raise ConfigError("repair works on a pool directory (a Redis pool has no files here)")
+    src = _existing_pool(args.pool_dir)
+    dest = Path(args.output) if args.output else src.with_name(src.name + ".repaired")
+    if args.output is not None:
+        _outside_pool(args.output, src, "repaired copy")
+    if dest.exists():
+        raise ConfigError(f"{dest} exists already: give another folder with --output")
+    _refuse_if_open(src)
+    report = repair_pool(src, dest)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    print(
+        f"the damaged pool {src} was left as it is; crawl the copy with "
+        f"`crawler-gui crawl {dest}`, or move it in place of the old one",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _refuse_if_open(pool_dir: Path) -> None:
+    """A pool a crawl has open is not copied (the copy would be torn)."""
+    lock = pool_dir / "frontier" / "LOCK"
+    if not lock.exists():
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: LevelDB's own lock is checked later
+        return
+    with open(lock, "rb+") as fh:
+        try:
+            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise PoolInUseError(
+                f"the pool {pool_dir} is open in a crawler-gui process; stop it first"
+            ) from exc
+        fcntl.lockf(fh, fcntl.LOCK_UN)
 
 
 def _write_atomically(target: Path, write: Callable[[TextIO], int]) -> int:

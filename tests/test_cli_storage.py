@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -233,3 +234,50 @@ def test_a_deeply_nested_snapshot_line_is_refused(tmp_path: Path) -> None:
     before = contents(pool)
     one_clear_line(cli("load", str(pool), str(snap)), 4, "line 2")
     assert contents(pool) == before
+
+
+def test_repair_works_on_a_copy_and_says_what_was_lost(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    make_pool(pool, 2000)  # one table: these URLs...
+    db = plyvel.DB(str(pool / DB_DIRNAME))
+    db.compact_range()
+    db.close()
+    first_tables = set((pool / DB_DIRNAME).glob("*.ldb"))
+
+    async def more() -> None:
+        p = LevelDBPool.open(pool)
+        await p.add_many([f"http://h{i % 50}.example.com/q{i}" for i in range(1000)])
+        await p.close()
+
+    asyncio.run(more())
+    LevelDBPool.open(pool).close_sync()  # the log becomes a second table
+    assert set((pool / DB_DIRNAME).glob("*.ldb")) - first_tables
+    for table in first_tables:  # ...are lost with their table; the counters still name them
+        table.unlink()
+    before = fingerprint(pool)
+    one_clear_line(cli("stats", str(pool)), 4, "repair")
+
+    result = cli("repair", str(pool))
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "recovered: 1,000 URLs (1,000 waiting" in result.stderr, result.stderr
+    assert "lost (the pool's counters named more): 2,000 waiting" in result.stderr
+    assert fingerprint(pool) == before  # the damaged pool is only read
+    copy = tmp_path / "pool.repaired"
+    stats = json.loads(cli("stats", str(copy)).stdout)
+    assert stats["waiting"] == 1000 and stats["pages_stored"] == 20
+
+    again = cli("repair", str(pool))  # never over an existing folder
+    one_clear_line(again, 2, "exists already")
+    assert cli("repair", str(pool), "-o", str(pool / "inside")).returncode == 2
+
+
+def test_repair_refuses_a_pool_in_use(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    make_pool(pool, 10)
+    held = LevelDBPool.open(pool)
+    try:
+        one_clear_line(cli("repair", str(pool)), 3, "stop it first")
+    finally:
+        held.close_sync()
+    assert not (tmp_path / "pool.repaired").exists()

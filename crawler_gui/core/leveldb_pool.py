@@ -26,6 +26,7 @@ import time
 from bisect import insort
 from collections import Counter, deque
 from collections.abc import Generator, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -1857,4 +1858,188 @@ def _num(rec: dict[str, Any], key: str) -> float:
     return float(v)
 
 
-__all__ = ["SCHEMA_VERSION", "ErrorKind", "LevelDBPool"]
+# ---- repair ------------------------------------------------------------------------------------
+@dataclass
+class RepairReport:
+    """What ``repair_pool`` recovered and what it lost (``crawler-gui repair``)."""
+
+    output: Path
+    #: URLs recovered, by state name.
+    urls: Counter[str] = field(default_factory=Counter)
+    hubs: int = 0
+    #: What the pool's own counters claimed before the repair, by state name.
+    claimed: Counter[str] = field(default_factory=Counter)
+    #: Records dropped because they could not be read or pointed nowhere, by kind.
+    dropped: Counter[str] = field(default_factory=Counter)
+    #: Fixes made to keep the pool consistent, by kind.
+    fixed: Counter[str] = field(default_factory=Counter)
+    #: Damaged files LevelDB's repair set aside (in ``<db>/lost/``), per database.
+    lost_files: dict[str, int] = field(default_factory=dict)
+    pages: int | None = None
+
+    def lines(self) -> list[str]:
+        out = [f"repaired copy: {self.output}"]
+        names = ("waiting", "done", "failed", "retrying", "redirected")
+        got = ", ".join(f"{self.urls[n]:,} {n}" for n in names)
+        out.append(f"recovered: {sum(self.urls.values()):,} URLs ({got}), {self.hubs:,} hubs")
+        if self.pages is not None:
+            out.append(f"page store: {self.pages:,} page records")
+        lost = {n: self.claimed[n] - self.urls[n] for n in names if self.claimed[n] > self.urls[n]}
+        if lost:
+            out.append(
+                "lost (the pool's counters named more): "
+                + ", ".join(f"{v:,} {n}" for n, v in lost.items())
+            )
+        for db, n in self.lost_files.items():
+            if n:
+                out.append(f"{db}: {n} damaged table file(s) set aside in {db}/lost/")
+        if self.dropped:
+            out.append(
+                "dropped records: "
+                + ", ".join(f"{v:,} {k}" for k, v in sorted(self.dropped.items()))
+            )
+        if self.fixed:
+            out.append("fixed: " + ", ".join(f"{v:,} {k}" for k, v in sorted(self.fixed.items())))
+        if not lost and not self.dropped and not any(self.lost_files.values()):
+            out.append("nothing was lost")
+        return out
+
+
+def repair_pool(src: str | Path, dest: str | Path) -> RepairReport:
+    """Repair a copy of the pool ``src`` into ``dest`` (which must not exist); ``src`` is
+    only read. LevelDB's repair (``plyvel.repair_db``) runs on the copy, then the pool's
+    invariants are checked and restored: host counters match the URL records, every waiting
+    URL has its queue entry and nothing else does, every retrying URL its retry record,
+    leases go back to waiting (no attempt counted), unreadable records are dropped."""
+    src, dest = Path(src), Path(dest)
+    if dest.exists():
+        raise PoolError(f"{dest} exists already: give another --output folder")
+    if not (src / DB_DIRNAME).is_dir():
+        raise PoolError(f"{src} is not a crawler-gui pool directory (no {DB_DIRNAME}/ inside)")
+    try:
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("LOCK"))
+    except OSError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot copy {src} to {dest}: the disk is full") from exc
+        raise PoolError(f"cannot copy {src} to {dest}: {exc}") from exc
+    report = RepairReport(dest)
+    for name in (DB_DIRNAME, "pages"):
+        folder = dest / name
+        if not folder.is_dir():
+            continue
+        try:
+            plyvel.repair_db(str(folder), paranoid_checks=False)
+        except plyvel.Error as exc:
+            raise PoolCorruptError(f"LevelDB cannot repair {folder}: {_error_text(exc)}") from exc
+        lost = folder / "lost"  # where LevelDB's repair puts what it could not use
+        report.lost_files[name] = (
+            sum(1 for p in lost.iterdir() if p.suffix in (".ldb", ".sst")) if lost.is_dir() else 0
+        )
+    db = plyvel.DB(str(dest / DB_DIRNAME), paranoid_checks=True)
+    try:
+        _restore_invariants(db, report)
+    finally:
+        db.close()
+    if (dest / "pages").is_dir():
+        pages = plyvel.DB(str(dest / "pages"))
+        try:
+            report.pages = sum(1 for _ in pages.iterator(prefix=b"page/", include_value=False))
+        finally:
+            pages.close()
+    return report
+
+
+def _restore_invariants(db: Any, report: RepairReport) -> None:
+    hosts: dict[str, _Host] = {}
+    for key, raw in db.iterator(prefix=P_HOST):
+        try:
+            h = _Host(key[len(P_HOST) :].decode())
+            h.unpack(raw)
+        except (struct.error, UnicodeDecodeError):
+            report.dropped["host records"] += 1
+            db.delete(key)
+            continue
+        for name in ("waiting", "done", "failed", "retrying", "redirected"):
+            report.claimed[name] += getattr(h, name)
+        h.waiting = h.done = h.failed = h.retrying = h.redirected = 0
+        hosts[h.name] = h
+    wb = db.write_batch()
+    for key in db.iterator(prefix=P_QUEUE, include_value=False):  # rebuilt from the URLs
+        wb.delete(key)
+    for key in db.iterator(prefix=P_LEASE, include_value=False):
+        report.fixed["leases put back to waiting"] += 1
+        wb.delete(key)
+    retries = {}
+    for key, raw in db.iterator(prefix=P_RETRY):
+        try:
+            rec = snapshot_file.loads(raw)
+            retries[key[len(P_RETRY) :].decode()] = (int(rec["a"]), float(rec["n"]))
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            report.dropped["retry records"] += 1
+            wb.delete(key)
+    wb.write()
+    max_seq = 0
+    wb = db.write_batch()
+    for key, raw in db.iterator(prefix=P_URL):
+        try:
+            url = key[len(P_URL) :].decode()
+            state, depth, attempts, seq, _t, extra = _read_urec(raw)
+            hostname = host_of(url)
+            name = STATE_NAMES[state]
+        except (struct.error, UnicodeDecodeError, KeyError, ValueError, InvalidURLError):
+            report.dropped["URL records"] += 1
+            wb.delete(key)
+            continue
+        max_seq = max(max_seq, seq)
+        h = hosts.get(hostname) or hosts.setdefault(hostname, _Host(hostname))
+        report.urls[name] += 1
+        if state == W:
+            h.waiting += 1
+            wb.put(_qkey(hostname, depth, seq), _qval(url, attempts, extra))
+        elif state == D:
+            h.done += 1
+        elif state == F:
+            h.failed += 1
+        elif state == X:
+            h.redirected += 1
+        else:
+            h.retrying += 1
+            if url not in retries:
+                report.fixed["retry records made again"] += 1
+                wb.put(
+                    P_RETRY + url.encode(),
+                    snapshot_file.dumps({"a": attempts, "e": "repaired", "n": 0.0}),
+                )
+        if state == R:
+            retries.pop(url, None)
+    for url in retries:  # a retry record of a URL that is not retrying
+        report.dropped["stray retry records"] += 1
+        wb.delete(P_RETRY + url.encode())
+    for key, raw in db.iterator(prefix=P_HUB):
+        try:
+            rec = snapshot_file.loads(raw)
+            if not float(rec["span"]) > 0:
+                raise ValueError("span")
+            float(rec["due"])
+            host_of(key[len(P_HUB) :].decode())
+            report.hubs += 1
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, InvalidURLError):
+            report.dropped["hub records"] += 1
+            wb.delete(key)
+    for h in hosts.values():
+        wb.put(P_HOST + h.name.encode(), h.pack())
+    raw_seq = db.get(K_SEQ)
+    try:
+        old_seq = _SEQ.unpack(raw_seq)[0] if raw_seq else 0
+    except struct.error:
+        old_seq = 0
+    if old_seq < max_seq:
+        report.fixed["sequence counter"] += 1
+    wb.put(K_SEQ, _SEQ.pack(max(old_seq, max_seq)))
+    wb.put(K_SCHEMA, str(SCHEMA_VERSION).encode())
+    wb.write()
+    db.put(K_SCHEMA, str(SCHEMA_VERSION).encode(), sync=True)
+
+
+__all__ = ["SCHEMA_VERSION", "ErrorKind", "LevelDBPool", "RepairReport", "repair_pool"]

@@ -15,9 +15,9 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
-    QComboBox,
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
