@@ -395,6 +395,9 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
             file=sys.stderr,
         )
         return EXIT_ERROR
+    if isinstance(crawler.failure, PoolCorruptError):
+        print(f"crawler-gui: {crawler.failure}", file=sys.stderr)
+        return EXIT_CORRUPT
     snap_line = f"pool: {session.display_name}"
     if redis:
         snap_line += f"; worker {session.worker}; pages in {session.store_dir}"

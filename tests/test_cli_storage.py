@@ -281,3 +281,33 @@ def test_repair_refuses_a_pool_in_use(tmp_path: Path) -> None:
     finally:
         held.close_sync()
     assert not (tmp_path / "pool.repaired").exists()
+
+
+def test_a_damaged_queue_met_while_crawling_exits_4(tmp_path: Path) -> None:
+    """The open reads only the host, hub, retry and lease records: a bad block among the
+    queue entries is met by the crawl itself. Loopback URLs, refused without
+    --allow-private: nothing is fetched."""
+    pool = tmp_path / "pool"
+
+    async def fill() -> None:
+        p = LevelDBPool.open(pool)
+        await p.add_many(
+            [f"http://127.0.0.{i % 50 + 1}:9/a-rather-long-path/{i}" for i in range(4000)]
+        )
+        await p.close()
+
+    asyncio.run(fill())
+    db = plyvel.DB(str(pool / DB_DIRNAME))
+    db.compact_range()
+    db.close()
+    (table,) = (pool / DB_DIRNAME).glob("*.ldb")
+    data = bytearray(table.read_bytes())
+    at = len(data) // 10  # among the queue entries (q/ sorts before s/ and u/)
+    data[at : at + 64] = bytes(64)
+    table.write_bytes(bytes(data))
+    assert cli("stats", str(pool)).returncode == 0  # the open does not read the queues
+    result = cli("crawl", str(pool), "--until-idle", "--no-progress")
+    assert result.returncode == 4, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("crawler-gui: the pool ")
+    assert "repair" in result.stderr

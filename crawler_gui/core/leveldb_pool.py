@@ -15,6 +15,7 @@ and snapshot files are written and read in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import logging
 import math
@@ -25,7 +26,7 @@ import threading
 import time
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -254,6 +255,25 @@ class _Retry:
 
     def to_json(self) -> bytes:
         return snapshot_file.dumps({"a": self.attempts, "e": self.last_error, "n": self.next_try})
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _reads_checked(method: _F) -> _F:
+    """A damaged table met while crawling (a queue or URL record in a bad block) is a clear
+    PoolCorruptError, not a LevelDB exception."""
+
+    @functools.wraps(method)
+    def checked(self: LevelDBPool, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except plyvel.CorruptionError as exc:
+            raise PoolCorruptError(
+                f"the pool {self.path} is corrupt: {_error_text(exc)}{_repair_hint(self.path)}"
+            ) from exc
+
+    return checked  # type: ignore[return-value]
 
 
 class _Batch:
@@ -706,6 +726,7 @@ class LevelDBPool:
             report.merge(self.add_many_sync(chunk, always=always))
         return report
 
+    @_reads_checked
     def add_many_sync(
         self, items: Iterable[AddRequest | str], *, always: bool = False
     ) -> AddReport:
@@ -796,6 +817,7 @@ class LevelDBPool:
     async def pop(self, count: int, hub_percent: int = 50) -> list[Lease]:
         return self.pop_sync(count, hub_percent)
 
+    @_reads_checked
     def pop_sync(self, count: int, hub_percent: int = 50) -> list[Lease]:
         self._check_open()
         if count <= 0:
@@ -1005,6 +1027,7 @@ class LevelDBPool:
     async def set_status_many(self, results: Sequence[tuple[str, FetchResult]]) -> None:
         self.set_status_many_sync(results)
 
+    @_reads_checked
     def set_status_many_sync(self, results: Sequence[tuple[str, FetchResult]]) -> None:
         self._check_open()
         now = self.clock.now()

@@ -16,6 +16,7 @@ folder.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -50,6 +51,7 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    _remove_stale_temporaries(folder, path.name)
     count = 0
     try:
         with (
@@ -84,6 +86,31 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
         if tmp.exists():
             tmp.unlink()
     return count
+
+
+def _remove_stale_temporaries(folder: Path, name: str) -> None:
+    """Remove the ``.NAME.PID.tmp`` files that saves of processes no longer running left
+    (killed mid-save, or a power cut)."""
+    if os.name != "posix":  # os.kill(pid, 0) is a probe only on POSIX
+        return
+    prefix, suffix = f".{name}.", ".tmp"
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        middle = entry.name[len(prefix) : -len(suffix)]
+        if not (entry.name.startswith(prefix) and entry.name.endswith(suffix)):
+            continue
+        if not middle.isdigit() or int(middle) == os.getpid():
+            continue
+        try:
+            os.kill(int(middle), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        except OSError:
+            pass  # alive (another user's process)
 
 
 def fsync_dir(folder: Path) -> None:

@@ -31,6 +31,7 @@ from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.errors import (
     DiskFullError,
+    PoolCorruptError,
     PoolWriteError,
     StoreWriteError,
     is_disk_full,
@@ -219,6 +220,8 @@ class Crawler:
         self.state_listeners: list[Callable[[CrawlState], None]] = []
         #: Why the crawl is paused for our own storage (disk full), or None.
         self.storage_error: str | None = None
+        #: The error that made the crawl fail (state FAILED), or None.
+        self.failure: Exception | None = None
         #: Called with the message when the crawl pauses for its storage (the window shows
         #: a dialog; the command line stops and exits 1).
         self.storage_listeners: list[Callable[[str], None]] = []
@@ -262,8 +265,12 @@ class Crawler:
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
-            log.exception("the crawl stopped on an error")
+            if isinstance(exc, PoolCorruptError):  # a clear error: no traceback
+                log.error("the crawl stopped: %s", exc)
+            else:
+                log.exception("the crawl stopped on an error")
             self.last_error = str(exc)
+            self.failure = exc
             try:
                 await self._drain(cancel=True)
             except Exception:

@@ -562,8 +562,15 @@ class MainWindow(QMainWindow):
         return self.dockWidgetArea(self.workers_dock) != Qt.DockWidgetArea.NoDockWidgetArea
 
     def _on_state(self, state: CrawlState) -> None:
-        if not self._closed:
-            self._update_actions()
+        if self._closed:
+            return
+        self._update_actions()
+        failure = getattr(self.session.crawler, "failure", None) if self.session else None
+        if state is CrawlState.FAILED and isinstance(failure, CrawlerGuiError):
+            self.tasks.spawn(
+                self.error(self.tr("Crawl stopped"), self.tr("The crawl stopped."), failure),
+                "crawl failed",
+            )
 
     def _on_storage_full(self, message: str) -> None:
         """The crawl paused itself: our disk is full (or failed a write). Say so."""

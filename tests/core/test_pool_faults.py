@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import os
 from pathlib import Path
 
 import plyvel
@@ -12,7 +13,7 @@ import pytest
 
 from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
 from crawler_gui.engine.store import PageStore
-from crawler_gui.errors import PoolCorruptError, StoreError
+from crawler_gui.errors import PoolCorruptError, SnapshotError, StoreError
 
 from .conftest import run
 
@@ -139,3 +140,52 @@ def test_closing_during_a_snapshot_save_does_not_crash(tmp_path: Path) -> None:
     reopened = LevelDBPool.open(pool_dir)
     assert reopened.totals().waiting == 60_000
     reopened.close_sync()
+
+
+def test_a_save_removes_temporaries_left_by_dead_processes(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead_pid = int(dead.stdout)
+    stale = tmp_path / f".snap.cgpool.{dead_pid}.tmp"
+    stale.write_bytes(b"half a snapshot")
+    alive = tmp_path / f".snap.cgpool.{os.getppid()}.tmp"  # a live process's save: kept
+    alive.write_bytes(b"in progress")
+    pool_dir = tmp_path / "p"
+    make_pool(pool_dir, 10)
+
+    async def save() -> None:
+        pool = LevelDBPool.open(pool_dir)
+        try:
+            await pool.save_snapshot(tmp_path / "snap.cgpool")
+        finally:
+            await pool.close()
+
+    run(save())
+    assert not stale.exists() and alive.exists()
+    assert (tmp_path / "snap.cgpool").exists()
+
+
+def test_a_snapshot_is_never_written_inside_the_pool(tmp_path: Path) -> None:
+    pool_dir = tmp_path / "p"
+    make_pool(pool_dir, 10)
+    before = fingerprint(pool_dir)
+
+    async def save(target: str) -> None:
+        pool = LevelDBPool.open(pool_dir)
+        try:
+            with pytest.raises(SnapshotError):
+                await pool.save_snapshot(target)
+        finally:
+            await pool.close()
+
+    for target in (str(pool_dir / DB_DIRNAME / "CURRENT"), str(pool_dir), ""):
+        run(save(target))
+    assert (pool_dir / DB_DIRNAME / "CURRENT").read_bytes().startswith(b"MANIFEST")
+    assert set(fingerprint(pool_dir)) >= {k for k in before if "CURRENT" in k}
