@@ -1,4 +1,5 @@
-"""The headless command line: ``crawl``, ``export``, ``stats``, ``save`` and ``load``.
+"""The headless command line: ``crawl``, ``export``, ``stats``, ``save``, ``load`` and
+``repair``.
 
 Every command that takes a POOL_DIR also takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): ``crawl`` then joins the shared pool
@@ -6,8 +7,10 @@ as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<n
 ``export`` reads such a store directory.
 
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
-refused the credentials); 2 bad arguments; 3 the pool is in use by another process; 4 the pool
-or a file is corrupt, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
+refused the credentials; our own disk is full or failed a write; an output file or WARC folder
+cannot be written); 2 bad arguments (also an output inside the pool's own files); 3 the pool is
+in use by another process; 4 the pool or a file is corrupt, damaged, foreign or from a newer
+version; 130 stopped at once by a second Ctrl-C.
 """
 
 from __future__ import annotations
