@@ -115,3 +115,20 @@ def test_the_crawl_pauses_and_goes_on_once_there_is_room(small_disk: Path) -> No
             await session.close()
 
     asyncio.run(scenario())
+
+
+def test_an_export_on_a_full_disk_keeps_the_previous_one(small_disk: Path, tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    done = cli("crawl", str(pool), "--demo", "--no-progress", "--max-pages", "60")
+    assert done.returncode == 0, done.stderr
+    out = small_disk / "pages.jsonl"
+    out.write_text("the previous export\n")
+    fill(small_disk, 2)
+    result = cli("export", str(pool), "-o", str(out))
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        f"crawler-gui: cannot write {out}: the disk is full"
+    ], result.stderr
+    assert out.read_text() == "the previous export\n"
+    assert sorted(p.name for p in small_disk.iterdir()) == ["ballast", "pages.jsonl"]
