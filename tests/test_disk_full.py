@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.store import PageStore
 from tests.test_cli import cli
 
 pytestmark = pytest.mark.slow
@@ -78,6 +80,7 @@ def test_cli_stops_before_the_disk_is_full(small_disk: Path) -> None:
     assert "reclaimed" not in again.stderr, again.stderr
 
 
+@pytest.mark.timeout(300)  # a demo crawl on a loaded machine
 def test_the_crawl_pauses_and_goes_on_once_there_is_room(small_disk: Path) -> None:
     """In process (as in the window): paused with the message, nothing charged; after
     resume the same crawl finishes and no URL was charged an attempt for our disk."""
@@ -104,7 +107,7 @@ def test_the_crawl_pauses_and_goes_on_once_there_is_room(small_disk: Path) -> No
                 await asyncio.sleep(0.05)
             ballast.unlink()
             crawler.resume()
-            state = await asyncio.wait_for(crawler.wait(), 120)
+            state = await asyncio.wait_for(crawler.wait(), 240)
             assert state is CrawlState.FINISHED, (state, crawler.last_error)
             totals = (await session.frontier.snapshot()).totals
             assert totals.waiting == 0 and totals.pending == 0
@@ -115,6 +118,10 @@ def test_the_crawl_pauses_and_goes_on_once_there_is_room(small_disk: Path) -> No
             await session.close()
 
     asyncio.run(scenario())
+    # Both databases open again with paranoid checks: no write landed after a half-written
+    # record of a log (which a reopen would report as corruption).
+    LevelDBPool.open(pool_dir, create=False).close_sync()
+    PageStore.open_in_pool(pool_dir, create=False).close()
 
 
 def test_an_export_on_a_full_disk_keeps_the_previous_one(small_disk: Path, tmp_path: Path) -> None:

@@ -566,7 +566,8 @@ class LevelDBPool:
             wb.put(key, value)
 
     def _write(self, wb: Any) -> None:
-        if self._write_error is not None:
+        if self._write_error is not None:  # the caller changed memory: undo it
+            self._rebuild()
             raise self._storage_error(self._write_error)
         try:
             wb.write()
@@ -624,6 +625,7 @@ class LevelDBPool:
             return False
         if self._closed:
             raise PoolClosedError("the pool is closed")
+        self._stop_readers()
         self._db.close()
         try:
             self._db = _open_db(self.path / DB_DIRNAME, create=False)
@@ -1532,6 +1534,16 @@ class LevelDBPool:
         log.info("loaded %d records from snapshot %s", count, path)
         return count
 
+    def _stop_readers(self) -> None:
+        """Background readers (a snapshot save's thread) stop before the database closes: a
+        thread reading a closed LevelDB crashes the process."""
+        for stop, _done in self._readers:
+            stop.set()
+        for _stop, done in list(self._readers):
+            if not done.wait(READER_STOP_SECONDS):
+                log.error("a snapshot save did not stop in time; closing the database anyway")
+        self._readers.clear()
+
     def _swap_in(self, staging: Path) -> LevelDBPool:
         live = self.path / DB_DIRNAME
         old = self.path / (DB_DIRNAME + ".old")
@@ -1552,14 +1564,7 @@ class LevelDBPool:
         if self._closed:
             return
         self._closed = True
-        # Background readers (a snapshot save's thread) stop before the database closes: a
-        # thread reading a closed LevelDB crashes the process.
-        for stop, _done in self._readers:
-            stop.set()
-        for _stop, done in list(self._readers):
-            if not done.wait(READER_STOP_SECONDS):
-                log.error("a snapshot save did not stop in time; closing the pool anyway")
-        self._readers.clear()
+        self._stop_readers()
         if self._write_error is None:
             try:  # one synced write: everything written before it survives a power cut
                 self._db.put(K_SEQ, _SEQ.pack(self._seq), sync=True)

@@ -169,6 +169,8 @@ class PageStore:
         self._write_lock = threading.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
+        #: A write failed: reopen the database before the next one (``_drain``).
+        self._reopen = False
         self._closed = False
 
     # -- opening -----------------------------------------------------------------------------
@@ -346,6 +348,8 @@ class PageStore:
                 batches, self._pending = self._pending, []
                 self._writing = batches
             try:
+                if self._reopen:
+                    self._reopen_db()
                 items: list[tuple[bytes, bytes]] = []
                 for batch in batches:
                     for seq, record in batch:
@@ -353,13 +357,30 @@ class PageStore:
                 with self._db.write_batch() as wb:
                     for key, value in items:
                         wb.put(key, value)
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, plyvel.Error):
+                    # LevelDB would append the next batch after a half-written record of its
+                    # log (a corrupt log at the next open): reopen before writing again.
+                    self._reopen = True
                 with self._list_lock:  # keep them for the next attempt (close retries)
                     self._pending = batches + self._pending
                     self._writing = []
                 raise
             with self._list_lock:
                 self._writing = []
+
+    def _reopen_db(self) -> None:
+        """After a failed write: a fresh handle (LevelDB reads its log back up to the last
+        whole record and starts a new one). Needs the write lock."""
+        self._db.close()
+        try:
+            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+        except plyvel.Error:
+            # Still no room to reopen: a handle again for reads (its writes stay blocked).
+            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+            raise
+        self._reopen = False
+        log.info("the page store %s was reopened after a failed write", self.path)
 
     # -- reading -----------------------------------------------------------------------------
 
