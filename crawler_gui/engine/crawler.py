@@ -438,6 +438,8 @@ class Crawler:
             recover = getattr(self.frontier, "recover", None)
             if callable(recover):
                 recover()
+            if self.store is not None:
+                self.store.forget_failure()  # its records are pending: the next flush retries
             self._check_free_space(force=True)
         except Exception as exc:
             if not own_storage_error(exc):
@@ -686,7 +688,13 @@ class Crawler:
                 free = min(free, s.max_pages - self._pages_started)
             leases: list[Lease] = []
             if free > 0:
-                leases = await frontier.pop(free, s.hub_percent)
+                try:
+                    leases = await frontier.pop(free, s.hub_percent)
+                except Exception as exc:
+                    if not own_storage_error(exc):
+                        raise
+                    self._storage_pause(exc)  # our disk: paused, not failed
+                    continue
                 for lease in leases:
                     self._launch(lease)
             if leases and len(self._tasks) < s.concurrency:

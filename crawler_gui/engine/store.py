@@ -369,6 +369,12 @@ class PageStore:
             with self._list_lock:
                 self._writing = []
 
+    def forget_failure(self) -> None:
+        """The caller dealt with a failed background write (the crawl paused for a full disk
+        and is resuming): do not raise it again. Its records are still pending and are
+        written by the next flush."""
+        self._failure = None
+
     def _reopen_db(self) -> None:
         """After a failed write: a fresh handle (LevelDB reads its log back up to the last
         whole record and starts a new one). Needs the write lock."""
