@@ -1,4 +1,5 @@
-"""The headless command line: ``crawl``, ``export``, ``stats``, ``save`` and ``load``.
+"""The headless command line: ``crawl``, ``export``, ``stats``, ``save``, ``load`` and
+``repair``.
 
 ``crawl`` on a pool folder serves its crawl on a local control channel (``engine.control``,
 ``docs/control.md``): the window attaches to it, and ``stats`` of that pool prints the live
@@ -10,8 +11,10 @@ as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<n
 ``export`` reads such a store directory.
 
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
-refused the credentials); 2 bad arguments; 3 the pool is in use by another process; 4 the pool
-or a file is corrupt, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
+refused the credentials; our own disk is full or failed a write; an output file or WARC folder
+cannot be written); 2 bad arguments (also an output inside the pool's own files); 3 the pool is
+in use by another process; 4 the pool or a file is corrupt, damaged, foreign or from a newer
+version; 130 stopped at once by a second Ctrl-C.
 """
 
 from __future__ import annotations
@@ -26,22 +29,27 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.session import CrawlSession, is_pool_url, open_redis_pool
-from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
+    DiskFullError,
     PoolCorruptError,
     PoolInUseError,
     PoolVersionError,
+    PoolWriteError,
     SnapshotError,
     StoreError,
+    StoreWriteError,
+    is_disk_full,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +59,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
-COMMANDS = ("crawl", "export", "stats", "save", "load")
+COMMANDS = ("crawl", "export", "stats", "save", "load", "repair")
 
 
 def _positive_int(text: str) -> int:
@@ -194,6 +202,22 @@ def build_parser() -> argparse.ArgumentParser:
         "(default 300)",
     )
     crawl.add_argument(
+        "--sync",
+        choices=SYNC_MODES,
+        default="second",
+        help="when the pool's writes are forced to the disk: every batch of results "
+        "(safest, slowest), at least once a second, or when the OS decides; bounds what a "
+        "power cut can lose (default second; docs/storage.md)",
+    )
+    crawl.add_argument(
+        "--min-free",
+        type=_non_negative,
+        default=100.0,
+        metavar="MB",
+        help="stop cleanly when the disk of the pool (or the WARC folder) has less free "
+        "space than this; 0: only when a write fails (default 100)",
+    )
+    crawl.add_argument(
         "--store-dir",
         metavar="DIR",
         help="Redis pool only: this worker's local page store (and scope.json); "
@@ -231,6 +255,20 @@ def build_parser() -> argparse.ArgumentParser:
         "pool_dir", help="a pool directory or a Redis pool URL (every worker must be stopped)"
     )
     load.add_argument("file")
+
+    repair = sub.add_parser(
+        "repair",
+        help="repair a damaged pool into a copy (the pool itself is only read) and say what "
+        "was recovered and what was lost",
+    )
+    repair.add_argument("pool_dir", help="the damaged pool directory (left as it is)")
+    repair.add_argument(
+        "-o",
+        "--output",
+        metavar="NEW_POOL_DIR",
+        help="where the repaired copy goes; must not exist (default: POOL_DIR.repaired "
+        "next to it). Check it, then crawl it or swap the folders yourself",
+    )
     return parser
 
 
@@ -249,6 +287,8 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "sync": args.sync,
+        "min_free_mb": args.min_free,
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
@@ -274,10 +314,16 @@ def main(argv: list[str]) -> int:
             return export_command(args)
         if args.command == "stats":
             return asyncio.run(stats_command(args))
+        if args.command == "repair":
+            return repair_command(args)
         return asyncio.run(snapshot_command(args))
     except PoolInUseError as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_IN_USE
+    except (DiskFullError, PoolWriteError, StoreWriteError) as exc:
+        # Our own disk failed a write: an error of this run, not a corrupt pool.
+        print(f"crawler-gui: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except (PoolCorruptError, PoolVersionError, SnapshotError, StoreError) as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_CORRUPT
@@ -352,10 +398,25 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         if control is not None:
             control.ending()
         try:
-            await session.close()
+            try:
+                await session.close()
+            except CrawlerGuiError:
+                if crawler.storage_error is None:
+                    raise
         finally:
             if control is not None:  # after the close: attached windows may open the pool now
                 await control.close(session.crawler.state)
+    if crawler.storage_error is not None:
+        # Our own disk: one line, exit 1; running the same command again resumes.
+        print(
+            f"crawler-gui: {crawler.storage_error}; the crawl stopped and nothing was lost: "
+            "free some space and run the same command again",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    if isinstance(crawler.failure, PoolCorruptError):
+        print(f"crawler-gui: {crawler.failure}", file=sys.stderr)
+        return EXIT_CORRUPT
     snap_line = f"pool: {session.display_name}"
     if redis:
         snap_line += f"; worker {session.worker}; pages in {session.store_dir}"
@@ -399,6 +460,13 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
             print("\nstopping now; unfinished URLs go back to the pool", file=sys.stderr)
             stopper = loop.create_task(crawler.stop(wait_in_flight=False))
 
+    def on_storage_full(_message: str) -> None:
+        # Headless, nobody is there to free space and press Resume: stop cleanly.
+        nonlocal stopper
+        if stopper is None:
+            stopper = loop.create_task(crawler.stop())
+
+    crawler.storage_listeners.append(on_storage_full)
     installed = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -452,10 +520,12 @@ def export_command(args: argparse.Namespace) -> int:
             "(crawl --store-dir, default ./crawler-gui-NAME), not the Redis URL"
         )
     pool_dir = _existing_store(args.pool_dir)
-    store = PageStore.open_in_pool(pool_dir)
+    if args.output is not None:
+        _outside_pool(args.output, pool_dir, "export")
+    store = PageStore.open_in_pool(pool_dir, create=False)
     try:
         if args.output:
-            count = store.export_jsonl(Path(args.output))
+            count = _write_atomically(Path(args.output), store.export_jsonl)
         else:
             count = store.export_jsonl(sys.stdout)
     finally:
@@ -476,7 +546,7 @@ async def stats_command(args: argparse.Namespace) -> int:
             raise ConfigError("--store-dir is for a Redis pool URL only")
         store_dir = _existing_pool(args.pool_dir)
         try:
-            pool = await LevelDBPool.open_async(store_dir)
+            pool = await LevelDBPool.open_async(store_dir, create=False)
         except PoolInUseError as exc:  # a crawl runs: ask it (its control channel)
             from crawler_gui.engine.control import read_live_stats
 
@@ -493,8 +563,8 @@ async def stats_command(args: argparse.Namespace) -> int:
             totals["paused"] = await pool.paused()
     finally:
         await pool.close()
-    if store_dir is not None:
-        store = PageStore.open_in_pool(store_dir)
+    if store_dir is not None and (store_dir / "pages").exists():
+        store = PageStore.open_in_pool(store_dir, create=False)
         try:
             totals["pages_stored"] = store.count()
         finally:
@@ -524,8 +594,13 @@ async def _redis_snapshot(args: argparse.Namespace) -> int:
 async def snapshot_command(args: argparse.Namespace) -> int:
     if is_pool_url(args.pool_dir):
         return await _redis_snapshot(args)
-    pool_dir = _existing_pool(args.pool_dir) if args.command == "save" else Path(args.pool_dir)
-    pool = await LevelDBPool.open_async(pool_dir)
+    saving = args.command == "save"
+    pool_dir = _existing_pool(args.pool_dir) if saving else Path(args.pool_dir)
+    if saving:
+        _outside_pool(args.file, pool_dir, "snapshot")
+    elif pool_dir.exists() and not pool_dir.is_dir():
+        raise ConfigError(f"{pool_dir} is a file, not a pool directory")
+    pool = await LevelDBPool.open_async(pool_dir, create=not saving)
     try:
         if args.command == "save":
             count = await pool.save_snapshot(args.file)
@@ -536,6 +611,92 @@ async def snapshot_command(args: argparse.Namespace) -> int:
     finally:
         await pool.close()
     return 0
+
+
+def repair_command(args: argparse.Namespace) -> int:
+    """Repair a copy: LevelDB's repair, then the pool's invariants; the original is only
+    read, and is refused while a crawl has it open."""
+    from crawler_gui.core.leveldb_pool import repair_pool
+
+    if is_pool_url(args.pool_dir):
+        raise ConfigError("repair works on a pool directory (a Redis pool has no files here)")
+    src = _existing_pool(args.pool_dir)
+    dest = Path(args.output) if args.output else src.with_name(src.name + ".repaired")
+    if args.output is not None:
+        _outside_pool(args.output, src, "repaired copy")
+    if dest.exists():
+        raise ConfigError(f"{dest} exists already: give another folder with --output")
+    _refuse_if_open(src)
+    report = repair_pool(src, dest)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    print(
+        f"the damaged pool {src} was left as it is; crawl the copy with "
+        f"`crawler-gui crawl {dest}`, or move it in place of the old one",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _refuse_if_open(pool_dir: Path) -> None:
+    """A pool a crawl has open is not copied (the copy would be torn)."""
+    lock = pool_dir / "frontier" / "LOCK"
+    if not lock.exists():
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: LevelDB's own lock is checked later
+        return
+    with open(lock, "rb+") as fh:
+        try:
+            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise PoolInUseError(
+                f"the pool {pool_dir} is open in a crawler-gui process; stop it first"
+            ) from exc
+        fcntl.lockf(fh, fcntl.LOCK_UN)
+
+
+def _write_atomically(target: Path, write: Callable[[TextIO], int]) -> int:
+    """Write through a temporary file in the target's folder, then rename it over the target:
+    a failure (no space, no permission) leaves the previous file as it was. Every OSError is
+    one clear line."""
+    folder = target.parent
+    tmp: Path | None = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        tmp = Path(name)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            count = write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, IsADirectoryError) or target.is_dir():
+            reason = "it is a folder"
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot write {target}: the disk is full") from exc
+        raise CrawlerGuiError(f"cannot write {target}: {reason}") from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    return count
+
+
+def _outside_pool(target: str, pool_dir: Path, what: str) -> None:
+    """Refuse an output path inside a pool's own files (or the pool folder itself)."""
+    if not target.strip():
+        raise ConfigError(f"{what} needs a file name (an empty one was given)")
+    out = Path(target).expanduser().resolve()
+    root = pool_dir.expanduser().resolve()
+    if out == root or root in out.parents:
+        raise ConfigError(
+            f"{target} is inside the pool {pool_dir}: write the {what} somewhere else "
+            "(the pool's own files must not be overwritten)"
+        )
 
 
 def _existing_store(path: str) -> Path:

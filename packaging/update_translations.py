@@ -19,6 +19,23 @@ QM = TS.with_suffix(".qm")
 BIN = Path(sys.executable).parent
 
 ZH = {
+    # storage: sync mode, free space floor, a crawl paused for a full disk
+    "Storage": "存储",
+    "After every batch of results (safest, slowest)": "每批结果之后（最安全，最慢）",
+    "At least once a second": "至少每秒一次",
+    "When the system decides (fastest)": "由系统决定（最快）",
+    "When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash "
+    "of the program alone loses nothing either way.": "网址池的写入何时强制落盘：限定断电时可能丢失的内容。"
+    "仅程序崩溃时两种方式都不会丢失任何内容。",
+    "The crawl pauses when a disk of the crawl has less free space; 0: never": "当爬取所用磁盘的剩余空间"
+    "低于此值时暂停爬取；0：从不",
+    "Write to the disk:": "写入磁盘：",
+    "Pause below free space:": "剩余空间低于此值时暂停：",
+    "Crawl paused": "爬取已暂停",
+    "Crawl stopped": "爬取已停止",
+    "The crawl stopped.": "爬取已停止。",
+    "The crawl is paused: its data could not be written. Nothing was lost. Free some space on "
+    "the disk, then press Resume.": "爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。",
     "Open &Redis pool…": "打开 &Redis 网址池…",
     "Join a shared URL pool on a Redis server": "加入 Redis 服务器上的共享网址池",
     "Open Redis pool": "打开 Redis 网址池",

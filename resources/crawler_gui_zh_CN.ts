@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="223" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="224" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="228" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="229" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="247" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="248" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="255" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="256" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="280" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="281" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="284" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="285" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="291" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="292" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="294" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="295" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="294" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="295" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="325" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="334" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="326" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="335" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="327" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="328" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -133,27 +133,27 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="374" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="374" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="374" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="430" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="431" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="434" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -161,86 +161,86 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="470" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="483" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="483" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="485" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="485" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="486" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="486" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="487" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="487" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="488" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="512" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="527" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="528" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="550" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="551" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="557" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="558" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="567" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="594" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="603" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="595" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="604" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="612" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="596" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="597" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="623" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="612" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="613" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="619" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="629" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="620" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="630" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -420,7 +420,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="779" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
@@ -431,7 +431,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="851" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
@@ -592,52 +592,72 @@ http://news.sina.com.cn/</translation>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="539" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="545" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="541" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="547" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="593" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="592" />
+        <source>Crawl stopped</source>
+        <translation>爬取已停止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="592" />
+        <source>The crawl stopped.</source>
+        <translation>爬取已停止。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="603" />
+        <source>Crawl paused</source>
+        <translation>爬取已暂停</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="605" />
+        <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
+        <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="623" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="598" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="628" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="610" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="640" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="611" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="641" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="679" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="709" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="732" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="762" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="769" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="799" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="805" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="835" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -646,94 +666,94 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="813" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="816" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="846" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="831" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="861" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="846" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="876" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="856" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="886" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="856" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="886" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="859" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="889" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="871" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="901" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="900" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="930" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="885" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="901" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="931" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="907" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="937" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="962" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="945" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="975" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1009" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="981" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1011" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -964,132 +984,172 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="682" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="687" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="688" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="688" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="689" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="695" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="696" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="696" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="698" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="698" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="699" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="699" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="700" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="700" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="701" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="701" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="702" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="702" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="703" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="703" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="705" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="705" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="706" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="709" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="711" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="716" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="717" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="719" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="719" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="726" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="730" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="731" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="731" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="789" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="739" />
+        <source>After every batch of results (safest, slowest)</source>
+        <translation>每批结果之后（最安全，最慢）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="740" />
+        <source>At least once a second</source>
+        <translation>至少每秒一次</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="741" />
+        <source>When the system decides (fastest)</source>
+        <translation>由系统决定（最快）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="746" />
+        <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
+        <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="753" />
+        <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
+        <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="755" />
+        <source>Write to the disk:</source>
+        <translation>写入磁盘：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="756" />
+        <source>Pause below free space:</source>
+        <translation>剩余空间低于此值时暂停：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="757" />
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="817" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1150,27 +1210,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="190" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="190" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="189" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="190" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="212" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="213" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="213" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="214" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>

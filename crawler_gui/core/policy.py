@@ -180,8 +180,13 @@ class PoolConfig:
     politeness: Politeness = field(default_factory=Politeness)
     #: Default refresh span of a hub, seconds.
     hub_span: float = 300.0
-    #: fsync every write batch (survives power loss, slower). Off: survives kill -9.
+    #: fsync every write batch (survives power loss, slowest). Off: see ``sync_seconds``.
     sync: bool = False
+    #: With ``sync`` off, fsync a write batch whenever the last synced one is older than this
+    #: many seconds: a power cut loses at most about this much of the crawl's writes. ``None``:
+    #: never (a crash of the process still loses nothing; a power cut can lose whatever the
+    #: OS had not written yet). docs/storage.md, "What a power cut can lose".
+    sync_seconds: float | None = 1.0
 
     def __post_init__(self) -> None:
         if self.pending_threshold <= 0:
@@ -190,3 +195,5 @@ class PoolConfig:
             raise ValueError("max_depth must be >= 0")
         if self.max_per_host is not None and self.max_per_host < 1:
             raise ValueError("max_per_host must be >= 1")
+        if self.sync_seconds is not None and not self.sync_seconds >= 0:
+            raise ValueError("sync_seconds must be >= 0")

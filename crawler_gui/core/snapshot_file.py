@@ -16,6 +16,7 @@ folder.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -50,6 +51,7 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    _remove_stale_temporaries(folder, path.name)
     count = 0
     try:
         with (
@@ -77,7 +79,7 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)
-        _fsync_dir(folder)
+        fsync_dir(folder)
     except OSError as exc:
         raise SnapshotError(f"cannot write the snapshot {path}: {exc.strerror or exc}") from exc
     finally:
@@ -86,7 +88,33 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def _fsync_dir(folder: Path) -> None:
+def _remove_stale_temporaries(folder: Path, name: str) -> None:
+    """Remove the ``.NAME.PID.tmp`` files that saves of processes no longer running left
+    (killed mid-save, or a power cut)."""
+    if os.name != "posix":  # os.kill(pid, 0) is a probe only on POSIX
+        return
+    prefix, suffix = f".{name}.", ".tmp"
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        middle = entry.name[len(prefix) : -len(suffix)]
+        if not (entry.name.startswith(prefix) and entry.name.endswith(suffix)):
+            continue
+        if not middle.isdigit() or int(middle) == os.getpid():
+            continue
+        try:
+            os.kill(int(middle), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        except OSError:
+            pass  # alive (another user's process)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (a rename, a new file) survive a power cut (best effort)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -117,7 +145,9 @@ def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
     count = 0
     try:
         with gzip.open(path, "rb") as gz:
-            first = gz.readline(MAX_LINE)
+            first = gz.readline(MAX_LINE + 1)
+            if len(first) > MAX_LINE:
+                raise SnapshotFormatError(f"{path}: line 1 is too long")
             header = _parse(first, 1, path)
             if header.get("format") != FORMAT:
                 raise SnapshotFormatError(f"{path} is not a crawler-gui pool snapshot")
@@ -131,7 +161,11 @@ def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
                 )
             line_no = 1
             ended = False
-            for line in gz:
+            while True:
+                # Bounded: a line longer than MAX_LINE is never read whole.
+                line = gz.readline(MAX_LINE + 1)
+                if not line:
+                    break
                 line_no += 1
                 if ended:
                     raise SnapshotFormatError(f"{path}: data after the end record")
@@ -164,6 +198,8 @@ def _parse(line: bytes, line_no: int, path: Path) -> dict[str, Any]:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise SnapshotFormatError(f"{path}: line {line_no} is not JSON") from exc
+    except RecursionError as exc:  # "[[[[..." nested deeper than Python's stack allows
+        raise SnapshotFormatError(f"{path}: line {line_no} is nested too deeply") from exc
     if not isinstance(obj, dict):
         raise SnapshotFormatError(f"{path}: line {line_no} is not a JSON object")
     return obj

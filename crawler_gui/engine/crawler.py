@@ -12,6 +12,7 @@ import inspect
 import json
 import logging
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -28,6 +29,13 @@ from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.errors import (
+    DiskFullError,
+    PoolCorruptError,
+    PoolWriteError,
+    StoreWriteError,
+    is_disk_full,
+)
 
 if TYPE_CHECKING:
     from crawler_gui.engine.warc import WarcWriter
@@ -44,6 +52,10 @@ RECENT_LINKS = 200_000
 COMMIT_SECONDS = 0.0
 #: Consecutive failed commits (disk full, Redis gone) before the crawl stops as failed.
 COMMIT_ATTEMPTS = 5
+#: How often the free space of our own disks is looked at while crawling.
+FREE_SPACE_SECONDS = 1.0
+#: How often the crawl, paused for a full disk, looks whether there is room again.
+ROOM_POLL_SECONDS = 2.0
 #: How often a worker on a shared pool reads the pool-wide pause flag.
 SHARED_POLL_SECONDS = 1.0
 #: The longest the dispatcher waits for work without looking at the pool again: what catches
@@ -88,6 +100,8 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_in_flight=settings.per_host,
         ),
         hub_span=settings.hub_span,
+        sync=settings.sync == "batch",
+        sync_seconds=1.0 if settings.sync == "second" else None,
     )
 
 
@@ -98,6 +112,11 @@ def _header_text(value: str) -> str:
 
 def _always_known(_url: str) -> bool:
     return True
+
+
+def own_storage_error(exc: BaseException) -> bool:
+    """A write to our own disk failed (pool, page store, WARC): never the URL's fault."""
+    return isinstance(exc, DiskFullError | PoolWriteError | StoreWriteError) or is_disk_full(exc)
 
 
 def load_seed_domains(scope_file: Path) -> list[str]:
@@ -199,6 +218,14 @@ class Crawler:
             is_known if cheap and callable(is_known) else _always_known
         )
         self.state_listeners: list[Callable[[CrawlState], None]] = []
+        #: Why the crawl is paused for our own storage (disk full), or None.
+        self.storage_error: str | None = None
+        #: The error that made the crawl fail (state FAILED), or None.
+        self.failure: Exception | None = None
+        #: Called with the message when the crawl pauses for its storage (the window shows
+        #: a dialog; the command line stops and exits 1).
+        self.storage_listeners: list[Callable[[str], None]] = []
+        self._free_checked = 0.0
 
     # ---- run control ---------------------------------------------------------------------------
     @property
@@ -238,8 +265,12 @@ class Crawler:
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
-            log.exception("the crawl stopped on an error")
+            if isinstance(exc, PoolCorruptError):  # a clear error: no traceback
+                log.error("the crawl stopped: %s", exc)
+            else:
+                log.exception("the crawl stopped on an error")
             self.last_error = str(exc)
+            self.failure = exc
             try:
                 await self._drain(cancel=True)
             except Exception:
@@ -251,6 +282,13 @@ class Crawler:
         await self._drain(cancel=False)
         try:
             await self._stop_committer(committer)
+        except Exception as exc:
+            if not own_storage_error(exc):
+                raise
+            # Still no room for the last results: their URLs stay leased in the pool and come
+            # back when it is next opened (docs/storage.md, "A full disk").
+            self._storage_pause(exc)
+            final = CrawlState.STOPPED
         finally:
             await self._stop_signal()  # after the last commit: its notice goes out
         self._set_state(final)
@@ -321,8 +359,23 @@ class Crawler:
                 return  # the last batch is committed by _stop_committer
             await asyncio.sleep(COMMIT_SECONDS)  # let a batch gather
             try:
+                if self.storage_error is not None:
+                    await self._wait_for_room()
+                    if self.storage_error is not None:  # stopping: _stop_committer ends it
+                        await asyncio.sleep(ROOM_POLL_SECONDS / 10)
+                        self._results_ready.set()
+                        continue
+                await self._give_back_unstored()
+                self._check_free_space()
                 await self._commit()
             except Exception as exc:
+                if own_storage_error(exc):
+                    # Our disk, not the URLs: pause (nothing charged, results kept in memory)
+                    # and try again once the user resumes or there is room again.
+                    self._storage_pause(exc)
+                    await self._wait_for_room()
+                    self._results_ready.set()
+                    continue
                 failures += 1
                 if failures >= COMMIT_ATTEMPTS:
                     log.error("results cannot be saved (%s); stopping the crawl", exc)
@@ -334,6 +387,79 @@ class Crawler:
                 await asyncio.sleep(min(5.0, 0.2 * 2**failures))
             else:
                 failures = 0
+
+    # ---- our own disk full: pause, keep everything, go on once there is room -------------------
+    def _storage_paths(self) -> list[Path]:
+        paths = [getattr(self.frontier, "path", None), getattr(self.store, "path", None)]
+        if self.warc is not None:
+            paths.append(self.warc.directory)
+        return [p for p in paths if isinstance(p, Path)]
+
+    def _check_free_space(self, *, force: bool = False) -> None:
+        """Raise DiskFullError when a disk of ours has less room than ``min_free_mb``: the
+        crawl pauses while there is still room to finish cleanly."""
+        floor = self.settings.min_free_mb * 1024 * 1024
+        now = time.monotonic()
+        if floor <= 0 or (not force and now - self._free_checked < FREE_SPACE_SECONDS):
+            return
+        self._free_checked = now
+        for path in self._storage_paths():
+            try:
+                free = shutil.disk_usage(path).free
+            except OSError:
+                continue
+            if free < floor:
+                raise DiskFullError(
+                    f"only {free / 1024 / 1024:.0f} MB left on the disk of {path} (the crawl "
+                    f"pauses below {self.settings.min_free_mb:g} MB)"
+                )
+
+    def _storage_pause(self, exc: BaseException) -> None:
+        first = self.storage_error is None
+        self.storage_error = str(exc)
+        self.last_error = self.storage_error
+        if first:
+            log.info("%s; the crawl is paused until there is room again", exc)
+        self._pause_local()
+        if first:
+            for listener in list(self.storage_listeners):
+                listener(self.storage_error)
+
+    async def _wait_for_room(self) -> None:
+        """Until the user resumes (or stops), or (CLI) the crawl stops."""
+        while not self._committer_stopping and not self._resumed.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._resumed.wait(), ROOM_POLL_SECONDS)
+
+    def _storage_back(self) -> bool:
+        """Resume after a storage pause: reopen what a failed write left blocked and look at
+        the free space again. False (and paused again) when there is still no room."""
+        try:
+            recover = getattr(self.frontier, "recover", None)
+            if callable(recover):
+                recover()
+            if self.store is not None:
+                self.store.forget_failure()  # its records are pending: the next flush retries
+            self._check_free_space(force=True)
+        except Exception as exc:
+            if not own_storage_error(exc):
+                raise
+            self.storage_error = None  # a new pause: said again
+            self._storage_pause(exc)
+            return False
+        self.storage_error = None
+        log.info("there is room again: the crawl goes on")
+        return True
+
+    async def _give_back_unstored(self) -> None:
+        """The URLs whose pages could not be stored go back unfetched (no attempt counted)."""
+        if self._unfinished and self.storage_error is None and not self._stop_requested:
+            urls, self._unfinished = self._unfinished, []
+            try:
+                await self.frontier.release(urls)
+            except BaseException:
+                self._unfinished = urls + self._unfinished
+                raise
 
     async def _commit(self) -> None:
         self._results_ready.clear()
@@ -376,6 +502,8 @@ class Crawler:
         self._share_pause(True)
 
     def resume(self) -> None:
+        if self.storage_error is not None and not self._storage_back():
+            return  # still no room: stays paused (and says so again)
         self._resume_local()
         self._share_pause(False)
 
@@ -560,7 +688,13 @@ class Crawler:
                 free = min(free, s.max_pages - self._pages_started)
             leases: list[Lease] = []
             if free > 0:
-                leases = await frontier.pop(free, s.hub_percent)
+                try:
+                    leases = await frontier.pop(free, s.hub_percent)
+                except Exception as exc:
+                    if not own_storage_error(exc):
+                        raise
+                    self._storage_pause(exc)  # our disk: paused, not failed
+                    continue
                 for lease in leases:
                     self._launch(lease)
             if leases and len(self._tasks) < s.concurrency:
@@ -673,6 +807,13 @@ class Crawler:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if own_storage_error(exc):
+                # The page could not be stored: the URL goes back unfetched, no attempt
+                # counted, once there is room again.
+                self._unfinished.append(url)
+                self._storage_pause(exc)
+                self._results_ready.set()
+                return
             log.exception("while crawling %s", url)
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")

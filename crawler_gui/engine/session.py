@@ -45,7 +45,7 @@ from crawler_gui.engine.heartbeat import Heartbeat
 from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.store import PageStore
-from crawler_gui.errors import ConfigError, PoolError
+from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolError
 
 # Imported where they are used, so that a headless worker starts without them: the demo site
 # (the aiohttp server), the WARC writer (warcio) and redis-py.
@@ -539,7 +539,10 @@ class CrawlSession:
             try:
                 await step()
             except Exception as exc:
-                log.exception("could not %s", what)
+                if isinstance(exc, CrawlerGuiError):  # a clear error: no traceback
+                    log.error("could not %s: %s", what, exc)
+                else:
+                    log.exception("could not %s", what)
                 first_error = first_error or exc
         log.info("closed crawl in %s", self.display_name)
         if first_error is not None:

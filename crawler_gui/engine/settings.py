@@ -33,6 +33,10 @@ class CrawlState(enum.StrEnum):
     FAILED = "failed"  #: stopped by an error (see the log)
 
 
+#: The pool's sync modes (``CrawlSettings.sync``), safest first.
+SYNC_MODES = ("batch", "second", "off")
+
+
 @dataclass(frozen=True, slots=True)
 class CrawlSettings:
     concurrency: int = 16
@@ -72,6 +76,13 @@ class CrawlSettings:
     pending_threshold: float = 300.0
     store_bodies: bool = True
     warc_dir: str | None = None
+    #: When the pool's writes reach the disk for good (``SYNC_MODES``): ``"batch"`` every write
+    #: batch, ``"second"`` at least once a second, ``"off"`` when the OS decides. What a power
+    #: cut can lose: docs/storage.md.
+    sync: str = "second"
+    #: The crawl pauses when the disk of the pool, the page store or the WARC folder has less
+    #: free space than this (MB), so that it stops cleanly before the disk is full; 0: never.
+    min_free_mb: float = 100.0
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
@@ -105,3 +116,7 @@ class CrawlSettings:
             raise ConfigError("failure threshold must not be negative")
         if self.max_redirects < 0:
             raise ConfigError("max redirects must not be negative")
+        if self.sync not in SYNC_MODES:
+            raise ConfigError(f"sync must be one of {', '.join(SYNC_MODES)}")
+        if not self.min_free_mb >= 0:
+            raise ConfigError("the free space floor must not be negative")

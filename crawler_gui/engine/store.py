@@ -32,7 +32,14 @@ from typing import Any, TextIO
 
 import plyvel
 
-from crawler_gui.errors import StoreError
+from crawler_gui.core.leveldb_pool import database_state
+from crawler_gui.errors import (
+    CrawlerGuiError,
+    DiskFullError,
+    StoreError,
+    StoreWriteError,
+    is_disk_full,
+)
 
 __all__ = [
     "AUTO_FLUSH_RECORDS",
@@ -125,6 +132,13 @@ def _error_text(exc: BaseException) -> str:
     return str(exc)
 
 
+def _write_error(path: Path, exc: BaseException) -> CrawlerGuiError:
+    """The error for a failed write: the disk is full, or another I/O error (never "corrupt")."""
+    if is_disk_full(exc):
+        return DiskFullError(f"the page store {path} cannot be written: the disk is full")
+    return StoreWriteError(f"writing to the page store {path} failed: {_error_text(exc)}")
+
+
 def _iso(ts: float) -> str:
     text = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
@@ -155,32 +169,57 @@ class PageStore:
         self._write_lock = threading.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
+        #: A write failed: reopen the database before the next one (``_drain``).
+        self._reopen = False
         self._closed = False
 
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, directory: Path | str, *, store_bodies: bool = True) -> PageStore:
-        """Open (creating if needed) the page store LevelDB at ``directory``.
+    def open(
+        cls, directory: Path | str, *, store_bodies: bool = True, create: bool = True
+    ) -> PageStore:
+        """Open (with ``create``, making it if it is new) the page store LevelDB at
+        ``directory``.
 
         Raises :class:`~crawler_gui.errors.StoreError` if another process (or another
-        ``PageStore``) has it open, if it is corrupt, or if it is not a page store of this
+        ``PageStore``) has it open, if it is corrupt or damaged (files but no ``CURRENT``: left
+        untouched, never replaced by an empty store), or if it is not a page store of this
         schema version.
         """
         path = Path(directory)
+        state = database_state(path)
+        if state == "damaged":
+            raise StoreError(
+                f"the page store {path} is damaged ({path.name}/CURRENT is missing); its files "
+                "were left untouched"
+            )
+        if state == "new" and not create:
+            raise StoreError(f"there is no page store in {path}")
+        if create:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
-        try:
-            # Bodies are zlib-compressed already; snappy on top would only cost CPU.
-            db = plyvel.DB(str(path), create_if_missing=True, compression=None)
+            # Bodies are zlib-compressed already; snappy on top would only cost CPU. Paranoid
+            # checks: a damaged log or table is reported, never dropped in silence.
+            db = plyvel.DB(
+                str(path),
+                create_if_missing=state == "new",
+                paranoid_checks=True,
+                compression=None,
+            )
         except plyvel.IOError as exc:
             text = _error_text(exc)
             if "already held" in text or "temporarily unavailable" in text:
                 raise StoreError(
                     f"the page store {path} is in use by another crawl (another process or "
                     f"window has it open)"
+                ) from exc
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the page store {path}: the disk is full ({text})"
                 ) from exc
             raise StoreError(f"cannot open the page store {path}: {text}") from exc
         except plyvel.CorruptionError as exc:
@@ -206,13 +245,19 @@ class PageStore:
             raise
         except plyvel.Error as exc:
             db.close()
-            raise StoreError(f"the page store {path} cannot be read: {exc}") from exc
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the page store {path}: the disk is full ({_error_text(exc)})"
+                ) from exc
+            raise StoreError(f"the page store {path} cannot be read: {_error_text(exc)}") from exc
         return cls(db, path, store_bodies=store_bodies, next_seq=next_seq)
 
     @classmethod
-    def open_in_pool(cls, pool_dir: Path | str, *, store_bodies: bool = True) -> PageStore:
+    def open_in_pool(
+        cls, pool_dir: Path | str, *, store_bodies: bool = True, create: bool = True
+    ) -> PageStore:
         """Open the page store of a pool: ``<pool_dir>/pages/``."""
-        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies)
+        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies, create=create)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -221,7 +266,7 @@ class PageStore:
             raise StoreError("the page store is closed")
         if self._failure is not None:
             exc, self._failure = self._failure, None
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def add(self, record: PageRecord) -> None:
         """Buffer one record (cheap). Flushes by itself every :data:`AUTO_FLUSH_RECORDS`."""
@@ -268,7 +313,7 @@ class PageStore:
         try:
             await asyncio.to_thread(self._drain)
         except plyvel.Error as exc:
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
         self._check()
 
     def flush_sync(self) -> None:
@@ -278,7 +323,7 @@ class PageStore:
         try:
             self._drain()
         except plyvel.Error as exc:
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def _encode(self, seq: int, r: PageRecord) -> list[tuple[bytes, bytes]]:
         key = seq.to_bytes(8, "big")
@@ -303,6 +348,8 @@ class PageStore:
                 batches, self._pending = self._pending, []
                 self._writing = batches
             try:
+                if self._reopen:
+                    self._reopen_db()
                 items: list[tuple[bytes, bytes]] = []
                 for batch in batches:
                     for seq, record in batch:
@@ -310,13 +357,36 @@ class PageStore:
                 with self._db.write_batch() as wb:
                     for key, value in items:
                         wb.put(key, value)
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, plyvel.Error):
+                    # LevelDB would append the next batch after a half-written record of its
+                    # log (a corrupt log at the next open): reopen before writing again.
+                    self._reopen = True
                 with self._list_lock:  # keep them for the next attempt (close retries)
                     self._pending = batches + self._pending
                     self._writing = []
                 raise
             with self._list_lock:
                 self._writing = []
+
+    def forget_failure(self) -> None:
+        """The caller dealt with a failed background write (the crawl paused for a full disk
+        and is resuming): do not raise it again. Its records are still pending and are
+        written by the next flush."""
+        self._failure = None
+
+    def _reopen_db(self) -> None:
+        """After a failed write: a fresh handle (LevelDB reads its log back up to the last
+        whole record and starts a new one). Needs the write lock."""
+        self._db.close()
+        try:
+            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+        except plyvel.Error:
+            # Still no room to reopen: a handle again for reads (its writes stay blocked).
+            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+            raise
+        self._reopen = False
+        log.info("the page store %s was reopened after a failed write", self.path)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -411,7 +481,10 @@ class PageStore:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._seal()
-        await asyncio.to_thread(self._drain)
+        try:
+            await asyncio.to_thread(self._drain)
+        except plyvel.Error as exc:
+            self._failure = exc  # close() closes the database and raises it
         self.close()
 
     def close(self) -> None:
@@ -421,13 +494,15 @@ class PageStore:
         try:
             self._seal()
             self._drain()
+        except plyvel.Error as write_exc:
+            self._failure = self._failure or write_exc
         finally:
             self._closed = True
             with self._write_lock:
                 self._db.close()
         if self._failure is not None:
             exc, self._failure = self._failure, None
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def __enter__(self) -> PageStore:
         return self

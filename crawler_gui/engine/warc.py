@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import tempfile
 import threading
 import time
 from datetime import UTC, datetime
@@ -29,7 +30,7 @@ from typing import IO
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from crawler_gui.errors import StoreError
+from crawler_gui.errors import StoreWriteError
 
 __all__ = ["WarcError", "WarcWriter"]
 
@@ -43,8 +44,9 @@ except metadata.PackageNotFoundError:  # running from a source tree that is not 
 _DROPPED_HEADERS = frozenset({"content-encoding", "transfer-encoding", "content-length"})
 
 
-class WarcError(StoreError):
-    """A WARC file could not be written (a :class:`StoreError`, so one except catches both)."""
+class WarcError(StoreWriteError):
+    """A WARC file could not be written (a :class:`StoreError`, so one except catches both;
+    a write error of our own disk, never a "corrupt" file)."""
 
 
 def _reason(status: int) -> str:
@@ -83,8 +85,13 @@ class WarcWriter:
         self._closed = False
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            # Writable? Found now, not at the first page (each page would fail on its own).
+            with tempfile.TemporaryFile(dir=self.directory):
+                pass
         except OSError as exc:
-            raise WarcError(f"cannot create the WARC directory {self.directory}: {exc}") from exc
+            raise WarcError(
+                f"cannot write WARC files into {self.directory}: {exc.strerror or exc}"
+            ) from exc
 
     @property
     def current_file(self) -> Path | None:

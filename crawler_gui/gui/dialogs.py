@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -730,6 +731,31 @@ class SettingsDialog(QDialog):
         f3.addRow(self.tr("User agent:"), self.user_agent)
         tabs.addTab(ident, self.tr("Identity"))
 
+        storage = QWidget(tabs)
+        f4 = QFormLayout(storage)
+        self.sync = QComboBox(storage)
+        self.sync.setObjectName("sync")
+        for mode, text in (
+            ("batch", self.tr("After every batch of results (safest, slowest)")),
+            ("second", self.tr("At least once a second")),
+            ("off", self.tr("When the system decides (fastest)")),
+        ):
+            self.sync.addItem(text, mode)
+        self.sync.setToolTip(
+            self.tr(
+                "When the pool's writes are forced to the disk: bounds what a power cut can "
+                "lose. A crash of the program alone loses nothing either way."
+            )
+        )
+        self.min_free = self._float(0, 1_000_000, " MB")
+        self.min_free.setObjectName("min-free")
+        self.min_free.setToolTip(
+            self.tr("The crawl pauses when a disk of the crawl has less free space; 0: never")
+        )
+        f4.addRow(self.tr("Write to the disk:"), self.sync)
+        f4.addRow(self.tr("Pause below free space:"), self.min_free)
+        tabs.addTab(storage, self.tr("Storage"))
+
         self.error = QLabel(self)
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setWordWrap(True)
@@ -781,6 +807,8 @@ class SettingsDialog(QDialog):
         self.follow_external.setChecked(s.follow_external)
         self.obey_robots.setChecked(s.obey_robots)
         self.user_agent.setText(s.user_agent)
+        self.sync.setCurrentIndex(max(0, self.sync.findData(s.sync)))
+        self.min_free.setValue(s.min_free_mb)
 
     def settings(self) -> CrawlSettings:
         """The edited settings; raises ConfigError when they are inconsistent."""
@@ -804,6 +832,8 @@ class SettingsDialog(QDialog):
             follow_external=self.follow_external.isChecked(),
             obey_robots=self.obey_robots.isChecked(),
             user_agent=ua,
+            sync=str(self.sync.currentData()),
+            min_free_mb=self.min_free.value(),
         )
 
     def accept(self) -> None:

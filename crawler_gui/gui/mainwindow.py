@@ -509,6 +509,9 @@ class MainWindow(QMainWindow):
         ends = getattr(old, "end_listeners", None)
         if ends is not None and self._on_session_end in ends:
             ends.remove(self._on_session_end)
+        storage = getattr(old.crawler, "storage_listeners", None) if old is not None else None
+        if storage is not None and self._on_storage_full in storage:
+            storage.remove(self._on_storage_full)
         self.session = session
         listeners = getattr(session.crawler, "state_listeners", None) if session else None
         if listeners is not None:
@@ -516,6 +519,9 @@ class MainWindow(QMainWindow):
         ends = getattr(session, "end_listeners", None)
         if ends is not None:  # an attached session: its crawl may end in the other process
             ends.append(self._on_session_end)
+        storage = getattr(session.crawler, "storage_listeners", None) if session else None
+        if storage is not None:
+            storage.append(self._on_storage_full)
         self._version = None
         for model in (
             self.hosts_model,
@@ -577,8 +583,32 @@ class MainWindow(QMainWindow):
         return self.dockWidgetArea(self.workers_dock) != Qt.DockWidgetArea.NoDockWidgetArea
 
     def _on_state(self, state: CrawlState) -> None:
-        if not self._closed:
-            self._update_actions()
+        if self._closed:
+            return
+        self._update_actions()
+        failure = getattr(self.session.crawler, "failure", None) if self.session else None
+        if state is CrawlState.FAILED and isinstance(failure, CrawlerGuiError):
+            self.tasks.spawn(
+                self.error(self.tr("Crawl stopped"), self.tr("The crawl stopped."), failure),
+                "crawl failed",
+            )
+
+    def _on_storage_full(self, message: str) -> None:
+        """The crawl paused itself: our disk is full (or failed a write). Say so."""
+        if self._closed:
+            return
+        self.statusBar().showMessage(message, 30000)
+        self.tasks.spawn(
+            self.error(
+                self.tr("Crawl paused"),
+                self.tr(
+                    "The crawl is paused: its data could not be written. Nothing was lost. "
+                    "Free some space on the disk, then press Resume."
+                ),
+                RuntimeError(message),
+            ),
+            "disk full",
+        )
 
     def _on_session_end(self, state: str | None) -> None:
         if not self._closed and self.session is not None:
