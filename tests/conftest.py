@@ -34,7 +34,7 @@ def _ping(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
             conn.sendall(b"PING\r\n")
-            return conn.recv(16).startswith(b"+PONG")
+            return conn.recv(16).startswith((b"+PONG", b"-NOAUTH"))  # (-NOAUTH: a password)
     except OSError:
         return False
 
@@ -107,6 +107,23 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     procs = _RedisProcs(tmp_path_factory.mktemp("redis"))
     try:
         port = procs.start()
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        procs.stop()
+
+
+#: The password of the ``redis_password_server`` fixture: distinctive, so that a test can search
+#: every output for it.
+REDIS_PASSWORD = "pw-Zq7xK2-secret"
+
+
+@pytest.fixture(scope="session")
+def redis_password_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private redis-server that needs the password :data:`REDIS_PASSWORD`; yields
+    ``redis://127.0.0.1:PORT/0`` (without the password: each test says how it gives it)."""
+    procs = _RedisProcs(tmp_path_factory.mktemp("redis-auth"))
+    try:
+        port = procs.start("--requirepass", REDIS_PASSWORD)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         procs.stop()

@@ -60,6 +60,7 @@ from crawler_gui.errors import (
     PoolBusyError,
     PoolClosedError,
     PoolError,
+    PoolURLError,
     PoolVersionError,
     SnapshotFormatError,
 )
@@ -164,6 +165,30 @@ return redis.call('HINCRBY', KEYS[1], 'generation', 1)
 }
 
 
+#: Query keys of a pool URL: ours (taken out before redis-py sees the URL), redis-py's typed
+#: options (``redis.connection.URL_QUERY_ARGUMENT_PARSERS``) and its text options; anything else
+#: would reach redis-py's connection class as an unknown keyword and fail with a traceback.
+_OUR_URL_KEYS = frozenset({"name", "worker", "groups"})
+_REDIS_URL_KEYS = frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) | {
+    "password",
+    "username",
+    "client_name",
+    "encoding",
+    "encoding_errors",
+}
+_TLS_URL_KEYS = frozenset(
+    {
+        "ssl_keyfile",
+        "ssl_certfile",
+        "ssl_cert_reqs",
+        "ssl_ca_certs",
+        "ssl_ca_path",
+        "ssl_ciphers",
+        "ssl_password",
+    }
+)
+
+
 def parse_pool_url(url: str) -> tuple[str, str, str | None]:
     """Split ``redis://host:port/db?name=news&worker=w1`` into (redis URL, name, worker)."""
     redis_url, name, worker, _groups = parse_pool_url_full(url)
@@ -172,12 +197,31 @@ def parse_pool_url(url: str) -> tuple[str, str, str | None]:
 
 def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
     """As :func:`parse_pool_url`, plus the ``groups=`` parameter (None when absent)."""
-    parts = urlsplit(url)
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not 0-65535
+    except ValueError as exc:
+        raise PoolURLError(f"invalid Redis URL {shown!r}: {exc}") from exc
     if parts.scheme not in ("redis", "rediss", "unix"):
-        raise PoolError(
-            f"not a Redis URL: {redact_url(url)!r} (expected redis://host:port/db?name=...)"
+        raise PoolURLError(f"not a Redis URL: {shown!r} (expected redis://host:port/db?name=...)")
+    db = parts.path.strip("/")
+    if parts.scheme != "unix" and db and not db.isdigit():
+        raise PoolURLError(
+            f"invalid Redis URL {shown!r}: the database after the host is not a number"
         )
     query = parse_qsl(parts.query, keep_blank_values=True)
+    unknown = sorted(
+        {key for key, _ in query}
+        - _OUR_URL_KEYS
+        - _REDIS_URL_KEYS
+        - (_TLS_URL_KEYS if parts.scheme == "rediss" else frozenset())
+    )
+    if unknown:
+        raise PoolURLError(
+            f"invalid Redis URL {shown!r}: unknown option(s) {', '.join(map(repr, unknown))} "
+            "(ours: name, worker, groups; and redis-py's, such as socket_timeout)"
+        )
     name = "default"
     worker: str | None = None
     groups: int | None = None
@@ -193,11 +237,13 @@ def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
             except ValueError:
                 groups = 0
             if not 1 <= groups <= MAX_GROUPS:
-                raise PoolError(f"invalid groups={value!r}: a whole number from 1 to {MAX_GROUPS}")
+                raise PoolURLError(
+                    f"invalid groups={value!r}: a whole number from 1 to {MAX_GROUPS}"
+                )
         else:
             rest.append((key, value))
     if not name or not set(name) <= _NAME_OK:
-        raise PoolError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
+        raise PoolURLError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
     return urlunsplit(parts._replace(query=urlencode(rest))), name, worker, groups
 
 
@@ -318,9 +364,9 @@ class RedisPool:
         )
         try:
             await pool._start()
-        except ValueError as exc:  # redis-py's URL parser: a bad port, an unknown option, ...
+        except (ValueError, TypeError) as exc:  # redis-py's URL parser: a bad value, ...
             await pool.close()
-            raise PoolError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
+            raise PoolURLError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
         except BaseException:
             await pool.close()
             raise

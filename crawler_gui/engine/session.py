@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.crawler import (
     Crawler,
     list_hubs,
@@ -79,10 +80,6 @@ def display_location(location: str | Path) -> str:
     """A pool directory or a Redis URL as shown to people: a URL's password is hidden."""
     if not is_pool_url(location):
         return str(location)
-    try:
-        from crawler_gui.core.redis_pool import redact_url
-    except ImportError:  # pragma: no cover - without redis the URL cannot be opened anyway
-        return str(location).split("@", 1)[-1]
     return redact_url(str(location).strip())
 
 
@@ -462,7 +459,7 @@ class CrawlSession:
         (default ``./crawler-gui-<name>``, created if missing). Raises RedisUnreachableError /
         RedisAuthError (PoolErrors with a clear message) when the server cannot be used."""
         try:
-            from crawler_gui.core.redis_pool import parse_pool_url, redact_url
+            from crawler_gui.core.redis_pool import parse_pool_url
         except ImportError as exc:
             raise redis_module_missing() from exc
 

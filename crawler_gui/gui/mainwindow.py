@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
@@ -899,12 +900,16 @@ class MainWindow(QMainWindow):
                 try:
                     self.set_session(await self._open_session(again, self.settings))
                 except (CrawlerGuiError, OSError):
-                    log.exception("could not reopen %s", old.pool_dir)
+                    log.exception("could not reopen %s", redact_url(str(old.pool_dir)))
             return False
         self.set_session(new)
         if isinstance(path, str):
-            if urlsplit(path).password is None:  # never remember a password in the settings
+            # Never remember a secret in the settings (user:pass@, ?password=, ...): a URL
+            # with one is not remembered, and one remembered before is forgotten.
+            if redact_url(path) == path:
                 self.qsettings.setValue(LAST_REDIS_KEY, path)
+            else:
+                self.qsettings.remove(LAST_REDIS_KEY)
         else:
             prefs.set_last_pool(self.qsettings, Path(path))
         log.info("opened pool %s", getattr(new, "display_name", path))
