@@ -250,9 +250,56 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     return CrawlSettings(**kw)
 
 
+class _QuietStream:
+    """Standard error that never raises: once a write fails (the reader went away, as in
+    ``crawler-gui crawl … 2>&1 | head``, or the disk under a redirect is full) further output
+    is dropped. Output is a courtesy; it must never stop a crawl, nor keep a stop signal from
+    stopping it (a print that raises inside the signal handler would)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream: TextIO | None = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):  # (ValueError: the stream was closed)
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._drop()
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream is not None and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def _drop(self) -> None:
+        self._stream = None
+        self.broken = True
+
+
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    real_stderr = sys.stderr
+    quiet = _QuietStream(real_stderr)
+    sys.stderr = quiet  # type: ignore[assignment]
+    try:
+        return _main(args, parser)
+    finally:
+        if not quiet.broken:  # (a broken one stays: the exit-time flush must not fail again)
+            sys.stderr = real_stderr
+
+
+def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -278,6 +325,9 @@ def main(argv: list[str]) -> int:
     except CrawlerGuiError as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl-C before the crawl's own handler was installed
+        print("crawler-gui: interrupted", file=sys.stderr)
+        return EXIT_ABORTED
     except BrokenPipeError:
         # The reader of our output went away (``export | head``): not an error of ours.
         with contextlib.suppress(OSError):
@@ -358,18 +408,19 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
     stopper: asyncio.Task[None] | None = None
 
     def on_signal() -> None:
+        # The stop is scheduled before anything is printed, and no output error reaches the
+        # signal: a stop signal always stops the crawl, whatever happens to standard error.
         nonlocal presses, aborted, stopper
         presses += 1
         if presses == 1:
-            print(
-                "\nstopping: in-flight fetches finish (Ctrl-C again to stop at once)",
-                file=sys.stderr,
-            )
             stopper = loop.create_task(crawler.stop())
+            say = "\nstopping: in-flight fetches finish (Ctrl-C again to stop at once)"
         else:
             aborted = True
-            print("\nstopping now; unfinished URLs go back to the pool", file=sys.stderr)
             stopper = loop.create_task(crawler.stop(wait_in_flight=False))
+            say = "\nstopping now; unfinished URLs go back to the pool"
+        with contextlib.suppress(OSError, ValueError):
+            print(say, file=sys.stderr, flush=True)
 
     installed = []
     for sig in (signal.SIGINT, signal.SIGTERM):
