@@ -291,7 +291,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     real_stderr = sys.stderr
     quiet = _QuietStream(real_stderr)
-    sys.stderr = quiet  # type: ignore[assignment]
+    sys.stderr = quiet
     try:
         return _main(args, parser)
     finally:
