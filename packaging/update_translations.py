@@ -247,6 +247,11 @@ ZH = {
     "now": "现在",
     "ok": "正常",
     "refreshing": "刷新中",
+    # parked hubs (a hub page that kept stopping the crawl)
+    "parked": "已搁置",
+    "Why": "原因",
+    "Why a hub is not refreshed by itself (Refresh now resumes it)": "入口页为何不再自动刷新（“立即刷新”可恢复）",
+    "parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again": "已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试",
     "refused: %1": "已拒绝：%1",
     "the user agent must not be empty": "User-Agent 不能为空",
     "■ errors/s": "■ 错误/秒",

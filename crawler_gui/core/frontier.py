@@ -123,6 +123,16 @@ class HubRow(NamedTuple):
     last_result: str
     next_due: float
     in_flight: bool
+    #: Why the hub is parked ("" when it is not): :data:`PARKED_CRASHED`. A parked hub is not
+    #: refreshed until the user refreshes it (``refresh_hub``).
+    parked: str = ""
+    #: Leases of the hub lost in a row (its process died, or the lease expired).
+    crashes: int = 0
+
+
+#: ``HubRow.parked``: the hub's fetch was lost (the process died or the lease expired) as many
+#: times in a row as a page may lose it (``RetryPolicy.failure_threshold``).
+PARKED_CRASHED = "crashed"
 
 
 @dataclass(frozen=True, slots=True)

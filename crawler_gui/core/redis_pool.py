@@ -1171,8 +1171,9 @@ class RedisPool:
         for url, (rec, due) in st.hubs.items():
             pipe.hset(sp + "hubs", url, rec)
             await op(sp + "hubs")
-            pipe.zadd(sp + "hubdue", {url: due})
-            await op(sp + "hubdue")
+            if due is not None:  # (None: a parked hub, due only when the user refreshes it)
+                pipe.zadd(sp + "hubdue", {url: due})
+                await op(sp + "hubdue")
         hosts = st.hosts.values()
         totals: dict[FieldT, EncodableT] = {
             "seq": st.max_seq,
@@ -1248,12 +1249,37 @@ def _retry_rows(retry_raw: list[Any]) -> list[RetryRow]:
     ]
 
 
+def _hub_fields(raw: str) -> tuple[str, str, str, str, str, str, int, int, str]:
+    """A hub record (``common.lua`` ``get_hub``): host, span, last, due, in flight, result,
+    crashes, fails, parked; the last three are absent in records of older versions."""
+    f = raw.split("\t", 8)
+    f += [""] * (9 - len(f))
+    return f[0], f[1], f[2], f[3], f[4], f[5], _int_or0(f[6]), _int_or0(f[7]), f[8]
+
+
+def _int_or0(text: str) -> int:
+    try:
+        return int(float(text)) if text else 0
+    except ValueError:
+        return 0
+
+
 def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
     rows = []
     for i in range(0, len(hubs_raw), 2):
-        host, span, last, due, infl, res = hubs_raw[i + 1].split("\t", 5)
+        host, span, last, due, infl, res, crashes, _fails, parked = _hub_fields(hubs_raw[i + 1])
         rows.append(
-            HubRow(hubs_raw[i], host, float(span), float(last), res, float(due), infl == "1")
+            HubRow(
+                hubs_raw[i],
+                host,
+                float(span),
+                float(last),
+                res,
+                float(due),
+                infl == "1",
+                parked,
+                crashes,
+            )
         )
     return rows
 
@@ -1272,8 +1298,8 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
                 "backoff_until": backoff,
             }
     for i in range(0, len(hubs_raw), 2):
-        _host, span, last, due, _infl, res = hubs_raw[i + 1].split("\t", 5)
-        yield {
+        _host, span, last, due, _infl, res, crashes, fails, parked = _hub_fields(hubs_raw[i + 1])
+        hub: dict[str, Any] = {
             "t": "hub",
             "url": hubs_raw[i],
             "span": float(span),
@@ -1281,6 +1307,10 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
             "last_result": res,
             "due": float(due),
         }
+        for key, value in (("crashes", crashes), ("fails", fails), ("parked", parked)):
+            if value:
+                hub[key] = value
+        yield hub
     next_try = {retry_raw[i]: float(retry_raw[i + 1]) for i in range(0, len(retry_raw), 2)}
     errors = {rdata_raw[i]: rdata_raw[i + 1] for i in range(0, len(rdata_raw), 2)}
     leased = set(leased_raw)
@@ -1343,7 +1373,7 @@ class _Staging:
     queues: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     hosts: dict[str, _StagingHost] = field(default_factory=dict)
     retry: dict[str, tuple[float, str]] = field(default_factory=dict)
-    hubs: dict[str, tuple[str, float]] = field(default_factory=dict)
+    hubs: dict[str, tuple[str, float | None]] = field(default_factory=dict)
 
 
 def _fmt(x: float) -> str:
@@ -1396,8 +1426,12 @@ def _read_staging(src: Path, config: PoolConfig) -> _Staging:
                 st.hosts.setdefault(host, _StagingHost())
                 last, due = _num(rec, "last_refresh"), _num(rec, "due")
                 result = str(rec.get("last_result", "")).replace("\t", " ")
-                rec_text = "\t".join((host, _fmt(span), _fmt(last), _fmt(due), "0", result))
-                st.hubs[url] = (rec_text, due)
+                parked = str(rec.get("parked", "") or "").replace("\t", " ")
+                crashes, fails = (_int(rec, k) if k in rec else 0 for k in ("crashes", "fails"))
+                fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
+                fields += [str(crashes), str(fails), parked]
+                rec_text = "\t".join(fields)
+                st.hubs[url] = (rec_text, None if parked else due)
             elif kind == "host":
                 name = rec["host"]
                 if not isinstance(name, str) or not name or "\t" in name:

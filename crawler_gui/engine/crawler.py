@@ -595,7 +595,8 @@ class Crawler:
         if t.waiting or t.pending or t.retrying:
             return False
         now = self.clock()
-        return all(hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
+        # (A parked hub waits for the user, not for the crawl: it keeps nobody busy.)
+        return all(hub.parked or hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
         """Wait for a wake-up (a fetch ends, a commit, a notice) or until the pool's next URL
