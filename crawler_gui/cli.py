@@ -2,11 +2,13 @@
 
 Every command that takes a POOL_DIR also takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): ``crawl`` then joins the shared pool
-as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<name>``);
+as one worker and keeps its pages in ``--store-dir`` (default: a store of its own under
+``./crawler-gui-<name>/``, see ``docs/redis.md``);
 ``export`` reads such a store directory.
 
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
-refused the credentials); 2 bad arguments; 3 the pool is in use by another process; 4 the pool
+refused the credentials); 2 bad arguments (also: a pool URL that cannot be used); 3 the pool or
+the page store is in use by another process; 4 the pool
 or a file is corrupt, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
 """
 
@@ -38,6 +40,7 @@ from crawler_gui.errors import (
     PoolVersionError,
     SnapshotError,
     StoreError,
+    StoreInUseError,
 )
 
 if TYPE_CHECKING:
@@ -191,8 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     crawl.add_argument(
         "--store-dir",
         metavar="DIR",
-        help="Redis pool only: this worker's local page store (and scope.json); "
-        "default ./crawler-gui-NAME",
+        help="Redis pool only: this worker's local page store (and scope.json); default "
+        "./crawler-gui-NAME/ID with --worker ID, else the first store under "
+        "./crawler-gui-NAME/ that no running worker holds (auto-1, auto-2, ...)",
     )
     crawl.add_argument(
         "--worker",
@@ -313,7 +317,7 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if args.command == "stats":
             return asyncio.run(stats_command(args))
         return asyncio.run(snapshot_command(args))
-    except PoolInUseError as exc:
+    except (PoolInUseError, StoreInUseError) as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_IN_USE
     except (PoolCorruptError, PoolVersionError, SnapshotError, StoreError) as exc:

@@ -69,3 +69,7 @@ class PoolURLError(PoolError, ConfigError):
 
 class StoreError(CrawlerGuiError):
     """The page store cannot be opened or written."""
+
+
+class StoreInUseError(StoreError):
+    """Another process (or another ``PageStore``) has this page store open."""

@@ -32,7 +32,7 @@ from typing import Any, TextIO
 
 import plyvel
 
-from crawler_gui.errors import StoreError
+from crawler_gui.errors import StoreError, StoreInUseError
 
 __all__ = [
     "AUTO_FLUSH_RECORDS",
@@ -178,7 +178,7 @@ class PageStore:
         except plyvel.IOError as exc:
             text = _error_text(exc)
             if "already held" in text or "temporarily unavailable" in text:
-                raise StoreError(
+                raise StoreInUseError(
                     f"the page store {path} is in use by another crawl (another process or "
                     f"window has it open)"
                 ) from exc
