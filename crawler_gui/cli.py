@@ -29,7 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from crawler_gui.core.leveldb_pool import LevelDBPool
-from crawler_gui.engine.session import CrawlSession, is_pool_url, open_redis_pool
+from crawler_gui.engine.session import (
+    RECONNECT_SECONDS,
+    CrawlSession,
+    is_pool_url,
+    open_redis_pool,
+)
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (
@@ -199,6 +204,15 @@ def build_parser() -> argparse.ArgumentParser:
         "./crawler-gui-NAME/ that no running worker holds (auto-1, auto-2, ...)",
     )
     crawl.add_argument(
+        "--redis-retry",
+        type=_non_negative,
+        default=RECONNECT_SECONDS,
+        metavar="SECONDS",
+        help="Redis pool only: while the Redis server cannot be reached (a restart, a network "
+        "cut), keep retrying with backoff for this long before the worker gives up; its "
+        "leases are kept (default %(default).0f)",
+    )
+    crawl.add_argument(
         "--worker",
         metavar="ID",
         help="Redis pool only: this worker's id (default hostname:pid); a worker "
@@ -346,6 +360,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     redis = bool(args.pool_dir) and is_pool_url(args.pool_dir)
     if not redis and (args.store_dir or args.worker):
         parser.error("--store-dir and --worker are for a Redis pool URL only")
+    if not redis and args.redis_retry != RECONNECT_SECONDS:
+        parser.error("--redis-retry is for a Redis pool URL only")
     settings = settings_from_args(args)
     hubs: list[HubSpec] = []
     if args.hubs_file:
@@ -367,7 +383,12 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     pool_dir = args.pool_dir or tempfile.mkdtemp(prefix="crawler-gui-demo-")
     if redis:
         session = await CrawlSession.open(
-            pool_dir, settings, demo=args.demo, store_dir=args.store_dir, worker=args.worker
+            pool_dir,
+            settings,
+            demo=args.demo,
+            store_dir=args.store_dir,
+            worker=args.worker,
+            redis_retry=args.redis_retry,
         )
     else:
         session = await CrawlSession.open(pool_dir, settings, demo=args.demo)

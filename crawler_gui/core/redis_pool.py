@@ -21,11 +21,11 @@ import os
 import socket
 import uuid
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
@@ -66,6 +66,7 @@ from crawler_gui.errors import (
 )
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
 CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
@@ -108,6 +109,16 @@ WORKER_FORGET_SECONDS = 86400.0
 #: Seconds to wait for a TCP connection to the server unless the URL says otherwise
 #: (``socket_connect_timeout=``): an unreachable host fails fast with a clear error.
 CONNECT_TIMEOUT = 10.0
+#: Seconds a pool operation keeps retrying (with backoff) while the server cannot be reached,
+#: e.g. during a redis-server restart, before it fails (``--redis-retry`` on the command line).
+RECONNECT_SECONDS = 120.0
+#: Pauses between two tries: from the first to the last, doubling.
+_RETRY_FIRST, _RETRY_MAX = 0.1, 5.0
+#: Scripts never tried twice: a swap whose reply was lost may have happened.
+_NO_RETRY = frozenset({"swap"})
+#: What "the server is not there right now" looks like (BusyLoadingError, a server still
+#: loading its data after a restart, is a ConnectionError).
+_TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
 
 
 class RedisUnreachableError(PoolError):
@@ -316,8 +327,12 @@ class RedisPool:
         clock: Clock,
         *,
         groups: int | None = None,
+        reconnect_seconds: float = RECONNECT_SECONDS,
     ) -> None:
         self.redis_url = redis_url
+        #: How long an operation keeps retrying while the server cannot be reached.
+        self.reconnect_seconds = reconnect_seconds
+        self._outage_since: float | None = None
         self.name = name
         self.worker = worker
         self.config = config
@@ -345,6 +360,7 @@ class RedisPool:
         clock: Clock | None = None,
         *,
         worker: str | None = None,
+        reconnect_seconds: float = RECONNECT_SECONDS,
     ) -> RedisPool:
         """Open (or create) the pool ``name`` on the Redis server of ``url``.
 
@@ -354,13 +370,23 @@ class RedisPool:
         Redis Cluster: the cluster is detected. Without a worker id a unique one is made up
         (``hostname:pid:random``). Raises PoolError when the server cannot be reached,
         PoolVersionError when the pool was written by a newer version.
+
+        Once open, an operation that finds the server gone (a redis-server restart, a network
+        cut) retries with backoff for up to ``reconnect_seconds`` before it fails; the worker's
+        leases stay in the pool meanwhile (nothing is reclaimed on reconnection).
         """
         redis_url, name, url_worker, groups = parse_pool_url_full(url)
         worker = worker or url_worker or _unique_worker_id()
         if "\t" in worker:
             raise PoolError("a worker id cannot contain a tab")
         pool = cls(
-            redis_url, name, worker, config or PoolConfig(), clock or SystemClock(), groups=groups
+            redis_url,
+            name,
+            worker,
+            config or PoolConfig(),
+            clock or SystemClock(),
+            groups=groups,
+            reconnect_seconds=reconnect_seconds,
         )
         try:
             await pool._start()
@@ -467,14 +493,20 @@ class RedisPool:
         self, script: str, group: str, *args: str | int | float, now: float | None = None
     ) -> Any:
         """Run a pool script on one key group (``group`` is its prefix)."""
-        lc = await self._loop_client()
         head: list[str | int | float] = [
             group,
             self.clock.now() if now is None else now,
             self.config.politeness.max_in_flight,
         ]
-        try:
+
+        async def call() -> Any:
+            lc = await self._loop_client()
             return await lc.scripts[script](keys=[group + "meta"], args=head + list(args))
+
+        try:
+            if script in _NO_RETRY:
+                return await call()
+            return await self._retrying(call)
         except redis.ResponseError as exc:
             if str(exc).startswith("BUSY "):
                 raise PoolBusyError(
@@ -486,6 +518,46 @@ class RedisPool:
             raise PoolError(
                 f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
             ) from exc
+
+    async def _retrying(self, call: Callable[[], Awaitable[_T]]) -> _T:
+        """``call()``, tried again with backoff while the server cannot be reached, for up to
+        :attr:`reconnect_seconds` from the start of the outage; then its error is raised.
+
+        A script whose reply was lost with the connection may have run: every pool script is
+        safe to run twice (a result for a URL no longer in flight is ignored, an added URL is
+        deduplicated), except a ``pop``, whose leases then wait for their expiry (as after a
+        SIGKILL), and ``swap``, which is never retried."""
+        delay = _RETRY_FIRST
+        while True:
+            try:
+                result = await call()
+            except _TRANSIENT as exc:
+                if self._closed:
+                    raise
+                loop_now = asyncio.get_running_loop().time()
+                if self._outage_since is None:
+                    self._outage_since = loop_now
+                    log.warning(
+                        "lost the Redis server at %s (%s); retrying for up to %.0f s",
+                        redact_url(self.redis_url),
+                        exc,
+                        self.reconnect_seconds,
+                    )
+                left = self._outage_since + self.reconnect_seconds - loop_now
+                if left <= 0:
+                    raise
+                await asyncio.sleep(min(delay, left))
+                delay = min(delay * 2, _RETRY_MAX)
+                continue
+            if self._outage_since is not None:
+                gone = asyncio.get_running_loop().time() - self._outage_since
+                self._outage_since = None
+                log.warning(
+                    "the Redis server at %s is back after %.1f s",
+                    redact_url(self.redis_url),
+                    gone,
+                )
+            return result
 
     def _sync_client(self) -> Any:
         if self._closed:
@@ -631,15 +703,21 @@ class RedisPool:
         (ready time, then name: the single group's order), each group asked for its share;
         then, with whatever room is left, groups whose retries or expired leases are due
         (their scripts put those URLs back and lease them)."""
-        client = await self._client()
-        pipe = client.pipeline(transaction=False)
-        for group in self.groups:
-            pipe.zrangebyscore(group + "hubdue", "-inf", now, start=0, num=max(1, quota))
-            pipe.zrangebyscore(group + "ready", "-inf", now, start=0, num=count, withscores=True)
-            pipe.zrangebyscore(group + "retry", "-inf", now, start=0, num=1)
-            pipe.zrangebyscore(group + "lease", "-inf", now, start=0, num=1)
+
+        async def read() -> list[Any]:
+            client = await self._client()
+            pipe = client.pipeline(transaction=False)
+            for group in self.groups:
+                pipe.zrangebyscore(group + "hubdue", "-inf", now, start=0, num=max(1, quota))
+                pipe.zrangebyscore(
+                    group + "ready", "-inf", now, start=0, num=count, withscores=True
+                )
+                pipe.zrangebyscore(group + "retry", "-inf", now, start=0, num=1)
+                pipe.zrangebyscore(group + "lease", "-inf", now, start=0, num=1)
+            return list(await pipe.execute())
+
         with self._errors():
-            found = await pipe.execute()
+            found = await self._retrying(read)
         plan: list[tuple[str, int, int]] = []
         ready: list[tuple[float, str, str]] = []
         chores: list[str] = []
@@ -859,9 +937,13 @@ class RedisPool:
 
     async def control(self) -> tuple[bool, int]:
         """(paused, generation) in one round trip: what a worker polls."""
-        client = await self._client()
+
+        async def read() -> list[Any]:
+            client = await self._client()
+            return list(await client.hmget(self.prefix + "meta", ["paused", "generation"]))
+
         with self._errors():
-            paused, generation = await client.hmget(self.prefix + "meta", ["paused", "generation"])
+            paused, generation = await self._retrying(read)
         return paused == "1", int(str(generation or 0))
 
     # ---- the workers' heartbeats ------------------------------------------------------------
@@ -960,8 +1042,8 @@ class RedisPool:
             if gen == self._scope_seen:
                 return
             domains = {str(d) for d in await client.smembers(self.prefix + "scope")}
-        except redis.RedisError:
-            log.warning("cannot read the shared scope", exc_info=True)
+        except redis.RedisError as exc:
+            log.warning("cannot read the shared scope: %s", exc)
             return
         self._scope_seen = gen
         listener = self._scope_listener

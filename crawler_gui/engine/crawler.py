@@ -28,11 +28,22 @@ from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.errors import CrawlerGuiError
 
 if TYPE_CHECKING:
     from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
+
+
+def _log_error(what: str, exc: BaseException) -> None:
+    """One line for our own clear errors (a pool that cannot be reached, a full disk: the
+    message says it all); the traceback for anything else, which is a bug."""
+    if isinstance(exc, CrawlerGuiError):
+        log.error("%s: %s", what, exc)
+    else:
+        log.error("%s", what, exc_info=exc)
+
 
 #: Pages bigger than this are decoded and parsed in a worker thread, off the event loop.
 THREAD_PARSE_BYTES = 512 * 1024
@@ -238,7 +249,7 @@ class Crawler:
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
-            log.exception("the crawl stopped on an error")
+            _log_error("the crawl stopped on an error", exc)
             self.last_error = str(exc)
             try:
                 await self._drain(cancel=True)
@@ -364,10 +375,10 @@ class Crawler:
         try:
             await self._commit()
             await self._flush()
-        except Exception:
+        except Exception as exc:
             if not quiet:
                 raise
-            log.exception("results of the last fetches could not be saved")
+            _log_error("results of the last fetches could not be saved", exc)
 
     def pause(self) -> None:
         """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
@@ -407,8 +418,8 @@ class Crawler:
         self._last_poll = now
         try:
             paused, _generation = await control()
-        except Exception:
-            log.warning("cannot read the shared pause flag", exc_info=True)
+        except Exception as exc:
+            log.warning("cannot read the shared pause flag: %s", exc)
             return
         if paused and self._state is CrawlState.RUNNING:
             log.info("paused by another worker or the GUI")
@@ -674,7 +685,7 @@ class Crawler:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("while crawling %s", url)
+            _log_error(f"while crawling {url}", exc)
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )

@@ -68,6 +68,10 @@ REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 #: A worker sends at most one change notice per this many seconds (the notices of the changes
 #: in between are folded into the next one): bounds the pub/sub traffic of a busy pool.
 NOTICE_SECONDS = 0.05
+#: Seconds a Redis worker keeps retrying while its server cannot be reached (``--redis-retry``;
+#: the same default as ``core.redis_pool.RECONNECT_SECONDS``, which is not imported here so that
+#: a pool directory needs no redis package).
+RECONNECT_SECONDS = 120.0
 #: Seconds to wait for the change-notice connections: to connect, to confirm the subscription,
 #: and at the end of a run to send the last notice.
 NOTICE_TIMEOUT = 5.0
@@ -153,7 +157,11 @@ def redis_module_missing() -> PoolError:
 
 
 async def open_redis_pool(
-    url: str, settings: CrawlSettings | None = None, *, worker: str | None = None
+    url: str,
+    settings: CrawlSettings | None = None,
+    *,
+    worker: str | None = None,
+    reconnect_seconds: float = RECONNECT_SECONDS,
 ) -> RedisPool:
     """Open a Redis pool with the crawl's policy. Clear PoolErrors for an unreachable server
     (RedisUnreachableError), refused credentials (RedisAuthError), a bad URL or a missing
@@ -163,7 +171,9 @@ async def open_redis_pool(
     except ImportError as exc:
         raise redis_module_missing() from exc
     config = pool_config(settings) if settings is not None else None
-    return await RedisPool.open(url.strip(), config, worker=worker)
+    return await RedisPool.open(
+        url.strip(), config, worker=worker, reconnect_seconds=reconnect_seconds
+    )
 
 
 def _domains(urls: Iterable[str]) -> frozenset[str]:
@@ -455,13 +465,15 @@ class CrawlSession:
         demo_site: DemoSite | None = None,
         store_dir: str | Path | None = None,
         worker: str | None = None,
+        redis_retry: float = RECONNECT_SECONDS,
     ) -> CrawlSession:
         """Open (or create) the crawl in ``pool_dir``. With ``demo`` the built-in demo site is
         started on loopback and its seeds and hubs are added. Raises the pool's and the store's
         clear errors (PoolInUseError, PoolCorruptError, StoreError, ...).
 
         ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
-        :meth:`open_redis`; ``store_dir`` and ``worker`` are for that case only."""
+        :meth:`open_redis`; ``store_dir``, ``worker`` and ``redis_retry`` are for that case
+        only."""
         if is_pool_url(pool_dir):
             return await cls.open_redis(
                 str(pool_dir),
@@ -470,6 +482,7 @@ class CrawlSession:
                 worker=worker,
                 demo=demo,
                 demo_site=demo_site,
+                redis_retry=redis_retry,
             )
         if store_dir is not None or worker is not None:
             raise ConfigError("store_dir and worker are for Redis pools only")
@@ -504,14 +517,17 @@ class CrawlSession:
         worker: str | None = None,
         demo: bool = False,
         demo_site: DemoSite | None = None,
+        redis_retry: float = RECONNECT_SECONDS,
     ) -> CrawlSession:
         """Join the Redis pool ``url`` as one worker.
 
         ``worker`` is this worker's lease id (default ``hostname:pid``; a ``worker=`` in the URL
         also counts); ``store_dir`` the local folder of its page store and ``scope.json``
         (created if missing; by default ``./crawler-gui-<name>/<id>`` when a worker id is given,
-        else the first free ``./crawler-gui-<name>/auto-N``). Raises RedisUnreachableError /
-        RedisAuthError (PoolErrors with a clear message) when the server cannot be used."""
+        else the first free ``./crawler-gui-<name>/auto-N``). While the server cannot be
+        reached (a restart), pool operations retry for up to ``redis_retry`` seconds. Raises
+        RedisUnreachableError / RedisAuthError (PoolErrors with a clear message) when the
+        server cannot be used."""
         try:
             from crawler_gui.core.redis_pool import parse_pool_url
         except ImportError as exc:
@@ -537,7 +553,10 @@ class CrawlSession:
             if site is not None:
                 settings = demo_settings(settings)
             pool = await open_redis_pool(
-                url, settings, worker=worker or url_worker or default_worker_id()
+                url,
+                settings,
+                worker=worker or url_worker or default_worker_id(),
+                reconnect_seconds=redis_retry,
             )
             await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
             shared = await pool.scope_domains()
