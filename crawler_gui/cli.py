@@ -24,16 +24,23 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.engine.crawler import load_seed_domains
 from crawler_gui.engine.session import (
     RECONNECT_SECONDS,
+    SCOPE_FILE,
+    SCOPE_MODES,
     CrawlSession,
     is_pool_url,
+    merged_scope,
     open_redis_pool,
+    write_scope_file,
 )
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
@@ -240,6 +247,13 @@ def build_parser() -> argparse.ArgumentParser:
         "pool_dir", help="a pool directory or a Redis pool URL (every worker must be stopped)"
     )
     load.add_argument("file")
+    load.add_argument(
+        "--scope",
+        choices=SCOPE_MODES,
+        default="merge",
+        help="the crawl scope (seed domains) the snapshot carries: merge it with the pool's "
+        "(default), replace the pool's with it, or keep the pool's",
+    )
     return parser
 
 
@@ -548,14 +562,38 @@ async def _redis_snapshot(args: argparse.Namespace) -> int:
             count = await pool.save_snapshot(args.file)
             print(f"saved {count} records to {args.file}", file=sys.stderr)
         else:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
             count = await pool.load_snapshot(args.file)
             print(
                 f"loaded {count} records from {args.file} into the Redis pool {pool.name!r}",
                 file=sys.stderr,
             )
+            current = await pool.scope_domains()
+            scope = merged_scope(current, loaded, args.scope)
+            if scope != current:
+                if scope >= current:
+                    await pool.add_scope_domains(scope - current)
+                else:
+                    await pool.replace_scope_domains(scope)
+            _say_scope(loaded, current, scope)
     finally:
         await pool.close()
     return 0
+
+
+def _say_scope(loaded: Iterable[str], before: set[str], after: set[str]) -> None:
+    loaded = set(loaded)
+    if not loaded:
+        print(
+            "the snapshot carries no crawl scope (an older file): scope unchanged",
+            file=sys.stderr,
+        )
+        return
+    print(
+        f"crawl scope: {len(loaded)} domain(s) in the snapshot; {len(before)} before, "
+        f"{len(after)} now",
+        file=sys.stderr,
+    )
 
 
 async def snapshot_command(args: argparse.Namespace) -> int:
@@ -563,13 +601,21 @@ async def snapshot_command(args: argparse.Namespace) -> int:
         return await _redis_snapshot(args)
     pool_dir = _existing_pool(args.pool_dir) if args.command == "save" else Path(args.pool_dir)
     pool = await LevelDBPool.open_async(pool_dir)
+    scope_file = pool_dir / SCOPE_FILE
     try:
         if args.command == "save":
-            count = await pool.save_snapshot(args.file)
+            scope = load_seed_domains(scope_file)
+            count = await pool.save_snapshot(args.file, scope=scope)
             print(f"saved {count} records to {args.file}", file=sys.stderr)
         else:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
             count = await pool.load_snapshot(args.file)
             print(f"loaded {count} records from {args.file} into {pool_dir}", file=sys.stderr)
+            current = set(load_seed_domains(scope_file))
+            after = merged_scope(current, loaded, args.scope)
+            if after != current:
+                write_scope_file(scope_file, after)
+            _say_scope(loaded, current, after)
     finally:
         await pool.close()
     return 0

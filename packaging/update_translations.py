@@ -247,6 +247,11 @@ ZH = {
     "now": "现在",
     "ok": "正常",
     "refreshing": "刷新中",
+    # a loaded snapshot's crawl scope
+    "The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's "
+    "scope, so that their links are followed?": "该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。"
+    "要把它们加入抓取范围，以便跟随它们的链接吗？",
+    "The crawl's scope was not changed.": "抓取范围未更改。",
     # parked hubs (a hub page that kept stopping the crawl)
     "parked": "已搁置",
     "Why": "原因",

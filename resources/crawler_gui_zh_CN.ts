@@ -393,246 +393,246 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="201" />
         <source>Crawler GUI</source>
         <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="233" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="233" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="234" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="244" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="244" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="245" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="253" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="254" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="262" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="263" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="263" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="264" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="264" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="692" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="266" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="693" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="266" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="267" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="762" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="763" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="291" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="292" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="347" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="347" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="350" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="461" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="353" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="354" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="356" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="357" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="360" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="361" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="363" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="364" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="375" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="381" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="382" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="395" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="400" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="401" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="406" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="406" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="410" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="420" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="421" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="432" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="435" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="461" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="480" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="481" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="481" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="483" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="483" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="484" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="484" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="485" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="485" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="487" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="487" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="488" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="521" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="522" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="623" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="624" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="676" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="677" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="710" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="711" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="746" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="747" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -641,94 +641,106 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="754" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="755" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="758" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="772" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="773" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="787" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="788" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="797" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="800" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="797" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="800" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="800" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="803" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="812" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="815" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="824" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="841" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="827" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="845" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="876" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="826" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="829" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="842" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="846" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="848" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="853" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="873" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="878" />
+        <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
+        <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <source>The crawl's scope was not changed.</source>
+        <translation>抓取范围未更改。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="886" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="927" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="897" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="938" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="874" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="897" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="938" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="924" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="965" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="926" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="967" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -881,44 +893,44 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="91" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="92" />
         <source>Type a Redis pool URL.</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="94" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="95" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="101" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="102" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="106" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="103" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="104" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="108" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="109" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="113" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="114" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="125" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="126" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="143" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>

@@ -228,8 +228,10 @@ class Frontier(Protocol):
         """When the next URL or hub becomes poppable; None when nothing is waiting."""
         ...
 
-    async def save_snapshot(self, path: str | Path) -> int:
-        """Write the whole pool to one portable file (atomically); return records written."""
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Write the whole pool to one portable file (atomically); return records written.
+        ``scope``: the registered domains of the crawl's seeds and hubs, saved with it (a
+        shared pool adds its own scope set)."""
         ...
 
     async def load_snapshot(self, path: str | Path) -> int:

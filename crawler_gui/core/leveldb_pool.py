@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import itertools
 import logging
 import math
 import shutil
@@ -1301,14 +1302,13 @@ class LevelDBPool:
         return _read_urec(raw)[2] if raw is not None else 0
 
     # ---- snapshots ----------------------------------------------------------------------------
-    async def save_snapshot(self, path: str | Path) -> int:
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
         self._check_open()
         leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
         snap = self._db.snapshot()
+        records = itertools.chain(snapshot_file.scope_records(scope), _export_records(snap, leases))
         try:
-            return await asyncio.to_thread(
-                snapshot_file.write_snapshot, Path(path), _export_records(snap, leases)
-            )
+            return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
         finally:
             snap.close()
 
@@ -1531,6 +1531,8 @@ def _build_staging(src: Path, staging: Path) -> int:
                 hub.due = _num(rec, "due")
                 hub.read_extra(rec)
                 wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+            elif kind == "scope":
+                snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
             elif kind == "host":
                 name = rec["host"]
                 if not isinstance(name, str) or not name:

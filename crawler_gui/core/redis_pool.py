@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import logging
 import math
@@ -1022,6 +1023,19 @@ class RedisPool:
             await client.hincrby(self.prefix + "meta", "scopegen", 1)
         return int(added)
 
+    async def replace_scope_domains(self, domains: Iterable[str]) -> None:
+        """Make the pool-wide scope set exactly ``domains`` (a snapshot loaded with
+        ``--scope replace``). Workers running meanwhile keep what they knew."""
+        items = sorted({d for d in domains if d})
+        client = await self._client()
+        with self._errors():
+            pipe = client.pipeline(transaction=True)  # one key: one slot, also on a Cluster
+            pipe.delete(self.prefix + "scope")
+            if items:
+                pipe.sadd(self.prefix + "scope", *items)
+            await pipe.execute()
+            await client.hincrby(self.prefix + "meta", "scopegen", 1)
+
     async def scope_domains(self) -> set[str]:
         """Every domain in the pool-wide scope set."""
         client = await self._client()
@@ -1167,12 +1181,17 @@ class RedisPool:
         return any(r.hexists(group + key, url) for key in ("url", "ldata", "hubs"))
 
     # ---- snapshots ----------------------------------------------------------------------------
-    async def save_snapshot(self, path: str | Path) -> int:
-        """Write the pool to a snapshot file (the LevelDB pool's format). Each key group is
-        read in one atomic script: on a single group, a consistent picture even while workers
-        run; on several, each group's part is consistent (pause the crawl for one instant)."""
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Write the pool to a snapshot file (the LevelDB pool's format), with the crawl's
+        scope: ``scope`` and the pool's shared scope set. Each key group is read in one atomic
+        script: on a single group, a consistent picture even while workers run; on several,
+        each group's part is consistent (pause the crawl for one instant)."""
+        domains = set(scope) | await self.scope_domains()
         replies = [await self._run("export", g) for g in self.groups]
-        records = (rec for reply in replies for rec in _export_records(reply))
+        records = itertools.chain(
+            snapshot_file.scope_records(domains),
+            (rec for reply in replies for rec in _export_records(reply)),
+        )
         return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
     async def load_snapshot(self, path: str | Path) -> int:
@@ -1514,6 +1533,8 @@ def _read_staging(src: Path, config: PoolConfig) -> _Staging:
                 fields += [str(crashes), str(fails), parked]
                 rec_text = "\t".join(fields)
                 st.hubs[url] = (rec_text, None if parked else due)
+            elif kind == "scope":
+                snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
             elif kind == "host":
                 name = rec["host"]
                 if not isinstance(name, str) or not name or "\t" in name:

@@ -495,6 +495,12 @@ class Crawler:
             self._recent.clear()  # links skipped as off-domain may be in scope now
             log.info("%d seeded domain(s) joined the scope", len(new))
 
+    async def add_scope_domains(self, domains: Iterable[str]) -> None:
+        """Registered domains join the crawl's scope and are remembered (a loaded snapshot's
+        scope, merged)."""
+        self.refresh_scope(domains)
+        self._save_scope()
+
     def _save_scope(self) -> None:
         """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
         if self.scope_file is None:
@@ -652,6 +658,15 @@ class Crawler:
     async def _process(self, lease: Lease) -> None:
         url = lease.url
         try:
+            if not lease.is_hub and self.scope.check(url) is not None:
+                # A URL that reached the pool without the scope check links pass (a loaded
+                # snapshot, a scope narrowed since): refused, never fetched.
+                result = FetchResult(
+                    error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
+                )
+                self._stats.record(None, ErrorKind.OUT_OF_SCOPE.value, 0, 0.0)
+                self._complete(url, result)
+                return
             if self.settings.obey_robots and not await self._robots_allow(lease):
                 if self.robots.unreachable(url):
                     # robots.txt could not be fetched: a temporary refusal (RFC 9309), retried

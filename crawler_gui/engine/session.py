@@ -325,6 +325,37 @@ class SharedScopeCrawler(Crawler):
         await self.shared_pool.add_scope_domains(_domains(h.url for h in hubs))
         return await super().set_hubs(hubs)
 
+    async def add_scope_domains(self, domains: Iterable[str]) -> None:
+        await self.shared_pool.add_scope_domains(domains)
+        await super().add_scope_domains(domains)
+
+
+#: What loading a snapshot does with the crawl scope it carries (``load --scope``).
+SCOPE_MODES = ("merge", "replace", "keep")
+
+
+def write_scope_file(scope_file: Path, domains: Iterable[str]) -> None:
+    """Write a pool directory's ``scope.json`` (the format ``Crawler._save_scope`` writes)."""
+    data = {"version": 1, "seed_domains": sorted(set(domains))}
+    tmp = scope_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, scope_file)
+
+
+def merged_scope(current: Iterable[str], loaded: Iterable[str], mode: str) -> set[str]:
+    """The scope after loading a snapshot: ``merge`` (the default: the union, so links of the
+    snapshot's sites are followed and nothing already seeded is dropped), ``replace`` (the
+    snapshot's alone; a version 1 snapshot carries none, and the pool's own is then kept) or
+    ``keep`` (the pool's own)."""
+    if mode not in SCOPE_MODES:
+        raise ConfigError(f"unknown scope mode {mode!r}: one of {', '.join(SCOPE_MODES)}")
+    loaded = set(loaded)
+    if mode == "keep" or (mode == "replace" and not loaded):
+        return set(current)
+    if mode == "replace":
+        return loaded
+    return set(current) | loaded
+
 
 def demo_settings(settings: CrawlSettings) -> CrawlSettings:
     """The demo crawls loopback hosts, so it must opt in to private addresses; it also keeps the
