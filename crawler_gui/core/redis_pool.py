@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import itertools
 import json
 import logging
@@ -71,6 +72,8 @@ _T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
 CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
+#: URLs (or hubs, or hosts) per export script of a snapshot save: a few milliseconds each.
+EXPORT_CHUNK = 2000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
 
 STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
@@ -1183,15 +1186,47 @@ class RedisPool:
     # ---- snapshots ----------------------------------------------------------------------------
     async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
         """Write the pool to a snapshot file (the LevelDB pool's format), with the crawl's
-        scope: ``scope`` and the pool's shared scope set. Each key group is read in one atomic
-        script: on a single group, a consistent picture even while workers run; on several,
-        each group's part is consistent (pause the crawl for one instant)."""
+        scope: ``scope`` and the pool's shared scope set.
+
+        The pool is read in bounded chunks (``export.lua``: one HSCAN step of
+        :data:`EXPORT_CHUNK` URLs per script, a few milliseconds each), streamed into the file
+        from a thread: neither the server nor this process holds the whole pool at once, and
+        the workers keep running between two chunks. Each URL is written once (a URL that
+        HSCAN returns twice, as it may while the hash grows, is skipped by its 8-byte digest),
+        in the state of the chunk that read it; pause the crawl for a file of one instant."""
         domains = set(scope) | await self.scope_domains()
-        replies = [await self._run("export", g) for g in self.groups]
-        records = itertools.chain(
-            snapshot_file.scope_records(domains),
-            (rec for reply in replies for rec in _export_records(reply)),
-        )
+        head = [self.clock.now(), self.config.politeness.max_in_flight]
+        client = self._sync_client()
+        script = client.register_script(_SOURCES["export"])
+
+        def chunks() -> Iterator[dict[str, Any]]:
+            seen: set[bytes] = set()
+            for group in self.groups:
+                for part in ("hosts", "hubs", "urls"):
+                    cursor = "0"
+                    while True:
+                        try:
+                            args = [group, *head, part, cursor, EXPORT_CHUNK]
+                            reply = script(keys=[group + "meta"], args=args)
+                        except redis.RedisError as exc:
+                            raise PoolError(
+                                f"the Redis pool at {redact_url(self.redis_url)} failed while "
+                                f"saving a snapshot: {exc}"
+                            ) from exc
+                        cursor = str(reply[0])
+                        for rec in _export_records(reply[1:]):
+                            if rec["t"] != "host":
+                                key = hashlib.blake2b(
+                                    (rec["t"] + rec["url"]).encode(), digest_size=8
+                                ).digest()
+                                if key in seen:
+                                    continue
+                                seen.add(key)
+                            yield rec
+                        if cursor == "0":
+                            break
+
+        records = itertools.chain(snapshot_file.scope_records(domains), chunks())
         return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
     async def load_snapshot(self, path: str | Path) -> int:
