@@ -1230,9 +1230,14 @@ class RedisPool:
         return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
     async def load_snapshot(self, path: str | Path) -> int:
-        """Replace the pool with a snapshot file. The whole file is read and checked first;
-        then each key group is written under a staging prefix and swapped in by one script.
-        On a bad file the pool is unchanged. Needs nothing in flight (PoolBusyError)."""
+        """Replace the pool with a snapshot file. Needs nothing in flight (PoolBusyError).
+
+        The file is streamed, never held whole: each batch of records is checked and written
+        under a staging prefix per key group (``cg:…~load:<random>:``, keys that expire after
+        :data:`STAGING_TTL`), in pipelines of bounded size; a URL named twice is caught by
+        HSETNX. Only the per-host counters stay in memory. When the whole file has been read
+        and checked, each group is swapped in by one script (``swap.lua``). On a bad file the
+        staging keys are removed and the pool is unchanged."""
         client = await self._client()
         with self._errors():
             busy = 0
@@ -1242,86 +1247,20 @@ class RedisPool:
             raise PoolBusyError(
                 f"{busy} URLs are in flight; stop every worker before loading a snapshot"
             )
-        staging = await asyncio.to_thread(_read_staging, Path(path), self.config)
-        parts = _split_staging(staging, self.groups, self._group)
         tag = uuid.uuid4().hex
-        for group, part in parts.items():
-            sprefix = f"{group}~load:{tag}:"
-            written: list[str] = []
-            try:
-                await self._write_staging(client, sprefix, part, written)
-                await self._run("swap", group, sprefix)
-            except BaseException:
-                if written:
-                    with contextlib.suppress(redis.RedisError):
-                        for key in written:  # one slot per group; one key at a time is safe
-                            await client.unlink(key)
-                raise
+        stage = _StreamStaging(self, client, {g: f"{g}~load:{tag}:" for g in self.groups})
+        try:
+            count = await stage.fill(Path(path))
+            for group in self.groups:
+                await self._run("swap", group, stage.prefixes[group])
+        except BaseException:
+            await stage.discard()
+            raise
         if len(self.groups) > 1 or self.groups[0] != self.prefix:
             with self._errors():  # the swaps raised each group's; the workers read this one
                 await client.hincrby(self.prefix + "meta", "generation", 1)
-        log.info(
-            "loaded %d records from snapshot %s into redis pool %s", staging.count, path, self.name
-        )
-        return staging.count
-
-    async def _write_staging(
-        self, client: aredis.Redis, sp: str, st: _Staging, written: list[str]
-    ) -> None:
-        pipe = client.pipeline(transaction=False)
-        ops = 0
-
-        async def op(key: str) -> None:
-            nonlocal ops, pipe
-            if key not in seen:
-                seen.add(key)
-                written.append(key)
-                pipe.expire(key, STAGING_TTL)
-            ops += 1
-            if ops >= 500:
-                await pipe.execute()
-                pipe = client.pipeline(transaction=False)
-                ops = 0
-
-        seen: set[str] = set()
-        for chunk in _chunks(list(st.urls.items()), 1000):
-            pipe.hset(sp + "url", mapping=dict(chunk))
-            await op(sp + "url")
-        for host, queue in st.queues.items():
-            for chunk in _chunks(queue, 1000):
-                pipe.zadd(f"{sp}q:{{{host}}}", dict(chunk))
-                await op(f"{sp}q:{{{host}}}")
-        for name, h in st.hosts.items():
-            pipe.hset(f"{sp}h:{{{name}}}", mapping=h.fields())
-            await op(f"{sp}h:{{{name}}}")
-            pipe.zadd(sp + "hosts", {name: 0})
-            await op(sp + "hosts")
-            if h.wait > 0:
-                pipe.zadd(sp + "ready", {name: max(h.na, h.bo)})
-                await op(sp + "ready")
-        for chunk in _chunks(list(st.retry.items()), 1000):
-            pipe.zadd(sp + "retry", {url: next_try for url, (next_try, _e) in chunk})
-            await op(sp + "retry")
-            pipe.hset(sp + "rdata", mapping={url: err for url, (_n, err) in chunk})
-            await op(sp + "rdata")
-        for url, (rec, due) in st.hubs.items():
-            pipe.hset(sp + "hubs", url, rec)
-            await op(sp + "hubs")
-            if due is not None:  # (None: a parked hub, due only when the user refreshes it)
-                pipe.zadd(sp + "hubdue", {url: due})
-                await op(sp + "hubdue")
-        hosts = st.hosts.values()
-        totals: dict[FieldT, EncodableT] = {
-            "seq": st.max_seq,
-            "tw": sum(h.wait for h in hosts),
-            "td": sum(h.done for h in hosts),
-            "tf": sum(h.fail for h in hosts),
-            "tr": sum(h.retr for h in hosts),
-            "tx": sum(h.redir for h in hosts),
-        }
-        pipe.hset(sp + "meta", mapping=totals)
-        await op(sp + "meta")
-        await pipe.execute()
+        log.info("loaded %d records from snapshot %s into redis pool %s", count, path, self.name)
+        return count
 
     async def close(self) -> None:
         if self._closed:
@@ -1501,119 +1440,185 @@ class _StagingHost:
         }
 
 
-@dataclass(slots=True)
-class _Staging:
-    count: int = 0
-    max_seq: int = 0
-    urls: dict[str, str] = field(default_factory=dict)
-    queues: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
-    hosts: dict[str, _StagingHost] = field(default_factory=dict)
-    retry: dict[str, tuple[float, str]] = field(default_factory=dict)
-    hubs: dict[str, tuple[str, float | None]] = field(default_factory=dict)
-
-
 def _fmt(x: float) -> str:
     return repr(float(x)) if x != int(x) else str(int(x))
 
 
-def _read_staging(src: Path, config: PoolConfig) -> _Staging:
-    """Read and check a whole snapshot file (the checks of ``leveldb_pool._build_staging``)."""
-    st = _Staging()
-    try:
-        for rec in snapshot_file.read_snapshot(src):
-            st.count += 1
-            kind = rec["t"]
-            if kind == "url":
-                url, host = _valid_url(rec["url"])
-                state = STATE_CODES.get(rec["state"])
-                if state is None:
-                    raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
-                depth, attempts, seq = _int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq")
-                t = _num(rec, "time")
-                st.max_seq = max(st.max_seq, seq)
-                h = st.hosts.get(host) or st.hosts.setdefault(host, _StagingHost())
-                extra = rec.get("target") if state == "X" else rec.get("referrer")
-                if extra is not None and not isinstance(extra, str):
-                    raise SnapshotFormatError("a referrer or target is not text")
-                depth, attempts = min(depth, 65535), min(attempts, 65535)
-                if url in st.urls:
-                    raise SnapshotFormatError(f"the snapshot holds {url} twice")
-                st.urls[url] = "\t".join(
-                    (state, str(depth), str(attempts), str(seq), _fmt(t), extra or "")
-                )
-                if state == "W":
-                    score = float(min(depth, 8191) * (1 << 40) + seq)
-                    st.queues.setdefault(host, []).append((url, score))
-                    h.wait += 1
-                elif state == "D":
-                    h.done += 1
-                elif state == "F":
-                    h.fail += 1
-                elif state == "X":
-                    h.redir += 1
-                else:
-                    h.retr += 1
-                    st.retry[url] = (_num(rec, "next_try"), str(rec.get("last_error", "")))
-            elif kind == "hub":
-                url, host = _valid_url(rec["url"])
-                span = _num(rec, "span")
-                if span <= 0:
-                    raise SnapshotFormatError(f"hub {url} has a span that is not positive")
-                st.hosts.setdefault(host, _StagingHost())
-                last, due = _num(rec, "last_refresh"), _num(rec, "due")
-                result = str(rec.get("last_result", "")).replace("\t", " ")
-                parked = str(rec.get("parked", "") or "").replace("\t", " ")
-                crashes, fails = (_int(rec, k) if k in rec else 0 for k in ("crashes", "fails"))
-                fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
-                fields += [str(crashes), str(fails), parked]
-                rec_text = "\t".join(fields)
-                st.hubs[url] = (rec_text, None if parked else due)
-            elif kind == "scope":
-                snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
-            elif kind == "host":
-                name = rec["host"]
-                if not isinstance(name, str) or not name or "\t" in name:
-                    raise SnapshotFormatError("a host record has no host")
-                h = st.hosts.get(name) or st.hosts.setdefault(name, _StagingHost())
-                h.md = _num(rec, "min_delay")
-                h.bo = _num(rec, "backoff_until")
+#: Records read from a snapshot file per step, and commands per pipeline of a load: what a
+#: load holds at once, whatever the size of the file.
+LOAD_BATCH = 1000
+
+
+def _take(records: Iterator[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    return list(itertools.islice(records, n))
+
+
+class _StreamStaging:
+    """A snapshot file streamed into staging keys, one group prefix per key group, checked as
+    ``leveldb_pool._build_staging`` checks (``RedisPool.load_snapshot``)."""
+
+    def __init__(self, pool: RedisPool, client: aredis.Redis, prefixes: dict[str, str]) -> None:
+        self.pool = pool
+        self.client = client
+        self.prefixes = prefixes
+        self.hosts: dict[str, _StagingHost] = {}
+        self.max_seq = 0
+        self.keys: dict[str, None] = {}  # every staging key written: about two per host
+        self.pipe: Any = client.pipeline(transaction=False)
+        self.ops = 0
+        self.uniques: list[tuple[int, str]] = []  # (pipeline index of an HSETNX, its URL)
+
+    async def fill(self, src: Path) -> int:
+        records = snapshot_file.read_snapshot(src)
+        count = 0
+        try:
+            while batch := await asyncio.to_thread(_take, records, LOAD_BATCH):
+                for rec in batch:
+                    self._record(rec, src)
+                    if self.ops >= LOAD_BATCH:
+                        await self._flush()
+                count += len(batch)
+            self._finish()
+            await self._flush()
+        finally:
+            close = getattr(records, "close", None)  # the file, also when a check failed
+            if close is not None:
+                close()
+        return count
+
+    def _sp(self, host: str) -> str:
+        return self.prefixes[self.pool._group(host)]
+
+    def _host(self, name: str) -> _StagingHost:
+        return self.hosts.get(name) or self.hosts.setdefault(name, _StagingHost())
+
+    def _wrote(self, key: str) -> None:
+        """Count a command written to ``key`` (which exists now): the first one also sets
+        the key's expiry, so that a crash mid-load leaves nothing for good."""
+        if key not in self.keys:
+            self.keys[key] = None
+            self.pipe.expire(key, STAGING_TTL)
+            self.ops += 1
+        self.ops += 1
+
+    def _record(self, rec: dict[str, Any], src: Path) -> None:
+        try:
+            self._check_and_write(rec)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, SnapshotFormatError):
+                raise
+            raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
+
+    def _check_and_write(self, rec: dict[str, Any]) -> None:
+        pipe = self.pipe
+        kind = rec["t"]
+        if kind == "url":
+            url, host = _valid_url(rec["url"])
+            state = STATE_CODES.get(rec["state"])
+            if state is None:
+                raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
+            depth, attempts, seq = _int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq")
+            t = _num(rec, "time")
+            extra = rec.get("target") if state == "X" else rec.get("referrer")
+            if extra is not None and not isinstance(extra, str):
+                raise SnapshotFormatError("a referrer or target is not text")
+            self.max_seq = max(self.max_seq, seq)
+            depth, attempts = min(depth, 65535), min(attempts, 65535)
+            sp, h = self._sp(host), self._host(host)
+            value = "\t".join((state, str(depth), str(attempts), str(seq), _fmt(t), extra or ""))
+            self.uniques.append((len(pipe), url))
+            pipe.hsetnx(sp + "url", url, value)
+            self._wrote(sp + "url")
+            if state == "W":
+                key = f"{sp}q:{{{host}}}"
+                pipe.zadd(key, {url: float(min(depth, 8191) * (1 << 40) + seq)})
+                self._wrote(key)
+                h.wait += 1
+            elif state == "D":
+                h.done += 1
+            elif state == "F":
+                h.fail += 1
+            elif state == "X":
+                h.redir += 1
             else:
-                raise SnapshotFormatError(f"unknown record type {kind!r}")
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, SnapshotFormatError):
-            raise
-        raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
-    for queue in st.queues.values():
-        queue.sort(key=lambda e: e[1])
-    if config.politeness.max_in_flight < 1:  # pragma: no cover - Politeness forbids it
-        raise PoolError("max_in_flight must be at least 1")
-    return st
+                h.retr += 1
+                pipe.zadd(sp + "retry", {url: _num(rec, "next_try")})
+                self._wrote(sp + "retry")
+                pipe.hset(sp + "rdata", url, str(rec.get("last_error", "")))
+                self._wrote(sp + "rdata")
+        elif kind == "hub":
+            url, host = _valid_url(rec["url"])
+            span = _num(rec, "span")
+            if span <= 0:
+                raise SnapshotFormatError(f"hub {url} has a span that is not positive")
+            self._host(host)
+            last, due = _num(rec, "last_refresh"), _num(rec, "due")
+            result = str(rec.get("last_result", "")).replace("\t", " ")
+            parked = str(rec.get("parked", "") or "").replace("\t", " ")
+            crashes, fails = (_int(rec, k) if k in rec else 0 for k in ("crashes", "fails"))
+            fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
+            fields += [str(crashes), str(fails), parked]
+            sp = self._sp(host)
+            pipe.hset(sp + "hubs", url, "\t".join(fields))
+            self._wrote(sp + "hubs")
+            if not parked:  # a parked hub is due only when the user refreshes it
+                pipe.zadd(sp + "hubdue", {url: due})
+                self._wrote(sp + "hubdue")
+        elif kind == "scope":
+            snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
+        elif kind == "host":
+            name = rec["host"]
+            if not isinstance(name, str) or not name or "\t" in name:
+                raise SnapshotFormatError("a host record has no host")
+            h = self._host(name)
+            h.md = _num(rec, "min_delay")
+            h.bo = _num(rec, "backoff_until")
+        else:
+            raise SnapshotFormatError(f"unknown record type {kind!r}")
 
+    def _finish(self) -> None:
+        """The per-host rows, the host and ready sets and each group's totals."""
+        totals = {sp: {"seq": self.max_seq, "tw": 0, "td": 0, "tf": 0, "tr": 0, "tx": 0}
+                  for sp in self.prefixes.values()}  # fmt: skip
+        for name, h in self.hosts.items():
+            sp = self._sp(name)
+            self.pipe.hset(f"{sp}h:{{{name}}}", mapping=h.fields())
+            self._wrote(f"{sp}h:{{{name}}}")
+            self.pipe.zadd(sp + "hosts", {name: 0})
+            self._wrote(sp + "hosts")
+            if h.wait > 0:
+                self.pipe.zadd(sp + "ready", {name: max(h.na, h.bo)})
+                self._wrote(sp + "ready")
+            t = totals[sp]
+            t["tw"] += h.wait
+            t["td"] += h.done
+            t["tf"] += h.fail
+            t["tr"] += h.retr
+            t["tx"] += h.redir
+        for sp, t in totals.items():  # every group gets its meta, so every group is replaced
+            mapping: dict[FieldT, EncodableT] = {k: v for k, v in t.items()}
+            self.pipe.hset(sp + "meta", mapping=mapping)
+            self._wrote(sp + "meta")
 
-def _split_staging(
-    st: _Staging, groups: tuple[str, ...], group_of_host: Callable[[str], str]
-) -> dict[str, _Staging]:
-    """Deal a checked snapshot out to the pool's key groups (by host); every group gets a
-    part, empty or not, so that loading replaces every group."""
-    if len(groups) == 1:
-        return {groups[0]: st}
-    parts = {g: _Staging(count=0, max_seq=st.max_seq) for g in groups}
-    for url, rec in st.urls.items():
-        parts[group_of_host(url_host(url))].urls[url] = rec
-    for host, queue in st.queues.items():
-        parts[group_of_host(host)].queues[host] = queue
-    for host, h in st.hosts.items():
-        parts[group_of_host(host)].hosts[host] = h
-    for url, retry in st.retry.items():
-        parts[group_of_host(url_host(url))].retry[url] = retry
-    for url, hub in st.hubs.items():
-        parts[group_of_host(url_host(url))].hubs[url] = hub
-    return parts
+    async def _flush(self) -> None:
+        pipe, uniques = self.pipe, self.uniques
+        self.pipe = self.client.pipeline(transaction=False)
+        self.ops, self.uniques = 0, []
+        with self.pool._errors():
+            replies = await pipe.execute()
+        for index, url in uniques:
+            if not int(replies[index]):
+                raise SnapshotFormatError(f"the snapshot holds {url} twice")
 
-
-def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
+    async def discard(self) -> None:
+        """Remove every staging key written (the pool itself was not touched)."""
+        with contextlib.suppress(redis.RedisError, PoolClosedError):
+            keys = list(self.keys)
+            for i in range(0, len(keys), 500):
+                pipe = self.client.pipeline(transaction=False)
+                for key in keys[i : i + 500]:  # one key per command: any layout
+                    pipe.execute_command("UNLINK", key)
+                await pipe.execute()
 
 
 __all__ = [

@@ -459,3 +459,54 @@ def test_a_snapshot_save_streams_the_pool_in_bounded_chunks(
     # Never the whole pool at once (HSCAN's COUNT is a hint: a step of a hash being rehashed
     # may return several times as many; a small hash comes whole).
     assert len(chunk_sizes) > 20 and max(chunk_sizes) <= 600
+
+
+def test_a_snapshot_load_streams_the_file_and_a_late_duplicate_changes_nothing(
+    any_redis: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is read LOAD_BATCH records at a time (never whole); a URL named twice far
+    apart is still caught, and then the pool is unchanged and no staging key is left."""
+    from crawler_gui.core import redis_pool, snapshot_file
+
+    monkeypatch.setattr(redis_pool, "LOAD_BATCH", 10)
+    taken: list[int] = []
+    real_take = redis_pool._take
+
+    def spy(records: Any, n: int) -> Any:
+        batch = real_take(records, n)
+        taken.append(len(batch))
+        return batch
+
+    monkeypatch.setattr(redis_pool, "_take", spy)
+
+    def url_rec(i: int) -> dict[str, Any]:
+        return {"t": "url", "url": f"http://h{i % 7}.example.com/{i}", "state": "waiting",
+                "depth": 0, "attempts": 0, "seq": i + 1, "time": 0}  # fmt: skip
+
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    snapshot_file.write_snapshot(good, [url_rec(i) for i in range(100)])
+    snapshot_file.write_snapshot(bad, [url_rec(i) for i in range(100)] + [url_rec(5)])
+    name = _name()
+    url = f"{any_redis}?name={name}"
+
+    async def go() -> None:
+        pool = await RedisPool.open(url, fast_config(), ManualClock())
+        try:
+            await pool.add("http://before.example.com/")
+            with pytest.raises(SnapshotFormatError, match="twice"):
+                await pool.load_snapshot(bad)
+            assert (await pool.snapshot()).totals.waiting == 1  # unchanged
+            taken.clear()
+            assert await pool.load_snapshot(good) == 100
+            assert max(taken) <= 10 and sum(taken) == 100
+            totals = (await pool.snapshot()).totals
+            assert (totals.waiting, totals.hosts) == (100, 7)
+            leases = await pool.pop(7, 0)
+            assert sorted(lease.url for lease in leases) == sorted(
+                f"http://h{i}.example.com/{i}" for i in range(7)
+            )
+        finally:
+            await pool.close()
+
+    run(go())
+    assert not all_keys(any_redis, f"cg:{name}:*~load*")
