@@ -1466,7 +1466,10 @@ class _StreamStaging:
         self.keys: dict[str, None] = {}  # every staging key written: about two per host
         self.pipe: Any = client.pipeline(transaction=False)
         self.ops = 0
-        self.uniques: list[tuple[int, str]] = []  # (pipeline index of an HSETNX, its URL)
+        #: The batch being gathered: staging key -> field -> value (hashes) or member -> score
+        #: (sorted sets), written by one command per key at the next flush.
+        self.hashes: dict[str, dict[str, str]] = {}
+        self.zsets: dict[str, dict[str, float]] = {}
 
     async def fill(self, src: Path) -> int:
         records = snapshot_file.read_snapshot(src)
@@ -1501,6 +1504,14 @@ class _StreamStaging:
             self.ops += 1
         self.ops += 1
 
+    def _hset(self, key: str, field: str, value: str) -> None:
+        self.hashes.setdefault(key, {})[field] = value
+        self.ops += 1
+
+    def _zadd(self, key: str, member: str, score: float) -> None:
+        self.zsets.setdefault(key, {})[member] = score
+        self.ops += 1
+
     def _record(self, rec: dict[str, Any], src: Path) -> None:
         try:
             self._check_and_write(rec)
@@ -1510,7 +1521,6 @@ class _StreamStaging:
             raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
 
     def _check_and_write(self, rec: dict[str, Any]) -> None:
-        pipe = self.pipe
         kind = rec["t"]
         if kind == "url":
             url, host = _valid_url(rec["url"])
@@ -1526,13 +1536,12 @@ class _StreamStaging:
             depth, attempts = min(depth, 65535), min(attempts, 65535)
             sp, h = self._sp(host), self._host(host)
             value = "\t".join((state, str(depth), str(attempts), str(seq), _fmt(t), extra or ""))
-            self.uniques.append((len(pipe), url))
-            pipe.hsetnx(sp + "url", url, value)
-            self._wrote(sp + "url")
+            batch = self.hashes.get(sp + "url")
+            if batch is not None and url in batch:
+                raise SnapshotFormatError(f"the snapshot holds {url} twice")
+            self._hset(sp + "url", url, value)  # (a URL of an earlier batch: caught at flush)
             if state == "W":
-                key = f"{sp}q:{{{host}}}"
-                pipe.zadd(key, {url: float(min(depth, 8191) * (1 << 40) + seq)})
-                self._wrote(key)
+                self._zadd(f"{sp}q:{{{host}}}", url, float(min(depth, 8191) * (1 << 40) + seq))
                 h.wait += 1
             elif state == "D":
                 h.done += 1
@@ -1542,10 +1551,8 @@ class _StreamStaging:
                 h.redir += 1
             else:
                 h.retr += 1
-                pipe.zadd(sp + "retry", {url: _num(rec, "next_try")})
-                self._wrote(sp + "retry")
-                pipe.hset(sp + "rdata", url, str(rec.get("last_error", "")))
-                self._wrote(sp + "rdata")
+                self._zadd(sp + "retry", url, _num(rec, "next_try"))
+                self._hset(sp + "rdata", url, str(rec.get("last_error", "")))
         elif kind == "hub":
             url, host = _valid_url(rec["url"])
             span = _num(rec, "span")
@@ -1559,11 +1566,9 @@ class _StreamStaging:
             fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
             fields += [str(crashes), str(fails), parked]
             sp = self._sp(host)
-            pipe.hset(sp + "hubs", url, "\t".join(fields))
-            self._wrote(sp + "hubs")
+            self._hset(sp + "hubs", url, "\t".join(fields))
             if not parked:  # a parked hub is due only when the user refreshes it
-                pipe.zadd(sp + "hubdue", {url: due})
-                self._wrote(sp + "hubdue")
+                self._zadd(sp + "hubdue", url, due)
         elif kind == "scope":
             snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
         elif kind == "host":
@@ -1601,14 +1606,31 @@ class _StreamStaging:
             self._wrote(sp + "meta")
 
     async def _flush(self) -> None:
-        pipe, uniques = self.pipe, self.uniques
+        """Write the gathered batch: one command per key (after a look at which of its URLs
+        an earlier batch staged already: a URL named twice)."""
+        url_keys = [sp + "url" for sp in self.prefixes.values() if sp + "url" in self.hashes]
+        if url_keys:
+            check = self.client.pipeline(transaction=False)
+            for key in url_keys:
+                check.hmget(key, list(self.hashes[key]))
+            with self.pool._errors():
+                found = await check.execute()
+            for key, values in zip(url_keys, found, strict=True):
+                for url, old in zip(self.hashes[key], values, strict=True):
+                    if old is not None:
+                        raise SnapshotFormatError(f"the snapshot holds {url} twice")
+        pipe = self.pipe
+        for key, mapping in self.hashes.items():
+            pipe.hset(key, mapping=mapping)
+            self._wrote(key)
+        for key, members in self.zsets.items():
+            pipe.zadd(key, members)
+            self._wrote(key)
         self.pipe = self.client.pipeline(transaction=False)
-        self.ops, self.uniques = 0, []
+        self.ops = 0
+        self.hashes, self.zsets = {}, {}
         with self.pool._errors():
-            replies = await pipe.execute()
-        for index, url in uniques:
-            if not int(replies[index]):
-                raise SnapshotFormatError(f"the snapshot holds {url} twice")
+            await pipe.execute()
 
     async def discard(self) -> None:
         """Remove every staging key written (the pool itself was not touched)."""
