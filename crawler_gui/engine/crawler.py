@@ -658,9 +658,11 @@ class Crawler:
     async def _process(self, lease: Lease) -> None:
         url = lease.url
         try:
-            if not lease.is_hub and self.scope.check(url) is not None:
+            refusal = None if lease.is_hub else self.scope.check(url)
+            if refusal is not None and (refusal != "off_domain" or self.scope.names_sites):
                 # A URL that reached the pool without the scope check links pass (a loaded
-                # snapshot, a scope narrowed since): refused, never fetched.
+                # snapshot, a scope narrowed since): refused, never fetched. (A scope that
+                # names no site at all refuses nothing as off-site.)
                 result = FetchResult(
                     error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
                 )
