@@ -7,14 +7,15 @@ totals instead of "in use".
 
 Every command that takes a POOL_DIR also takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): ``crawl`` then joins the shared pool
-as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<name>``);
+as one worker and keeps its pages in ``--store-dir`` (default: a store of its own under
+``./crawler-gui-<name>/``, see ``docs/redis.md``);
 ``export`` reads such a store directory.
 
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
 refused the credentials; our own disk is full or failed a write; an output file or WARC folder
-cannot be written); 2 bad arguments (also an output inside the pool's own files); 3 the pool is
-in use by another process; 4 the pool or a file is corrupt, damaged, foreign or from a newer
-version; 130 stopped at once by a second Ctrl-C.
+cannot be written); 2 bad arguments (also an output inside the pool's own files, a pool URL that
+cannot be used); 3 the pool or the page store is in use by another process; 4 the pool or a file
+is corrupt, damaged, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
 """
 
 from __future__ import annotations
@@ -29,13 +30,24 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb_pool import LevelDBPool
-from crawler_gui.engine.session import CrawlSession, is_pool_url, open_redis_pool
+from crawler_gui.engine.crawler import load_seed_domains
+from crawler_gui.engine.session import (
+    RECONNECT_SECONDS,
+    SCOPE_FILE,
+    SCOPE_MODES,
+    CrawlSession,
+    is_pool_url,
+    merged_scope,
+    open_redis_pool,
+    write_scope_file,
+)
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (
@@ -48,6 +60,7 @@ from crawler_gui.errors import (
     PoolWriteError,
     SnapshotError,
     StoreError,
+    StoreInUseError,
     StoreWriteError,
     is_disk_full,
 )
@@ -220,8 +233,18 @@ def build_parser() -> argparse.ArgumentParser:
     crawl.add_argument(
         "--store-dir",
         metavar="DIR",
-        help="Redis pool only: this worker's local page store (and scope.json); "
-        "default ./crawler-gui-NAME",
+        help="Redis pool only: this worker's local page store (and scope.json); default "
+        "./crawler-gui-NAME/ID with --worker ID, else the first store under "
+        "./crawler-gui-NAME/ that no running worker holds (auto-1, auto-2, ...)",
+    )
+    crawl.add_argument(
+        "--redis-retry",
+        type=_non_negative,
+        default=RECONNECT_SECONDS,
+        metavar="SECONDS",
+        help="Redis pool only: while the Redis server cannot be reached (a restart, a network "
+        "cut), keep retrying with backoff for this long before the worker gives up; its "
+        "leases are kept (default %(default).0f)",
     )
     crawl.add_argument(
         "--worker",
@@ -255,6 +278,13 @@ def build_parser() -> argparse.ArgumentParser:
         "pool_dir", help="a pool directory or a Redis pool URL (every worker must be stopped)"
     )
     load.add_argument("file")
+    load.add_argument(
+        "--scope",
+        choices=SCOPE_MODES,
+        default="merge",
+        help="the crawl scope (seed domains) the snapshot carries: merge it with the pool's "
+        "(default), replace the pool's with it, or keep the pool's",
+    )
 
     repair = sub.add_parser(
         "repair",
@@ -299,9 +329,56 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     return CrawlSettings(**kw)
 
 
+class _QuietStream:
+    """Standard error that never raises: once a write fails (the reader went away, as in
+    ``crawler-gui crawl … 2>&1 | head``, or the disk under a redirect is full) further output
+    is dropped. Output is a courtesy; it must never stop a crawl, nor keep a stop signal from
+    stopping it (a print that raises inside the signal handler would)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream: TextIO | None = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):  # (ValueError: the stream was closed)
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._drop()
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream is not None and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def _drop(self) -> None:
+        self._stream = None
+        self.broken = True
+
+
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    real_stderr = sys.stderr
+    quiet = _QuietStream(real_stderr)
+    sys.stderr = quiet
+    try:
+        return _main(args, parser)
+    finally:
+        if not quiet.broken:  # (a broken one stays: the exit-time flush must not fail again)
+            sys.stderr = real_stderr
+
+
+def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -317,7 +394,7 @@ def main(argv: list[str]) -> int:
         if args.command == "repair":
             return repair_command(args)
         return asyncio.run(snapshot_command(args))
-    except PoolInUseError as exc:
+    except (PoolInUseError, StoreInUseError) as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_IN_USE
     except (DiskFullError, PoolWriteError, StoreWriteError) as exc:
@@ -333,6 +410,9 @@ def main(argv: list[str]) -> int:
     except CrawlerGuiError as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl-C before the crawl's own handler was installed
+        print("crawler-gui: interrupted", file=sys.stderr)
+        return EXIT_ABORTED
     except BrokenPipeError:
         # The reader of our output went away (``export | head``): not an error of ours.
         with contextlib.suppress(OSError):
@@ -347,6 +427,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     redis = bool(args.pool_dir) and is_pool_url(args.pool_dir)
     if not redis and (args.store_dir or args.worker):
         parser.error("--store-dir and --worker are for a Redis pool URL only")
+    if not redis and args.redis_retry != RECONNECT_SECONDS:
+        parser.error("--redis-retry is for a Redis pool URL only")
     settings = settings_from_args(args)
     hubs: list[HubSpec] = []
     if args.hubs_file:
@@ -368,7 +450,12 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     pool_dir = args.pool_dir or tempfile.mkdtemp(prefix="crawler-gui-demo-")
     if redis:
         session = await CrawlSession.open(
-            pool_dir, settings, demo=args.demo, store_dir=args.store_dir, worker=args.worker
+            pool_dir,
+            settings,
+            demo=args.demo,
+            store_dir=args.store_dir,
+            worker=args.worker,
+            redis_retry=args.redis_retry,
         )
     else:
         session = await CrawlSession.open(pool_dir, settings, demo=args.demo)
@@ -447,18 +534,19 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
     stopper: asyncio.Task[None] | None = None
 
     def on_signal() -> None:
+        # The stop is scheduled before anything is printed, and no output error reaches the
+        # signal: a stop signal always stops the crawl, whatever happens to standard error.
         nonlocal presses, aborted, stopper
         presses += 1
         if presses == 1:
-            print(
-                "\nstopping: in-flight fetches finish (Ctrl-C again to stop at once)",
-                file=sys.stderr,
-            )
             stopper = loop.create_task(crawler.stop())
+            say = "\nstopping: in-flight fetches finish (Ctrl-C again to stop at once)"
         else:
             aborted = True
-            print("\nstopping now; unfinished URLs go back to the pool", file=sys.stderr)
             stopper = loop.create_task(crawler.stop(wait_in_flight=False))
+            say = "\nstopping now; unfinished URLs go back to the pool"
+        with contextlib.suppress(OSError, ValueError):
+            print(say, file=sys.stderr, flush=True)
 
     def on_storage_full(_message: str) -> None:
         # Headless, nobody is there to free space and press Resume: stop cleanly.
@@ -581,14 +669,38 @@ async def _redis_snapshot(args: argparse.Namespace) -> int:
             count = await pool.save_snapshot(args.file)
             print(f"saved {count} records to {args.file}", file=sys.stderr)
         else:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
             count = await pool.load_snapshot(args.file)
             print(
                 f"loaded {count} records from {args.file} into the Redis pool {pool.name!r}",
                 file=sys.stderr,
             )
+            current = await pool.scope_domains()
+            scope = merged_scope(current, loaded, args.scope)
+            if scope != current:
+                if scope >= current:
+                    await pool.add_scope_domains(scope - current)
+                else:
+                    await pool.replace_scope_domains(scope)
+            _say_scope(loaded, current, scope)
     finally:
         await pool.close()
     return 0
+
+
+def _say_scope(loaded: Iterable[str], before: set[str], after: set[str]) -> None:
+    loaded = set(loaded)
+    if not loaded:
+        print(
+            "the snapshot carries no crawl scope (an older file): scope unchanged",
+            file=sys.stderr,
+        )
+        return
+    print(
+        f"crawl scope: {len(loaded)} domain(s) in the snapshot; {len(before)} before, "
+        f"{len(after)} now",
+        file=sys.stderr,
+    )
 
 
 async def snapshot_command(args: argparse.Namespace) -> int:
@@ -601,13 +713,21 @@ async def snapshot_command(args: argparse.Namespace) -> int:
     elif pool_dir.exists() and not pool_dir.is_dir():
         raise ConfigError(f"{pool_dir} is a file, not a pool directory")
     pool = await LevelDBPool.open_async(pool_dir, create=not saving)
+    scope_file = pool_dir / SCOPE_FILE
     try:
         if args.command == "save":
-            count = await pool.save_snapshot(args.file)
+            scope = load_seed_domains(scope_file)
+            count = await pool.save_snapshot(args.file, scope=scope)
             print(f"saved {count} records to {args.file}", file=sys.stderr)
         else:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
             count = await pool.load_snapshot(args.file)
             print(f"loaded {count} records from {args.file} into {pool_dir}", file=sys.stderr)
+            current = set(load_seed_domains(scope_file))
+            after = merged_scope(current, loaded, args.scope)
+            if after != current:
+                write_scope_file(scope_file, after)
+            _say_scope(loaded, current, after)
     finally:
         await pool.close()
     return 0

@@ -69,8 +69,17 @@ class ConfigError(CrawlerGuiError, ValueError):
     """A setting or a command-line argument is invalid."""
 
 
+class PoolURLError(PoolError, ConfigError):
+    """A pool URL that cannot be used as written (a bad port, an unknown option, a bad name):
+    an argument error (exit code 2 on the command line), never a traceback."""
+
+
 class StoreError(CrawlerGuiError):
     """The page store cannot be opened or written."""
+
+
+class StoreInUseError(StoreError):
+    """Another process (or another ``PageStore``) has this page store open."""
 
 
 class StoreWriteError(StoreError):

@@ -264,6 +264,16 @@ ZH = {
     "now": "现在",
     "ok": "正常",
     "refreshing": "刷新中",
+    # a loaded snapshot's crawl scope
+    "The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's "
+    "scope, so that their links are followed?": "该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。"
+    "要把它们加入抓取范围，以便跟随它们的链接吗？",
+    "The crawl's scope was not changed.": "抓取范围未更改。",
+    # parked hubs (a hub page that kept stopping the crawl)
+    "parked": "已搁置",
+    "Why": "原因",
+    "Why a hub is not refreshed by itself (Refresh now resumes it)": "入口页为何不再自动刷新（“立即刷新”可恢复）",
+    "parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again": "已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试",
     "refused: %1": "已拒绝：%1",
     "the user agent must not be empty": "User-Agent 不能为空",
     "■ errors/s": "■ 错误/秒",

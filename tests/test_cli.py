@@ -195,3 +195,44 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
     finally:
         store.close()
     assert done <= stored, sorted(done - stored)[:5]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_stops_the_crawl_when_stderr_is_a_closed_pipe(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """``crawler-gui crawl … 2>&1 | head``: once ``head`` has gone, every write to standard error
+    fails; the stop signal must still stop the crawl (the handler printed first, the print
+    raised BrokenPipeError and the stop was never scheduled)."""
+    pool = tmp_path / "pool"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "crawler_gui", "--log-level", "INFO", "crawl", str(pool)),
+            *("--demo", "--concurrency", "1", "--no-progress"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    try:
+        # Read until the crawl runs (its log says so), then go away like ``head`` does.
+        seen = b""
+        while b"crawl running" not in seen:
+            line = proc.stdout.readline()
+            assert line, f"the crawl ended before it ran: {seen!r}"
+            seen += line
+        proc.stdout.close()
+        proc.send_signal(sig)
+        returncode = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert returncode == 0
+    held = LevelDBPool.open(pool)
+    try:
+        totals = asyncio.run(held.snapshot()).totals
+    finally:
+        held.close_sync()
+    assert totals.pending == 0 and totals.waiting > 0  # stopped gracefully, mid-crawl

@@ -123,6 +123,16 @@ class HubRow(NamedTuple):
     last_result: str
     next_due: float
     in_flight: bool
+    #: Why the hub is parked ("" when it is not): :data:`PARKED_CRASHED`. A parked hub is not
+    #: refreshed until the user refreshes it (``refresh_hub``).
+    parked: str = ""
+    #: Leases of the hub lost in a row (its process died, or the lease expired).
+    crashes: int = 0
+
+
+#: ``HubRow.parked``: the hub's fetch was lost (the process died or the lease expired) as many
+#: times in a row as a page may lose it (``RetryPolicy.failure_threshold``).
+PARKED_CRASHED = "crashed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,8 +228,10 @@ class Frontier(Protocol):
         """When the next URL or hub becomes poppable; None when nothing is waiting."""
         ...
 
-    async def save_snapshot(self, path: str | Path) -> int:
-        """Write the whole pool to one portable file (atomically); return records written."""
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Write the whole pool to one portable file (atomically); return records written.
+        ``scope``: the registered domains of the crawl's seeds and hubs, saved with it (a
+        shared pool adds its own scope set)."""
         ...
 
     async def load_snapshot(self, path: str | Path) -> int:

@@ -36,6 +36,7 @@ import plyvel
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
 from crawler_gui.core.frontier import (
+    PARKED_CRASHED,
     AddReport,
     AddRequest,
     HostRow,
@@ -210,7 +211,18 @@ class _Host:
 
 
 class _Hub:
-    __slots__ = ("due", "host", "in_flight", "last_refresh", "last_result", "span", "url")
+    __slots__ = (
+        "crashes",
+        "due",
+        "fails",
+        "host",
+        "in_flight",
+        "last_refresh",
+        "last_result",
+        "parked",
+        "span",
+        "url",
+    )
 
     def __init__(self, url: str, host: str, span: float) -> None:
         self.url = url
@@ -220,14 +232,36 @@ class _Hub:
         self.last_result = ""
         self.due = 0.0
         self.in_flight = False
+        #: Leases of this hub lost in a row (the process died, or the lease expired): a hub
+        #: that kills the process is parked after as many as a page may lose.
+        self.crashes = 0
+        #: Ordinary failed refreshes in a row: the backoff grows with them, up to the span.
+        self.fails = 0
+        #: Why the hub is parked (``hub_parked``), "" when it is not. A parked hub is never
+        #: due until the user refreshes it.
+        self.parked = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        rec: dict[str, Any] = {
             "span": self.span,
             "last": self.last_refresh,
             "result": self.last_result,
             "due": self.due,
         }
+        if self.crashes:
+            rec["crashes"] = self.crashes
+        if self.fails:
+            rec["fails"] = self.fails
+        if self.parked:
+            rec["parked"] = self.parked
+        return rec
+
+    def read_extra(self, rec: dict[str, Any]) -> None:
+        """The counters and the parked reason of a stored or snapshot hub record (absent in
+        records of older versions: zero and not parked)."""
+        self.crashes = int(rec.get("crashes", 0) or 0)
+        self.fails = int(rec.get("fails", 0) or 0)
+        self.parked = str(rec.get("parked", "") or "")
 
 
 class _Retry:
@@ -433,8 +467,10 @@ class LevelDBPool:
                 hub.last_refresh = float(rec["last"])
                 hub.last_result = str(rec["result"])
                 hub.due = float(rec["due"])
+                hub.read_extra(rec)
                 self._hubs[url] = hub
-                heapq.heappush(self._hub_heap, (hub.due, url))
+                if not hub.parked:
+                    heapq.heappush(self._hub_heap, (hub.due, url))
             for key, raw in db.iterator(prefix=P_RETRY):
                 url = key[len(P_RETRY) :].decode()
                 rec = snapshot_file.loads(raw)
@@ -508,9 +544,7 @@ class LevelDBPool:
                 if is_hub:
                     hub = self._hubs.get(url)
                     if hub is not None:
-                        hub.due = now
-                        heapq.heappush(self._hub_heap, (now, url))
-                        wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+                        self._hub_lost(wb, hub, now, "process stopped")
                     continue
                 h = self._host(host_of(url))
                 urec = self._db.get(P_URL + url.encode())
@@ -520,6 +554,27 @@ class LevelDBPool:
             for h in dirty:
                 wb.put(P_HOST + h.name.encode(), h.pack())
         log.warning("reclaimed %d leases left by a process that stopped", len(leases))
+
+    def _hub_lost(self, wb: Any, hub: _Hub, now: float, label: str) -> None:
+        """A hub's lease ended without a result (its process died, or the lease expired): one
+        attempt counted, as for a page. A hub that lost as many leases in a row as a page may
+        (``RetryPolicy.gives_up``) is parked until the user refreshes it: a page that kills
+        the process must not crash-loop the crawl."""
+        hub.in_flight = False
+        hub.crashes += 1
+        hub.last_result = label
+        if self.config.retry.gives_up(hub.crashes):
+            hub.parked = PARKED_CRASHED
+            log.warning(
+                "hub %s parked: its process stopped or its lease expired %d times in a row "
+                "while fetching it; refresh it to try again",
+                hub.url,
+                hub.crashes,
+            )
+        else:
+            hub.due = now
+            heapq.heappush(self._hub_heap, (now, hub.url))
+        wb.put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
 
     def _requeue_or_fail(
         self,
@@ -840,7 +895,7 @@ class LevelDBPool:
             while self._hub_heap and len(out) < hub_quota and self._hub_heap[0][0] <= now:
                 due, url = heapq.heappop(self._hub_heap)
                 hub = self._hubs.get(url)
-                if hub is None or hub.in_flight or hub.due != due:
+                if hub is None or hub.in_flight or hub.due != due or hub.parked:
                     continue  # stale heap entry
                 h = self._host(hub.host)
                 if h.in_flight >= max_if or h.allowed_at() > now:
@@ -937,11 +992,7 @@ class LevelDBPool:
             if lease.is_hub:
                 hub = self._hubs.get(url)
                 if hub is not None:
-                    hub.in_flight = False
-                    hub.due = now
-                    hub.last_result = "lease expired"
-                    heapq.heappush(self._hub_heap, (now, url))
-                    wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+                    self._hub_lost(wb, hub, now, "lease expired")
             else:
                 self._requeue_or_fail(wb, h, url, lease.depth, seq, attempts, ref, now)
             log.warning(
@@ -1196,13 +1247,18 @@ class LevelDBPool:
         hub.in_flight = False
         hub.last_refresh = now
         hub.last_result = result.label
+        hub.crashes = 0  # a result came back: the process survived this hub
         if outcome in (Outcome.RETRY,) or (
             outcome is Outcome.FAILED and result.error is not None and result.error.retryable
         ):
-            hub.due = now + min(hub.span, self.config.retry.delay(1))
+            # Network failures never park a hub: they back off, up to its span.
+            hub.fails += 1
+            hub.due = now + min(hub.span, self.config.retry.delay(hub.fails))
         elif outcome is Outcome.THROTTLED:
+            hub.fails = 0
             hub.due = now + max(hub.span, self.config.retry.throttle_delay(result.retry_after))
         else:
+            hub.fails = 0
             hub.due = now + hub.span
         heapq.heappush(self._hub_heap, (hub.due, url))
         wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
@@ -1264,6 +1320,8 @@ class LevelDBPool:
         if hub is None:
             return False
         if not hub.in_flight:
+            hub.parked = ""  # the user asked: a parked hub gets its chances again
+            hub.crashes = 0
             hub.due = self.clock.now()
             heapq.heappush(self._hub_heap, (hub.due, hub.url))
             self._put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
@@ -1382,6 +1440,8 @@ class LevelDBPool:
                 hub.last_result,
                 hub.due,
                 hub.in_flight,
+                hub.parked,
+                hub.crashes,
             )
             for hub in self._hubs.values()
         )
@@ -1426,7 +1486,7 @@ class LevelDBPool:
         while heap:  # drop stale entries on top: removed, in flight, or re-scheduled hubs
             due, url = heap[0]
             hub = self._hubs.get(url)
-            if hub is not None and not hub.in_flight and hub.due == due:
+            if hub is not None and not hub.in_flight and hub.due == due and not hub.parked:
                 times.append(due)
                 break
             heapq.heappop(heap)
@@ -1458,7 +1518,7 @@ class LevelDBPool:
         return _read_urec(raw)[2] if raw is not None else 0
 
     # ---- snapshots ----------------------------------------------------------------------------
-    async def save_snapshot(self, path: str | Path) -> int:
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
         """Write the whole pool to a snapshot file, in a worker thread, from a consistent
         LevelDB snapshot. Cancelled, the thread stops at its next record and removes its
         temporary file; :meth:`close` stops it first too (it reads the database)."""
@@ -1474,7 +1534,12 @@ class LevelDBPool:
         leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
         stop, done = threading.Event(), threading.Event()
         snap = self._db.snapshot()
-        records = _export_records(snap, leases, stop)
+
+        def all_records() -> Generator[dict[str, Any], None, None]:
+            yield from snapshot_file.scope_records(scope)
+            yield from _export_records(snap, leases, stop)
+
+        records = all_records()
 
         def work() -> int:
             try:
@@ -1717,6 +1782,7 @@ def _export_records(
                 "last_refresh": rec["last"],
                 "last_result": rec["result"],
                 "due": rec["due"],
+                **{k: rec[k] for k in ("crashes", "fails", "parked") if rec.get(k)},
             }
     with snap.iterator(prefix=P_RETRY) as it:
         retry = {key[len(P_RETRY) :].decode(): snapshot_file.loads(raw) for key, raw in it}
@@ -1813,17 +1879,14 @@ def _build_staging(src: Path, staging: Path) -> int:
                 if span <= 0:
                     raise SnapshotFormatError(f"hub {url} has a span that is not positive")
                 hosts.setdefault(hostname, _Host(hostname))
-                wb.put(
-                    P_HUB + url.encode(),
-                    snapshot_file.dumps(
-                        {
-                            "span": span,
-                            "last": _num(rec, "last_refresh"),
-                            "result": str(rec.get("last_result", "")),
-                            "due": _num(rec, "due"),
-                        }
-                    ),
-                )
+                hub = _Hub(url, hostname, span)
+                hub.last_refresh = _num(rec, "last_refresh")
+                hub.last_result = str(rec.get("last_result", ""))
+                hub.due = _num(rec, "due")
+                hub.read_extra(rec)
+                wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+            elif kind == "scope":
+                snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
             elif kind == "host":
                 name = rec["host"]
                 if not isinstance(name, str) or not name:

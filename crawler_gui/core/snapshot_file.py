@@ -2,10 +2,17 @@
 
 Format (documented in ``docs/storage.md``): gzip-compressed JSON Lines, UTF-8.
 
-* line 1, the header: ``{"format": "crawler-gui-pool-snapshot", "version": 1, "created": <time>,
+* line 1, the header: ``{"format": "crawler-gui-pool-snapshot", "version": 2, "created": <time>,
   "generator": "crawler-gui <version>"}``
-* then one JSON object per record, each with a ``"t"`` field: ``"url"``, ``"hub"`` or ``"host"``;
+* then one JSON object per record, each with a ``"t"`` field: ``"scope"``, ``"url"``, ``"hub"``
+  or ``"host"``;
 * last line, the trailer: ``{"t": "end", "records": <number of records before it>}``.
+
+Version 2 added the crawl's scope: one ``{"t": "scope", "domain": "example.com"}`` record per
+registered domain of the crawl's seeds and hubs (so that a snapshot loaded into a new pool
+follows the same sites' links), and the optional ``crashes``/``fails``/``parked`` fields of hub
+records. Files of version 1 still load (no scope: the pool's own is kept). A reader of version
+1 refuses a version 2 file as "newer" rather than drop its scope in silence.
 
 A missing trailer (a truncated file), a count that does not match, a bad gzip CRC, a line that is
 not a JSON object, a foreign header or a pickle all raise
@@ -30,8 +37,10 @@ from crawler_gui import __version__
 from crawler_gui.errors import SnapshotError, SnapshotFormatError, SnapshotVersionError
 
 FORMAT = "crawler-gui-pool-snapshot"
-VERSION = 1
+VERSION = 2
 MAX_LINE = 1 << 20
+#: The longest registered domain a scope record may hold (a DNS name's limit).
+MAX_DOMAIN = 253
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _decoder = json.JSONDecoder()
@@ -125,6 +134,32 @@ def fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def scope_records(domains: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The scope records of a crawl whose seeds and hubs cover ``domains``."""
+    for domain in sorted({d for d in domains if d}):
+        yield {"t": "scope", "domain": domain}
+
+
+def scope_domain(rec: dict[str, Any]) -> str:
+    """The domain of a scope record, checked: a short, lower-case name without spaces."""
+    domain = rec.get("domain")
+    if (
+        not isinstance(domain, str)
+        or not domain
+        or len(domain) > MAX_DOMAIN
+        or domain != domain.strip().lower()
+        or any(c.isspace() or c in "/:@?#" for c in domain)
+    ):
+        raise SnapshotFormatError(f"a scope record holds no valid domain ({domain!r:.80})")
+    return domain
+
+
+def read_scope(path: Path) -> frozenset[str]:
+    """The scope domains of a snapshot file (empty for a version 1 file), reading and checking
+    the whole file as :func:`read_snapshot` does."""
+    return frozenset(scope_domain(rec) for rec in read_snapshot(path) if rec.get("t") == "scope")
 
 
 def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:

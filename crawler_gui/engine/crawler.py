@@ -30,6 +30,7 @@ from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.errors import (
+    CrawlerGuiError,
     DiskFullError,
     PoolCorruptError,
     PoolWriteError,
@@ -41,6 +42,16 @@ if TYPE_CHECKING:
     from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
+
+
+def _log_error(what: str, exc: BaseException) -> None:
+    """One line for our own clear errors (a pool that cannot be reached, a full disk: the
+    message says it all); the traceback for anything else, which is a bug."""
+    if isinstance(exc, CrawlerGuiError):
+        log.error("%s: %s", what, exc)
+    else:
+        log.error("%s", what, exc_info=exc)
+
 
 #: Pages bigger than this are decoded and parsed in a worker thread, off the event loop.
 THREAD_PARSE_BYTES = 512 * 1024
@@ -268,7 +279,7 @@ class Crawler:
             if isinstance(exc, PoolCorruptError):  # a clear error: no traceback
                 log.error("the crawl stopped: %s", exc)
             else:
-                log.exception("the crawl stopped on an error")
+                _log_error("the crawl stopped on an error", exc)
             self.last_error = str(exc)
             self.failure = exc
             try:
@@ -490,10 +501,10 @@ class Crawler:
         try:
             await self._commit()
             await self._flush()
-        except Exception:
+        except Exception as exc:
             if not quiet:
                 raise
-            log.exception("results of the last fetches could not be saved")
+            _log_error("results of the last fetches could not be saved", exc)
 
     def pause(self) -> None:
         """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
@@ -535,8 +546,8 @@ class Crawler:
         self._last_poll = now
         try:
             paused, _generation = await control()
-        except Exception:
-            log.warning("cannot read the shared pause flag", exc_info=True)
+        except Exception as exc:
+            log.warning("cannot read the shared pause flag: %s", exc)
             return
         if paused and self._state is CrawlState.RUNNING:
             log.info("paused by another worker or the GUI")
@@ -611,6 +622,12 @@ class Crawler:
             self.scope.add_seeds(f"http://{d}/" for d in new)
             self._recent.clear()  # links skipped as off-domain may be in scope now
             log.info("%d seeded domain(s) joined the scope", len(new))
+
+    async def add_scope_domains(self, domains: Iterable[str]) -> None:
+        """Registered domains join the crawl's scope and are remembered (a loaded snapshot's
+        scope, merged)."""
+        self.refresh_scope(domains)
+        self._save_scope()
 
     def _save_scope(self) -> None:
         """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
@@ -729,7 +746,8 @@ class Crawler:
         if t.waiting or t.pending or t.retrying:
             return False
         now = self.clock()
-        return all(hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
+        # (A parked hub waits for the user, not for the crawl: it keeps nobody busy.)
+        return all(hub.parked or hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
         """Wait for a wake-up (a fetch ends, a commit, a notice) or until the pool's next URL
@@ -774,6 +792,17 @@ class Crawler:
     async def _process(self, lease: Lease) -> None:
         url = lease.url
         try:
+            refusal = None if lease.is_hub else self.scope.check(url)
+            if refusal is not None and (refusal != "off_domain" or self.scope.names_sites):
+                # A URL that reached the pool without the scope check links pass (a loaded
+                # snapshot, a scope narrowed since): refused, never fetched. (A scope that
+                # names no site at all refuses nothing as off-site.)
+                result = FetchResult(
+                    error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
+                )
+                self._stats.record(None, ErrorKind.OUT_OF_SCOPE.value, 0, 0.0)
+                self._complete(url, result)
+                return
             if self.settings.obey_robots and not await self._robots_allow(lease):
                 if self.robots.unreachable(url):
                     # robots.txt could not be fetched: a temporary refusal (RFC 9309), retried
@@ -814,7 +843,7 @@ class Crawler:
                 self._storage_pause(exc)
                 self._results_ready.set()
                 return
-            log.exception("while crawling %s", url)
+            _log_error(f"while crawling {url}", exc)
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )

@@ -135,6 +135,13 @@ class Scope:
     def seed_domains(self) -> frozenset[str]:
         return frozenset(self._seed_domains)
 
+    @property
+    def names_sites(self) -> bool:
+        """True when the scope names any site (seeded, hub or allowed domains). One that names
+        none (a pool from before scope files, URLs put in the pool by other means) cannot tell
+        an off-site URL from another."""
+        return bool(self._seed_domains or self._allow_domains)
+
     def add_seeds(self, urls: Iterable[str]) -> None:
         """Put the registered domains of ``urls`` in scope (seeds and hubs added later)."""
         for url in urls:

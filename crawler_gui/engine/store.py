@@ -37,6 +37,7 @@ from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
     StoreError,
+    StoreInUseError,
     StoreWriteError,
     is_disk_full,
 )
@@ -213,7 +214,7 @@ class PageStore:
         except plyvel.IOError as exc:
             text = _error_text(exc)
             if "already held" in text or "temporarily unavailable" in text:
-                raise StoreError(
+                raise StoreInUseError(
                     f"the page store {path} is in use by another crawl (another process or "
                     f"window has it open)"
                 ) from exc

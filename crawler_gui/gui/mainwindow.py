@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
@@ -881,7 +883,9 @@ class MainWindow(QMainWindow):
         if path is None or self.session is None:
             return None
         try:
-            n = int(await self.session.frontier.save_snapshot(path))
+            # The crawl's scope travels with the pool, so that the snapshot crawls on elsewhere.
+            scope = self.session.crawler.scope.seed_domains
+            n = int(await self.session.frontier.save_snapshot(path, scope=scope))
         except (CrawlerGuiError, OSError) as exc:
             await self.error(self.tr("Save snapshot"), self.tr("The snapshot was not saved."), exc)
             return None
@@ -924,6 +928,7 @@ class MainWindow(QMainWindow):
         if self.session is None:
             return None
         try:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(path))
             n = int(await self.session.frontier.load_snapshot(path))
         except (CrawlerGuiError, OSError) as exc:
             await self.error(
@@ -933,6 +938,7 @@ class MainWindow(QMainWindow):
             )
             return None
         self._version = None
+        await self._offer_snapshot_scope(loaded, confirm=confirm)
         self.statusBar().showMessage(
             self.tr("Loaded %1 records from %2")
             .replace("%1", fmt.count(n))
@@ -941,6 +947,42 @@ class MainWindow(QMainWindow):
         )
         log.info("loaded %d records from %s", n, path)
         return n
+
+    async def _offer_snapshot_scope(self, loaded: frozenset[str], *, confirm: bool) -> None:
+        """A loaded snapshot's crawl covers sites this crawl does not: ask whether they join
+        its scope (without them, every link of those sites' pages would be refused as
+        off-site). Without ``confirm`` they join."""
+        session = self.session
+        if session is None:
+            return
+        new = sorted(loaded - session.crawler.scope.seed_domains)
+        if not new:
+            return
+        if confirm:
+            shown = ", ".join(new[:5]) + (", …" if len(new) > 5 else "")
+            answer = await dialogs.show_message(
+                self,
+                QMessageBox.Icon.Question,
+                self.tr("Load snapshot"),
+                self.tr(
+                    "The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them "
+                    "to the crawl's scope, so that their links are followed?"
+                )
+                .replace("%1", fmt.count(len(new)))
+                .replace("%2", shown),
+                buttons=QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                default=QMessageBox.StandardButton.Yes,
+            )
+            if answer != QMessageBox.StandardButton.Yes or self.session is not session:
+                return
+        try:
+            await session.crawler.add_scope_domains(new)
+        except (CrawlerGuiError, OSError) as exc:
+            await self.error(
+                self.tr("Load snapshot"), self.tr("The crawl's scope was not changed."), exc
+            )
+            return
+        log.info("%d site(s) of the snapshot joined the crawl's scope", len(new))
 
     async def open_redis_pool(self, url: str | None = None) -> bool:
         """Ask for a Redis pool URL (unless given) and open it like a pool directory."""
@@ -989,12 +1031,16 @@ class MainWindow(QMainWindow):
                 try:
                     self.set_session(await self._open_session(again, self.settings))
                 except (CrawlerGuiError, OSError):
-                    log.exception("could not reopen %s", old.pool_dir)
+                    log.exception("could not reopen %s", redact_url(str(old.pool_dir)))
             return False
         self.set_session(new)
         if isinstance(path, str):
-            if urlsplit(path).password is None:  # never remember a password in the settings
+            # Never remember a secret in the settings (user:pass@, ?password=, ...): a URL
+            # with one is not remembered, and one remembered before is forgotten.
+            if redact_url(path) == path:
                 self.qsettings.setValue(LAST_REDIS_KEY, path)
+            else:
+                self.qsettings.remove(LAST_REDIS_KEY)
         else:
             prefs.set_last_pool(self.qsettings, Path(path))
         log.info("opened pool %s", getattr(new, "display_name", path))

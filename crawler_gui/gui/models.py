@@ -33,6 +33,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from crawler_gui.core.frontier import (
     HEARTBEAT_SECONDS,
+    PARKED_CRASHED,
     SILENT_AFTER,
     HostRow,
     HubRow,
@@ -514,19 +515,38 @@ class HubsModel(KeyedTableModel):
             Column(
                 self.tr("Next refresh"),
                 self._next_text,
-                lambda r, n: r.next_due,
+                lambda r, n: float("inf") if r.parked else r.next_due,
                 progress=self._next_progress,
                 live=True,
+            ),
+            Column(
+                self.tr("Why"),
+                self._why_text,
+                tooltip=self.tr("Why a hub is not refreshed by itself (Refresh now resumes it)"),
             ),
         )
 
     def _next_text(self, r: HubRow, now: float) -> str:
         if r.in_flight:
             return self.tr("refreshing")
+        if r.parked:
+            return self.tr("parked")
         return fmt.countdown(r.next_due, now)
+
+    def _why_text(self, r: HubRow, _now: float) -> str:
+        if r.parked == PARKED_CRASHED:
+            return self.tr(
+                "parked: the crawl stopped %1 times in a row while fetching it; "
+                "Refresh now to try again"
+            ).replace("%1", str(r.crashes))
+        if r.parked:
+            return r.parked
+        return ""
 
     @staticmethod
     def _next_progress(r: HubRow, now: float) -> float | None:
+        if r.parked:
+            return None
         if r.in_flight or r.span <= 0:
             return 1.0
         return min(1.0, max(0.0, 1.0 - (r.next_due - now) / r.span))

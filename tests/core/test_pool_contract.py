@@ -539,6 +539,75 @@ def test_a_url_that_keeps_killing_the_crawler_ends_as_failed(harness: PoolHarnes
     assert pool.url_state("http://a.example.com/poison") == "failed"
 
 
+def test_a_hub_that_keeps_killing_the_crawler_is_parked_until_refreshed(
+    harness: PoolHarness,
+) -> None:
+    from crawler_gui.core.frontier import PARKED_CRASHED
+
+    hub = "http://a.example.com/poison-hub"
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=2)))
+    run(pool.set_hubs([HubSpec(hub, 600)]))
+    for crash in range(1, 4):
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        pool = harness.reopen()  # as if the crawler died while fetching it
+        (row,) = run(pool.snapshot()).hubs
+        assert row.crashes == crash
+    assert row.parked == PARKED_CRASHED and not row.in_flight
+    harness.clock.advance(10 * 600)
+    assert run(pool.pop(5, 100)) == []  # parked: never due by itself
+    assert run(pool.next_due()) is None
+    pool = harness.reopen()
+    assert run(pool.snapshot()).hubs[0].parked == PARKED_CRASHED  # kept across a restart
+    assert run(pool.pop(5, 100)) == []
+    # The user refreshes it: it gets its chances again.
+    assert run(pool.refresh_hub(hub))
+    (row,) = run(pool.snapshot()).hubs
+    assert (row.parked, row.crashes) == ("", 0)
+    assert urls_of(run(pool.pop(1, 100))) == [hub]
+    run(pool.set_status(hub, OK))
+    assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + 600
+
+
+def test_a_hub_lost_once_then_fetched_starts_counting_again(harness: PoolHarness) -> None:
+    hub = "http://a.example.com/"
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=1)))
+    run(pool.set_hubs([HubSpec(hub, 600)]))
+    for _ in range(3):
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        pool = harness.reopen()  # one crash...
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        run(pool.set_status(hub, OK))  # ...then a result: the count starts again
+        harness.clock.advance(600)
+    (row,) = run(pool.snapshot()).hubs
+    assert (row.parked, row.crashes) == ("", 0)
+
+
+def test_network_failures_of_a_hub_back_off_up_to_its_span_and_never_park_it(
+    harness: PoolHarness,
+) -> None:
+    hub = "http://a.example.com/"
+    span = 200.0
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=2, base=10, factor=2)))
+    run(pool.set_hubs([HubSpec(hub, span)]))
+    timeout = FetchResult(error=ErrorKind.TIMEOUT, elapsed=1.0)
+    waits = []
+    for _ in range(8):
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        run(pool.set_status(hub, timeout))
+        (row,) = run(pool.snapshot()).hubs
+        assert row.parked == ""
+        waits.append(row.next_due - harness.clock.now())
+        harness.clock.advance(row.next_due - harness.clock.now())
+    assert waits == [10, 20, 40, 80, 160, 200, 200, 200]
+    run(pool.pop(1, 100))
+    run(pool.set_status(hub, OK))  # a success: back to its span, and the backoff starts over
+    assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + span
+    harness.clock.advance(span)
+    run(pool.pop(1, 100))
+    run(pool.set_status(hub, timeout))
+    assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + 10
+
+
 def test_snapshot_counts_and_incremental_host_rows(harness: PoolHarness) -> None:
     pool = harness.open()
     run(pool.add_many([f"http://h{h}.example.com/{i}" for h in range(5) for i in range(2)]))

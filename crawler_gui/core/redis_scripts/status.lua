@@ -41,11 +41,15 @@ local function hub_result(url, label, kind, throttle)
   hub.infl = 0
   hub.last = NOW
   hub.res = label
-  if kind == 'r' then
-    hub.due = NOW + math.min(hub.span, HUB_RETRY)
+  hub.crashes = 0 -- a result came back: the worker survived this hub
+  if kind == 'r' then -- network failures never park a hub: they back off, up to its span
+    hub.fails = hub.fails + 1
+    hub.due = NOW + math.min(hub.span, retry_delay(hub.fails))
   elseif kind == 't' then
+    hub.fails = 0
     hub.due = NOW + math.max(hub.span, throttle)
   else
+    hub.fails = 0
     hub.due = NOW + hub.span
   end
   put_hub(url, hub)
