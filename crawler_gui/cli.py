@@ -126,7 +126,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="default refresh span of hubs (default 300)",
     )
-    crawl.add_argument("--concurrency", type=_positive_int, default=16, metavar="N")
+    crawl.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=16,
+        metavar="N",
+        help="fetches in flight at once, over all hosts (default 16)",
+    )
     crawl.add_argument(
         "--delay",
         type=_non_negative,
@@ -142,9 +148,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="also wait X times the last response time between two requests to one host "
         "(default 2)",
     )
-    crawl.add_argument("--max-depth", type=_depth, metavar="N")
+    defaults = CrawlSettings()
     crawl.add_argument(
-        "--max-pages", type=_positive_int, metavar="N", help="stop after this many fetches"
+        "--connect-timeout",
+        type=_positive,
+        default=defaults.connect_timeout,
+        metavar="SECONDS",
+        help="give up connecting to a server after this long "
+        f"(default {defaults.connect_timeout:g})",
+    )
+    crawl.add_argument(
+        "--read-timeout",
+        type=_positive,
+        default=defaults.read_timeout,
+        metavar="SECONDS",
+        help="give up when a server sends nothing for this long "
+        f"(default {defaults.read_timeout:g})",
+    )
+    crawl.add_argument(
+        "--timeout",
+        type=_positive,
+        default=defaults.total_timeout,
+        metavar="SECONDS",
+        help="the whole of one request, redirects followed included, may take at most this "
+        f"long (default {defaults.total_timeout:g})",
+    )
+    crawl.add_argument(
+        "--max-depth",
+        type=_depth,
+        metavar="N",
+        help="follow links at most N steps from a seed or hub (default: no limit)",
+    )
+    crawl.add_argument(
+        "--max-pages",
+        type=_positive_int,
+        metavar="N",
+        help="stop after this many fetches (default: no limit)",
     )
     crawl.add_argument(
         "--until-idle",
@@ -159,7 +198,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DOMAIN",
         help="also crawl this domain (repeatable)",
     )
-    crawl.add_argument("--deny-domain", action="append", default=[], metavar="DOMAIN")
+    crawl.add_argument(
+        "--deny-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="never crawl this domain or its subdomains (repeatable)",
+    )
     crawl.add_argument(
         "--allow-private",
         action="store_true",
@@ -167,7 +212,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
     crawl.add_argument("--warc", metavar="DIR", help="also write WARC files into DIR")
-    crawl.add_argument("--user-agent", metavar="TEXT")
+    crawl.add_argument(
+        "--user-agent",
+        metavar="TEXT",
+        help=f"the User-Agent header (default {defaults.user_agent!r})",
+    )
     crawl.add_argument(
         "--no-progress",
         action="store_true",
@@ -240,6 +289,9 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "connect_timeout": args.connect_timeout,
+        "read_timeout": args.read_timeout,
+        "total_timeout": args.timeout,
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
@@ -327,6 +379,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
             report = await crawler.add_seeds(args.seed)
             for url, reason in report.refused:
                 print(f"seed refused: {url}: {REASON_TEXT.get(reason, reason)}", file=sys.stderr)
+        # URLs refused under the last run's settings that these settings allow come back.
+        await crawler.reconsider_refusals()
         totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
         # On a shared pool, URLs in flight at other workers may still bring new links.
         if not (totals.waiting or totals.hubs or totals.retrying or totals.pending):
@@ -406,7 +460,8 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
     t = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
     line = (
         f"{stats.pages_per_s_10s:7.1f} pages/s | done {t.done:,} | waiting {t.waiting:,} | "
-        f"in flight {t.pending:,} | retrying {t.retrying:,} | failed {t.failed:,} | "
+        f"in flight {t.pending:,} | retrying {t.retrying:,} | "
+        f"failed {t.failed - t.refused_urls:,} | refused {t.refused_urls:,} | "
         f"errors {stats.errors:,}"
     )
     if live:

@@ -195,3 +195,61 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
     finally:
         store.close()
     assert done <= stored, sorted(done - stored)[:5]
+
+
+def test_refused_seeds_are_final_and_until_idle_ends_with_the_rest(tmp_path: Path) -> None:
+    """Addresses refused even with --allow-private (unspecified, multicast) are a final
+    outcome with their reason: the demo crawl ends as soon as its pages are done, never
+    waiting for retries of the refusals (10 minutes away with --retry-base 600)."""
+    pool = tmp_path / "pool"
+    started = time.monotonic()
+    done = cli(
+        "crawl",
+        str(pool),
+        "--demo",
+        "--concurrency",
+        "24",
+        "--no-progress",
+        "--retry-base",
+        "600",
+        "--seed",
+        "http://0.0.0.0/one",
+        "--seed",
+        "http://224.0.0.1/two",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "crawl finished" in done.stderr
+    assert time.monotonic() - started < 80
+    totals = json.loads(cli("stats", str(pool)).stdout)
+    # the two seeds, and the demo's robots.txt-disallowed pages
+    assert totals["refused_urls"] >= 2 and totals["retrying"] == 0 and totals["waiting"] == 0
+    assert f"| refused {totals['refused_urls']} |" in done.stderr
+
+
+def test_timeouts_on_the_command_line_reach_the_settings_with_defaults_in_help() -> None:
+    from crawler_gui.cli import build_parser, settings_from_args
+    from crawler_gui.engine.settings import CrawlSettings
+
+    parser = build_parser()
+    args = parser.parse_args(
+        ["crawl", "p", "--connect-timeout", "2.5", "--read-timeout", "4", "--timeout", "9"]
+    )
+    s = settings_from_args(args)
+    assert (s.connect_timeout, s.read_timeout, s.total_timeout) == (2.5, 4.0, 9.0)
+    d = settings_from_args(parser.parse_args(["crawl", "p"]))
+    default = CrawlSettings()
+    assert (d.connect_timeout, d.read_timeout, d.total_timeout) == (
+        default.connect_timeout,
+        default.read_timeout,
+        default.total_timeout,
+    )
+    shown = " ".join(cli("crawl", "--help").stdout.split())
+    for option, value in (
+        ("--connect-timeout", default.connect_timeout),
+        ("--read-timeout", default.read_timeout),
+        ("--timeout", default.total_timeout),
+    ):
+        assert option in shown
+        assert f"(default {value:g})" in shown
+    bad = cli("crawl", "p", "--timeout", "0")
+    assert bad.returncode == 2 and "must be more than 0" in bad.stderr

@@ -10,7 +10,7 @@ All times are POSIX seconds from the pool's injected clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -54,6 +54,56 @@ class Lease(NamedTuple):
     started: float
     expires: float
     referrer: str | None = None
+
+
+#: Separates the parts of a failed URL's stored detail (never in a URL or a referrer).
+_SEP = "\x00"
+
+
+def pack_failure(referrer: str | None, result: FetchResult) -> str:
+    """The stored detail of a failed or refused URL: its referrer, then the last HTTP status,
+    the reason (an :class:`~crawler_gui.core.policy.ErrorKind` value, empty for an HTTP
+    status alone) and the message, NUL-separated. Both backends keep it in the URL record,
+    where a done or waiting URL keeps only its referrer."""
+    status = "" if result.status is None else str(result.status)
+    reason = "" if result.error is None else result.error.value
+    message = result.message.replace(_SEP, " ")[:500]
+    return _SEP.join(((referrer or "").replace(_SEP, ""), status, reason, message))
+
+
+class FailureDetail(NamedTuple):
+    referrer: str | None
+    status: int | None
+    reason: str
+    message: str
+
+
+def unpack_failure(extra: str | None) -> FailureDetail:
+    """Read :func:`pack_failure`'s text; a record from before it holds the referrer only."""
+    if not extra:
+        return FailureDetail(None, None, "", "")
+    parts = extra.split(_SEP, 3)
+    if len(parts) < 4:
+        return FailureDetail(parts[0] or None, None, "", "")
+    ref, status, reason, message = parts
+    return FailureDetail(ref or None, int(status) if status.isdigit() else None, reason, message)
+
+
+def referrer_of(extra: str | None) -> str | None:
+    """The referrer in a URL record's detail (whatever its state)."""
+    if not extra:
+        return None
+    return extra.split(_SEP, 1)[0] or None
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A URL refused by policy when it was fetched (address, robots.txt, scope), kept by the
+    pool so that a wider policy can look at it again (``requeue_refused``)."""
+
+    url: str
+    reason: str  #: an ErrorKind value: blocked_address, robots or out_of_scope
+    target: str  #: for out_of_scope, the redirect target that left the scope ("" if unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +189,9 @@ class PoolTotals:
     overflow: int
     failure_threshold: int
     pending_threshold: float
+    #: URLs refused by policy when fetched (blocked address, robots.txt, out of scope): a
+    #: permanent outcome, counted among ``failed`` too, but never an error nor retried.
+    refused_urls: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +255,12 @@ class Frontier(Protocol):
 
     async def set_delay(self, host: str, seconds: float) -> None:
         """Raise the minimum politeness delay of one host (robots.txt ``Crawl-delay``)."""
+        ...
+
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs that ``keep`` accepts (the policy grew wider: private
+        addresses allowed, robots.txt off, a wider scope); return how many. Each goes back at
+        its depth with its referrer, with no attempt counted."""
         ...
 
     async def release(self, urls: Sequence[str]) -> int:

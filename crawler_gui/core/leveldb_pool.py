@@ -22,7 +22,7 @@ import shutil
 import struct
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -40,7 +40,10 @@ from crawler_gui.core.frontier import (
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    Refusal,
     RetryRow,
+    pack_failure,
+    referrer_of,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
 from crawler_gui.core.urls import canonicalize, host_of
@@ -69,6 +72,7 @@ P_LEASE = b"l/"  # l/<url> -> lease record
 P_RETRY = b"r/"  # r/<url> -> retry record (JSON)
 P_HUB = b"h/"  # h/<url> -> hub record (JSON)
 P_HOST = b"s/"  # s/<host> -> host record
+P_REFUSAL = b"n/"  # n/<url> -> reason TAB redirect target (a URL refused by policy; also F)
 
 # URL record: state, depth, attempts, seq, time; then the referrer (or redirect target), UTF-8.
 _UREC = struct.Struct(">cHHQd")
@@ -276,6 +280,7 @@ class LevelDBPool:
         self._t_failed = 0
         self._t_retrying = 0
         self._t_redirected = 0
+        self._t_refused = 0
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
@@ -338,6 +343,8 @@ class LevelDBPool:
                 self._t_failed += h.failed
                 self._t_retrying += h.retrying
                 self._t_redirected += h.redirected
+            for _key in db.iterator(prefix=P_REFUSAL, include_value=False):
+                self._t_refused += 1
             for key, raw in db.iterator(prefix=P_HUB):
                 url = key[len(P_HUB) :].decode()
                 rec = snapshot_file.loads(raw)
@@ -591,6 +598,10 @@ class LevelDBPool:
         elif state == F:
             h.failed -= 1
             self._t_failed -= 1
+            nkey = P_REFUSAL + url.encode()
+            if self._db.get(nkey) is not None:
+                wb.delete(nkey)
+                self._t_refused -= 1
         elif state == X:
             h.redirected -= 1
             self._t_redirected -= 1
@@ -740,6 +751,25 @@ class LevelDBPool:
         wb.write()
         return n
 
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
+        self._check_open()
+        wanted: list[AddRequest] = []
+        for n, (key, raw) in enumerate(self._db.iterator(prefix=P_REFUSAL)):
+            if n % CHUNK == CHUNK - 1:
+                await asyncio.sleep(0)
+            url = key[len(P_REFUSAL) :].decode()
+            reason, _tab, target = raw.decode().partition("\t")
+            if not keep(Refusal(url, reason, target)):
+                continue
+            urec = self._db.get(P_URL + url.encode())
+            if urec is None or urec[:1] != F:
+                continue
+            _s, depth, _a, _seq, _t, extra = _read_urec(urec)
+            wanted.append(AddRequest(url, depth, referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
+
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait): each goes back to where it was
         in its queue, with no attempt counted. Returns how many were released."""
@@ -869,13 +899,25 @@ class LevelDBPool:
                 if result.redirect_to:
                     follow.append(AddRequest(result.redirect_to, lease.depth, url))
             elif outcome is Outcome.FAILED:
-                wb.put(ukey, _urec(F, lease.depth, attempts + 1, seq, now, ref))
+                wb.put(
+                    ukey, _urec(F, lease.depth, attempts + 1, seq, now, pack_failure(ref, result))
+                )
                 h.failed += 1
                 self._t_failed += 1
+            elif outcome is Outcome.REFUSED:  # decided by policy: no attempt counted
+                detail = pack_failure(ref, result)
+                wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, detail))
+                reason = result.error.value if result.error else "refused"
+                wb.put(P_REFUSAL + ub, f"{reason}\t{result.redirect_to or ''}".encode())
+                h.failed += 1
+                self._t_failed += 1
+                self._t_refused += 1
             else:  # RETRY or THROTTLED
                 attempts += 1
                 if cfg.retry.gives_up(attempts):
-                    wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, ref))
+                    wb.put(
+                        ukey, _urec(F, lease.depth, attempts, seq, now, pack_failure(ref, result))
+                    )
                     wb.delete(P_RETRY + url.encode())
                     h.failed += 1
                     self._t_failed += 1
@@ -1116,6 +1158,7 @@ class LevelDBPool:
             redirected=self._t_redirected,
             refused=dict(self._refused),
             overflow=self._overflow,
+            refused_urls=self._t_refused,
             failure_threshold=self.config.retry.failure_threshold,
             pending_threshold=self.config.pending_threshold,
         )
@@ -1388,8 +1431,8 @@ def _export_records(snap: Any, leases: set[str]) -> Iterable[dict[str, Any]]:
         }
         if state == X:
             out["target"] = extra
-        elif extra:
-            out["referrer"] = extra
+        elif referrer_of(extra):
+            out["referrer"] = referrer_of(extra)
         if state == R and url in retry:
             out["next_try"] = retry[url]["n"]
             out["last_error"] = retry[url]["e"]

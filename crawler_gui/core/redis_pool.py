@@ -48,8 +48,11 @@ from crawler_gui.core.frontier import (
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    Refusal,
     RetryRow,
     WorkerRow,
+    pack_failure,
+    referrer_of,
 )
 from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
@@ -75,6 +78,7 @@ STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 _OUTCOME_CODES = {
     Outcome.DONE: "D",
     Outcome.FAILED: "F",
+    Outcome.REFUSED: "N",
     Outcome.REDIRECTED: "X",
     Outcome.RETRY: "R",
     Outcome.THROTTLED: "T",
@@ -627,6 +631,30 @@ class RedisPool:
         thresh = self.config.retry.failure_threshold
         return sum([int(await self._run("reclaim", g, thresh, worker)) for g in self.groups])
 
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
+        client = await self._client()
+        wanted: list[AddRequest] = []
+        for group in self.groups:
+            with self._errors():
+                index: Any = await client.hgetall(group + "refusals")  # decoded: str
+            chosen = []
+            for url, value in index.items():
+                reason, _tab, target = value.partition("\t")
+                if keep(Refusal(url, reason, target)):
+                    chosen.append(url)
+            for start in range(0, len(chosen), CHUNK):
+                part = chosen[start : start + CHUNK]
+                with self._errors():
+                    recs: Any = await client.hmget(group + "url", part)
+                for url, raw in zip(part, recs, strict=True):
+                    if raw is None or not raw.startswith("F"):
+                        continue
+                    _st, depth, _att, _seq, _t, extra = raw.split("\t", 5)
+                    wanted.append(AddRequest(url, int(depth), referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
+
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait), no attempt counted."""
         by_group: dict[str, list[str]] = {}
@@ -717,6 +745,13 @@ class RedisPool:
             final,
             final_host,
             (result.redirect_to or "") if outcome is Outcome.REDIRECTED else "",
+            # after the referrer the script takes from the URL record
+            pack_failure(None, result) if outcome is not Outcome.DONE else "",
+            (
+                f"{result.error.value}\t{result.redirect_to or ''}"
+                if outcome is Outcome.REFUSED and result.error is not None
+                else ""
+            ),
         ]
 
     # ---- hubs, retries, delays ----------------------------------------------------------------
@@ -939,7 +974,7 @@ class RedisPool:
             sinces = self._versions.get(int(since))
         complete = sinces is None
         versions: list[int] = []
-        totals_sum = [0] * 6
+        totals_sum = [0] * 7
         refused: dict[str, int] = {}
         hosts: list[HostRow] = []
         pending: list[PendingRow] = []
@@ -953,7 +988,7 @@ class RedisPool:
             )
             version, t, refused_raw, hosts_raw, leases_raw, retry_raw, hubs_raw, nd, nh = reply
             versions.append(int(version))
-            for i in range(6):
+            for i in range(7):
                 totals_sum[i] += int(t[i])
             for i in range(0, len(refused_raw), 2):
                 reason = refused_raw[i]
@@ -988,6 +1023,7 @@ class RedisPool:
             redirected=totals_sum[4],
             refused=refused,
             overflow=totals_sum[5],
+            refused_urls=totals_sum[6],
             failure_threshold=cfg.retry.failure_threshold,
             pending_threshold=cfg.pending_threshold,
         )
@@ -1252,8 +1288,8 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
         }
         if st == "X":
             out["target"] = extra or None
-        elif extra:
-            out["referrer"] = extra
+        elif referrer_of(extra):
+            out["referrer"] = referrer_of(extra)
         if st == "R" and url in next_try:
             out["next_try"] = next_try[url]
             out["last_error"] = errors.get(url, "")

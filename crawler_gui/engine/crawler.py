@@ -18,13 +18,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease
+from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
 from crawler_gui.engine.decode import decode_body, sniff_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
 from crawler_gui.engine.links import extract_links
 from crawler_gui.engine.robots import RobotsCache
-from crawler_gui.engine.scope import Scope
+from crawler_gui.engine.scope import Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
@@ -230,6 +230,7 @@ class Crawler:
         try:
             await self.fetcher.start()
             await self._start_signal()
+            await self.reconsider_refusals()
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
@@ -255,6 +256,47 @@ class Crawler:
             await self._stop_signal()  # after the last commit: its notice goes out
         self._set_state(final)
         return final
+
+    # ---- refusals: final under one policy, looked at again when the policy grows wider -------
+    def _still_refused(self, refusal: Refusal) -> bool:
+        """Would today's settings refuse this URL again, for the reason it was refused?"""
+        reason = refusal.reason
+        if reason == ErrorKind.BLOCKED_ADDRESS.value:
+            policy = self.fetcher.policy
+            verdict = policy.check_host(host_of_url(refusal.url))
+            if verdict is not None:  # an IP literal: known at once
+                return not verdict
+            # A name: its addresses are known only by resolving it again.
+            return not (policy.allow_private or policy.allow_networks)
+        if reason == ErrorKind.ROBOTS.value:
+            return self.settings.obey_robots
+        if reason == ErrorKind.OUT_OF_SCOPE.value:
+            target = refusal.target or refusal.url
+            return self.scope.check(target) is not None
+        return True
+
+    async def reconsider_refusals(self) -> int:
+        """Queue again the refused URLs that the current settings and scope no longer refuse
+        (private addresses allowed, robots.txt off, a domain added): at every start and after
+        every change that widens the policy. Returns how many went back to the queue."""
+        try:
+            count = await self.frontier.requeue_refused(lambda r: not self._still_refused(r))
+        except Exception:
+            log.exception("refused URLs could not be looked at again")
+            return 0
+        if count:
+            log.info("%d refused URL(s) queued again under the wider policy", count)
+            self._wake.set()
+            self._notify()
+        return count
+
+    def _reconsider_later(self) -> None:
+        """The policy grew wider while crawling: look at the refusals in the background."""
+        if self._run_task is None or self._run_task.done():
+            return  # the next run looks at them when it starts
+        task = asyncio.get_running_loop().create_task(self.reconsider_refusals())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # ---- change notices between the workers of a shared pool ------------------------------------
     async def _start_signal(self) -> None:
@@ -463,6 +505,7 @@ class Crawler:
         report = await self.frontier.add_many([AddRequest(u, 0, None) for u in urls])
         self._wake.set()
         self._notify()
+        self._reconsider_later()  # redirects that left the scope may be in it now
         return report
 
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
@@ -474,6 +517,7 @@ class Crawler:
         self._hubs = [h for h in hubs if h.url not in refused]
         self._wake.set()
         self._notify()
+        self._reconsider_later()
         return report
 
     def refresh_scope(self, domains: Iterable[str]) -> None:
@@ -483,6 +527,7 @@ class Crawler:
             self.scope.add_seeds(f"http://{d}/" for d in new)
             self._recent.clear()  # links skipped as off-domain may be in scope now
             log.info("%d seeded domain(s) joined the scope", len(new))
+            self._reconsider_later()
 
     def _save_scope(self) -> None:
         """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
@@ -520,7 +565,11 @@ class Crawler:
         if any(getattr(old, f) != getattr(settings, f) for f in fetch_fields):
             self._retired_fetchers.append(self.fetcher)
             self.fetcher = Fetcher(settings, allow_networks=self.allow_networks)
-        if old.user_agent != settings.user_agent:
+        widened = (settings.allow_private and not old.allow_private) or (
+            old.obey_robots and not settings.obey_robots
+        )
+        if old.user_agent != settings.user_agent or old.allow_private != settings.allow_private:
+            # (robots.txt refused for the host's address is fetched again under the new rule)
             self.robots = RobotsCache(settings.user_agent, settings.robots_lifetime)
         scope_fields = (
             "allow_domains",
@@ -532,6 +581,9 @@ class Crawler:
         if any(getattr(old, f) != getattr(settings, f) for f in scope_fields):
             self.scope = make_scope(settings, self.scope.seed_domains)
             self._recent.clear()
+            widened = True
+        if widened:
+            self._reconsider_later()
         self._wake.set()
 
     # ---- the dispatcher ------------------------------------------------------------------------
@@ -641,7 +693,10 @@ class Crawler:
         url = lease.url
         try:
             if self.settings.obey_robots and not await self._robots_allow(lease):
-                if self.robots.unreachable(url):
+                refusal = self.robots.refusal(url)
+                if refusal:  # the host's address is not allowed: a refusal, decided once
+                    result = FetchResult(error=ErrorKind.BLOCKED_ADDRESS, message=refusal)
+                elif self.robots.unreachable(url):
                     # robots.txt could not be fetched: a temporary refusal (RFC 9309), retried
                     result = FetchResult(
                         error=ErrorKind.CONNECT,
@@ -649,24 +704,30 @@ class Crawler:
                     )
                 else:
                     result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
-                self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
+                if result.error is not None and result.error.refusal:
+                    self._stats.record_refusal()
+                else:
+                    self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
                 self._complete(url, result)
                 return
             outcome = await self.fetcher.fetch(url, hop_check=self._hop_check, known=self._known)
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
+                # Kept with the refusal: a wider scope later covers this target.
                 result = replace(
                     result,
-                    redirect_to=None,
                     error=ErrorKind.OUT_OF_SCOPE,
                     message=f"redirect to {result.redirect_to} leaves the scope",
                 )
-            self._stats.record(
-                result.status,
-                result.error.value if result.error else None,
-                outcome.size,
-                outcome.elapsed,
-            )
+            if result.status is None and result.error is not None and result.error.refusal:
+                self._stats.record_refusal()  # no request was sent: not an error
+            else:
+                self._stats.record(
+                    result.status,
+                    result.error.value if result.error else None,
+                    outcome.size,
+                    outcome.elapsed,
+                )
             if outcome.ok:
                 await self._handle_page(lease, outcome)
             self._complete(url, result)

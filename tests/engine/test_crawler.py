@@ -93,13 +93,19 @@ def test_stop_at_once_puts_unfinished_urls_back_and_resume_completes(tmp_path: P
         async with DemoSite(hosts=4, articles_per_host=16, slow_share=0.5, slow_delay=5.0) as site:
             async with await open_demo(tmp_path, site) as session:
                 session.crawler.start()
-                while session.crawler.in_flight < 2:
+                pool = session.frontier
+                # Pages, not only hubs, in flight (hubs come first and are never "waiting").
+                pages: list[str] = []
+                while len(pages) < 2:
                     await asyncio.sleep(0.01)
+                    pages = [p.url for p in (await pool.snapshot()).pending if not p.is_hub]
                 await session.crawler.stop(wait_in_flight=False)
                 assert session.crawler.state is CrawlState.STOPPED
-                totals = (await session.frontier.snapshot()).totals
+                totals = (await pool.snapshot()).totals
                 assert totals.pending == 0
-                assert totals.waiting > 0
+                # each one either finished before the stop or went back to its queue
+                states = {pool.url_state(url) for url in pages}
+                assert states <= {"waiting", "done"} and "waiting" in states, states
             fast = DemoSite(hosts=4, articles_per_host=16, port=site.port, slow_share=0.0)
         async with (
             fast,
@@ -169,6 +175,58 @@ def test_unreachable_robots_txt_retries_pages_instead_of_failing_them(tmp_path: 
                 assert pool.url_state(base + "/story.html") == "retrying"
                 (row,) = (await pool.snapshot()).retrying
                 assert "robots.txt unreachable" in row.last_error
+
+    run(main)
+
+
+def test_refusals_are_final_and_come_back_when_the_policy_widens(tmp_path: Path) -> None:
+    """A refused URL (address, scope) is decided once: no retry, no error, the until-idle
+    crawl ends at once. Allowing private addresses, then the redirect's domain, brings each
+    refusal back exactly when it is covered."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    async def main() -> None:
+        other: list[str] = []
+
+        async def page(request: web.Request) -> web.Response:
+            if request.path == "/away":
+                raise web.HTTPFound(other[0] + "/there")
+            return web.Response(text="<title>x</title>", content_type="text/html")
+
+        app, app2 = web.Application(), web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        app2.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base, serve(app2, "127.0.0.2") as base2:
+            other.append(base2)
+            settings = replace(FAST, allow_private=False, retry_base=600.0)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                crawler, pool = session.crawler, session.frontier
+                await crawler.add_seeds([base + "/story", base + "/away"])
+                crawler.start()
+                # retried, the refusals would keep the crawl waiting for 10 minutes
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                totals = (await pool.snapshot()).totals
+                assert (totals.refused_urls, totals.failed, totals.retrying) == (2, 2, 0)
+                assert crawler.stats().errors == 0 and crawler.stats().refused == 2
+
+                settings = replace(settings, allow_private=True)
+                crawler.apply_settings(settings)
+                crawler.start()
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                assert pool.url_state(base + "/story") == "done"
+                # the redirect leaves the seeds' domain: refused, with its target kept
+                assert pool.url_state(base + "/away") == "failed"
+                assert pool.url_state(base2 + "/there") is None
+                assert (await pool.snapshot()).totals.refused_urls == 1
+
+                crawler.apply_settings(replace(settings, allow_domains=("127.0.0.2",)))
+                crawler.start()
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                assert pool.url_state(base + "/away") == "redirected"
+                assert pool.url_state(base2 + "/there") == "done"
+                assert (await pool.snapshot()).totals.refused_urls == 0
 
     run(main)
 
