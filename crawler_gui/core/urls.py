@@ -176,6 +176,8 @@ def _encode_host(host: str, raw: str) -> str:
 def host_too_long(host: str) -> bool:
     """True when a host name is over the DNS limits: no resolver can look it up (and
     Python's would raise "label too long" from deep inside a connection attempt)."""
+    if len(host) <= MAX_LABEL_LENGTH:  # the common case: no label can be too long
+        return False
     host = host.rstrip(".")
     if len(host) > MAX_HOST_LENGTH:
         return True

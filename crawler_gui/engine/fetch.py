@@ -52,6 +52,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+#: Compressed bodies bigger than this are inflated in a worker thread, off the event loop.
+THREAD_INFLATE_BYTES = 256 * 1024
 #: Bodies of non-2xx responses are read (for the record) up to this many bytes, then truncated.
 ERROR_BODY_CAP = 64 * 1024
 HopCheck = Callable[[str], ErrorKind | None]
@@ -462,7 +464,11 @@ class Fetcher:
                 return None
             encoding = headers.get("Content-Encoding")
             if encoding and raw:
-                body = self._decode_content(raw, encoding.strip().lower(), out, ok)
+                coding = encoding.strip().lower()
+                if len(raw) > THREAD_INFLATE_BYTES:  # tens of ms for megabytes: off the loop
+                    body = await asyncio.to_thread(self._decode_content, raw, coding, out, ok)
+                else:
+                    body = self._decode_content(raw, coding, out, ok)
                 if body is None:
                     return None
                 raw = body

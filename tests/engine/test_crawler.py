@@ -268,3 +268,86 @@ def test_start_again_after_stop_finishes_the_crawl(tmp_path: Path) -> None:
             assert set(fetched_final_urls(session)) == site.expected_urls()
 
     run(main)
+
+
+def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path) -> None:
+    """A page over the thread threshold is parsed and scope-checked off the loop; its links
+    reach the pool in slices with the loop free in between (counted by a ticker coroutine:
+    the slices, not a timer, so load on the machine cannot change the verdict)."""
+    from aiohttp import web
+
+    from crawler_gui.engine import crawler as crawler_module
+    from tests.engine.conftest import serve
+
+    n_links = 6000
+    body = "<title>many</title>" + "".join(
+        f'<a href="/s/{i}.html">{i}</a><a href="http://elsewhere.example.org/{i}">x</a>'
+        for i in range(n_links)
+    )
+    assert len(body) > crawler_module.THREAD_PARSE_BYTES
+
+    async def page(request: web.Request) -> web.Response:
+        if request.path == "/big.html":
+            return web.Response(text=body, content_type="text/html")
+        return web.Response(status=404)
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            settings = replace(FAST, obey_robots=False, max_pages=1)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                crawler = session.crawler
+                await crawler.add_seeds([base + "/big.html"])
+                ticks = 0
+                adding = False
+                real_add_links = crawler._add_links
+
+                async def add_links(*args: Any) -> None:
+                    nonlocal adding
+                    adding = True
+                    try:
+                        await real_add_links(*args)
+                    finally:
+                        adding = False
+
+                crawler._add_links = add_links  # type: ignore[method-assign]
+
+                async def ticker() -> None:
+                    nonlocal ticks
+                    while True:
+                        ticks += adding  # the loop ran something else while links went in
+                        await asyncio.sleep(0)
+
+                tick_task = asyncio.get_running_loop().create_task(ticker())
+                crawler.start()
+                await crawler.wait()
+                tick_task.cancel()
+                totals = (await session.frontier.snapshot()).totals
+                # every in-scope link queued once, none of the off-domain ones
+                assert totals.waiting == n_links
+                assert session.frontier.url_state(base + "/s/5999.html") == "waiting"
+                assert ticks >= n_links // crawler_module.LINK_SLICE - 1, ticks
+
+    run(main)
+
+
+def test_garbage_collection_is_paused_only_while_big_pages_parse() -> None:
+    import gc
+
+    from crawler_gui.engine.crawler import _gc_paused
+
+    assert gc.isenabled()
+    with _gc_paused():
+        assert not gc.isenabled()
+        with _gc_paused():  # a second page parsing at the same time
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _gc_paused():
+            pass
+        assert not gc.isenabled()  # left as the program had it
+    finally:
+        gc.enable()
