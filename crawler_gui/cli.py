@@ -22,6 +22,7 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -47,6 +48,12 @@ log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
 COMMANDS = ("crawl", "export", "stats", "save", "load")
+#: The record types of ``export --records`` and what each holds (one place for all of them).
+EXPORT_RECORDS = {
+    "pages": "one record per stored page, as fetched",
+    "outcomes": "one record per URL of the pool with its state; a failed or refused URL with "
+    "its last status, reason and message, a redirected one with its target",
+}
 
 
 def _positive_int(text: str) -> int:
@@ -250,8 +257,23 @@ def build_parser() -> argparse.ArgumentParser:
         "restarted under the same id takes its unfinished URLs back at once",
     )
 
-    export = sub.add_parser("export", help="write the stored pages' records as JSON Lines")
-    export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
+    export = sub.add_parser(
+        "export",
+        help="write records as JSON Lines: the stored pages, or every URL's outcome",
+        description="Write records as JSON Lines, one object per line (docs/storage.md). "
+        + " ".join(f"{name}: {text}." for name, text in EXPORT_RECORDS.items()),
+    )
+    export.add_argument(
+        "pool_dir",
+        help="a pool directory; for pages also a Redis worker's --store-dir, for outcomes "
+        "also a Redis pool URL",
+    )
+    export.add_argument(
+        "--records",
+        choices=tuple(EXPORT_RECORDS),
+        default="pages",
+        help="which records (default pages)",
+    )
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     stats = sub.add_parser("stats", help="print the pool's totals as JSON")
@@ -473,6 +495,8 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
 
 # ---- export, stats, save, load ------------------------------------------------------------------
 def export_command(args: argparse.Namespace) -> int:
+    if args.records == "outcomes":
+        return asyncio.run(_export_outcomes(args))
     if is_pool_url(args.pool_dir):
         raise ConfigError(
             "export reads a local page store: give the worker's store directory "
@@ -489,6 +513,56 @@ def export_command(args: argparse.Namespace) -> int:
         store.close()
     print(f"{count} records exported", file=sys.stderr)
     return 0
+
+
+async def _export_outcomes(args: argparse.Namespace) -> int:
+    """Every URL's outcome from the pool (a directory or a Redis pool URL)."""
+    count = 0
+    if is_pool_url(args.pool_dir):
+        redis_pool = await open_redis_pool(args.pool_dir)
+        try:
+            with _output(args.output) as out:
+                async for rec in redis_pool.iter_outcomes():
+                    _write_record(out, rec)
+                    count += 1
+        finally:
+            await redis_pool.close()
+    else:
+        pool = await LevelDBPool.open_async(_existing_pool(args.pool_dir))
+        try:
+            with _output(args.output) as out:
+                for rec in pool.iter_outcomes():
+                    _write_record(out, rec)
+                    count += 1
+        finally:
+            await pool.close()
+    print(f"{count} records exported", file=sys.stderr)
+    return 0
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    """Standard output, or a file written whole or not at all: a temporary file next to it,
+    renamed over it at the end (a failed export leaves the previous one as it was)."""
+    if not path:
+        yield sys.stdout
+        return
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise CrawlerGuiError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+
+
+def _write_record(out: TextIO, record: dict[str, Any]) -> None:
+    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+    out.write("\n")
 
 
 async def stats_command(args: argparse.Namespace) -> int:

@@ -224,6 +224,25 @@ def test_refused_seeds_are_final_and_until_idle_ends_with_the_rest(tmp_path: Pat
     # the two seeds, and the demo's robots.txt-disallowed pages
     assert totals["refused_urls"] >= 2 and totals["retrying"] == 0 and totals["waiting"] == 0
     assert f"| refused {totals['refused_urls']} |" in done.stderr
+    # every URL's outcome, the refusals with their reason
+    out = tmp_path / "outcomes.jsonl"
+    exported = cli("export", str(pool), "--records", "outcomes", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    records = {r["url"]: r for r in map(json.loads, out.read_text("utf-8").splitlines())}
+    assert len(records) == sum(
+        totals[k] for k in ("done", "failed", "redirected", "retrying", "waiting")
+    )
+    for seed in ("http://0.0.0.0/one", "http://224.0.0.1/two"):
+        assert records[seed]["state"] == "refused"
+        assert records[seed]["reason"] == "blocked_address"
+    refused = [r for r in records.values() if r["state"] == "refused"]
+    assert len(refused) == totals["refused_urls"]
+    assert {r["reason"] for r in refused} <= {"blocked_address", "robots", "out_of_scope"}
+    assert all(r["kind"] == "outcome" for r in records.values())
+    assert any(r["state"] == "done" for r in records.values())
+    nowhere = cli("export", str(pool), "--records", "outcomes", "-o", str(tmp_path / "no" / "x"))
+    assert nowhere.returncode == 1 and "Traceback" not in nowhere.stderr
+    assert nowhere.stderr.strip().startswith("crawler-gui: cannot write")
 
 
 def test_timeouts_on_the_command_line_reach_the_settings_with_defaults_in_help() -> None:

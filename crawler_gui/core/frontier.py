@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from crawler_gui.core.policy import FetchResult
 
@@ -94,6 +95,64 @@ def referrer_of(extra: str | None) -> str | None:
     if not extra:
         return None
     return extra.split(_SEP, 1)[0] or None
+
+
+#: URL states by their one-letter code in both backends' URL records.
+STATE_BY_CODE = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
+
+
+def outcome_record(
+    url: str,
+    code: str,
+    depth: int,
+    attempts: int,
+    changed: float,
+    extra: str | None,
+    *,
+    refusal: str | None = None,
+    next_try: float | None = None,
+    last_error: str | None = None,
+) -> dict[str, Any]:
+    """One URL's outcome as an export record (``export --records outcomes``, documented in
+    ``docs/storage.md``), from the fields of a URL record of either backend. ``refusal`` is
+    the refusal index's ``reason TAB target`` when the URL was refused by policy."""
+    state = STATE_BY_CODE.get(code, code)
+    rec: dict[str, Any] = {
+        "kind": "outcome",
+        "url": url,
+        "state": state,
+        "depth": depth,
+        "attempts": attempts,
+        "changed_at": datetime.fromtimestamp(changed, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z"),
+        "changed_at_ts": changed,
+        "referrer": None,
+        "status": None,
+        "reason": None,
+        "message": None,
+        "target": None,
+    }
+    if code == "X":
+        rec["target"] = extra or None
+        return rec
+    if code == "F":
+        detail = unpack_failure(extra)
+        rec["referrer"] = detail.referrer
+        rec["status"] = detail.status
+        rec["reason"] = detail.reason or None
+        rec["message"] = detail.message or None
+        if refusal is not None:
+            reason, _tab, target = refusal.partition("\t")
+            rec["state"] = "refused"
+            rec["reason"] = reason
+            rec["target"] = target or None
+        return rec
+    rec["referrer"] = referrer_of(extra)
+    if code == "R":
+        rec["message"] = last_error
+        rec["next_try_ts"] = next_try
+    return rec
 
 
 @dataclass(frozen=True, slots=True)

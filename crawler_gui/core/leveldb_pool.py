@@ -22,7 +22,7 @@ import shutil
 import struct
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,6 +42,7 @@ from crawler_gui.core.frontier import (
     PoolTotals,
     Refusal,
     RetryRow,
+    outcome_record,
     pack_failure,
     referrer_of,
 )
@@ -753,6 +754,32 @@ class LevelDBPool:
             self._schedule(h, now)
         wb.write()
         return n
+
+    def iter_outcomes(self) -> Iterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (``outcome_record``), from a consistent
+        view of the database; for ``export --records outcomes`` (the command line: this
+        reads the whole pool, without yielding to any loop)."""
+        self._check_open()
+        with self._db.snapshot() as snap:
+            refusals = {
+                key[len(P_REFUSAL) :].decode(): raw.decode()
+                for key, raw in snap.iterator(prefix=P_REFUSAL)
+            }
+            for key, raw in snap.iterator(prefix=P_URL):
+                url = key[len(P_URL) :].decode()
+                state, depth, attempts, _seq, t, extra = _read_urec(raw)
+                retry = self._retries.get(url) if state == R else None
+                yield outcome_record(
+                    url,
+                    state.decode(),
+                    depth,
+                    attempts,
+                    t,
+                    extra,
+                    refusal=refusals.get(url),
+                    next_try=retry.next_try if retry else None,
+                    last_error=retry.last_error if retry else None,
+                )
 
     async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
         """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""

@@ -51,6 +51,7 @@ from crawler_gui.core.frontier import (
     Refusal,
     RetryRow,
     WorkerRow,
+    outcome_record,
     pack_failure,
     referrer_of,
 )
@@ -630,6 +631,38 @@ class RedisPool:
             return 0
         thresh = self.config.retry.failure_threshold
         return sum([int(await self._run("reclaim", g, thresh, worker)) for g in self.groups])
+
+    async def iter_outcomes(self) -> AsyncIterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (``outcome_record``), group by group,
+        read in batches (HSCAN): the server is never blocked for long, and a crawl may run
+        meanwhile (the records are then not one atomic picture)."""
+        client = await self._client()
+        for group in self.groups:
+            with self._errors():
+                refusals: Any = await client.hgetall(group + "refusals")
+                rdata: Any = await client.hgetall(group + "rdata")
+                scored: Any = await client.zrange(group + "retry", 0, -1, withscores=True)
+            retry = dict(scored)
+            cursor: Any = 0
+            while True:
+                with self._errors():
+                    reply: Any = await client.hscan(group + "url", cursor, count=CHUNK)
+                cursor, batch = reply
+                for url, raw in batch.items():
+                    st, depth, attempts, _seq, t, extra = raw.split("\t", 5)
+                    yield outcome_record(
+                        url,
+                        st,
+                        int(depth),
+                        int(attempts),
+                        float(t),
+                        extra,
+                        refusal=refusals.get(url),
+                        next_try=retry.get(url),
+                        last_error=rdata.get(url),
+                    )
+                if not cursor:
+                    break
 
     async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
         """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
