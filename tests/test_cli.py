@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +24,25 @@ def cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
         timeout=timeout,
         check=False,
     )
+
+
+def wait_for_stored_pages(pool: Path, proc: subprocess.Popen[Any], min_bytes: int) -> None:
+    """Wait (up to 90 s) until the running crawl's page store holds ``min_bytes`` of data:
+    pages were fetched and flushed, and each flush is followed by the commit of its results.
+    A condition, not a fixed sleep: a loaded machine only makes it take longer."""
+    pages = pool / "pages"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the crawl ended before it was interrupted"
+        stored = (
+            sum(f.stat().st_size for f in pages.glob("*") if f.suffix in (".log", ".ldb"))
+            if pages.is_dir()
+            else 0
+        )
+        if stored >= min_bytes:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the crawl stored fewer than {min_bytes} bytes of pages in 90 s")
 
 
 def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
@@ -122,10 +142,7 @@ def test_ctrl_c_stops_gracefully_and_running_again_resumes(tmp_path: Path) -> No
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (pool / "pages").exists():
-            time.sleep(0.1)
-        time.sleep(1.5)
+        wait_for_stored_pages(pool, proc, 64 * 1024)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)
     finally:
@@ -169,10 +186,7 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (pool / "pages").exists():
-            time.sleep(0.05)
-        time.sleep(2.0)
+        wait_for_stored_pages(pool, proc, 256 * 1024)  # several flushes, so several commits
         proc.kill()
     finally:
         proc.wait(timeout=60)

@@ -218,6 +218,7 @@ class Crawler:
         self._delays_sent: dict[str, float] = {}
         self._hubs: list[HubSpec] = []
         self._retired_fetchers: list[Fetcher] = []
+        self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
         self._background: set[asyncio.Task[object]] = set()
         self._results: list[tuple[str, FetchResult]] = []
@@ -512,6 +513,18 @@ class Crawler:
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
+    async def close_background(self) -> None:
+        """End the background work: pause flags and refusal re-checks still running, and the
+        robots.txt fetches of this cache and of any replaced by a settings change."""
+        tasks = list(self._background)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for robots in [*self._retired_robots, self.robots]:
+            await robots.close()
+        self._retired_robots.clear()
+
     async def close_fetchers(self) -> None:
         """Close the HTTP session (and any left over from live settings changes)."""
         for fetcher in [*self._retired_fetchers, self.fetcher]:
@@ -606,6 +619,7 @@ class Crawler:
         )
         if old.user_agent != settings.user_agent or old.allow_private != settings.allow_private:
             # (robots.txt refused for the host's address is fetched again under the new rule)
+            self._retired_robots.append(self.robots)
             self.robots = RobotsCache(settings.user_agent, settings.robots_lifetime)
         scope_fields = (
             "allow_domains",
@@ -709,6 +723,9 @@ class Crawler:
             released = await self.frontier.release(urls)
             log.info("%d unfinished fetches went back to the pool", released)
             self._notify()
+        for robots in self._retired_robots:  # their fetches use the retired sessions
+            await robots.close()
+        self._retired_robots.clear()
         for fetcher in self._retired_fetchers:
             await fetcher.close()
         self._retired_fetchers.clear()

@@ -137,11 +137,18 @@ def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
             async with await open_demo(tmp_path, site, settings) as session:
                 hub = site.hub_urls()[0]
                 await session.crawler.set_hubs([HubSpec(hub, 0.3)])
+                started = asyncio.get_running_loop().time()
                 session.crawler.start()
-                await asyncio.sleep(1.5)
+                # Three fetches of the hub, however long a loaded machine takes for them
+                # (run() bounds the test); each waits out its 0.3 s span after the last.
+                while site.fetch_counts.get(hub, 0) < 3:
+                    await asyncio.sleep(0.05)
+                    assert session.crawler.state is CrawlState.RUNNING
+                took = asyncio.get_running_loop().time() - started
                 await session.crawler.stop()
                 refreshes = [r for r in session.store.iter_records() if r.url == hub]
                 assert len(refreshes) >= 3
+                assert took >= 2 * 0.3  # refreshed on its span, not back to back
 
     run(main)
 
@@ -351,3 +358,61 @@ def test_garbage_collection_is_paused_only_while_big_pages_parse() -> None:
         assert not gc.isenabled()  # left as the program had it
     finally:
         gc.enable()
+
+
+def test_closing_ends_robots_fetches_of_replaced_caches_before_the_http_session(
+    tmp_path: Path,
+) -> None:
+    """robots.txt fetches are shielded from their callers' cancellation. One still running when
+    the user agent changes (a new robots cache) ends with the run that replaced it; one of the
+    current cache ends when the session closes, before the HTTP session it uses closes
+    (nothing is left to the loop's teardown)."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    asked = 0
+    asked_event = asyncio.Event()
+
+    async def robots(_request: web.Request) -> web.Response:
+        nonlocal asked
+        asked += 1
+        asked_event.set()
+        await asyncio.sleep(30)
+        return web.Response(text="")
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/robots.txt", robots)
+        async with serve(app) as base:
+            session = await CrawlSession.open(tmp_path / "pool", replace(FAST, obey_robots=True))
+            crawler = session.crawler
+            await crawler.add_seeds([base + "/story.html"])
+            crawler.start()
+            await asyncio.wait_for(asked_event.wait(), 30)
+            first = crawler.robots
+            (old_fetch,) = first._inflight.values()
+            crawler.apply_settings(replace(crawler.settings, user_agent="other/1.0"))
+            await crawler.stop(wait_in_flight=False)
+            assert old_fetch.done() and not first._inflight  # ended with the run
+
+            asked_event.clear()
+            crawler.start()  # the new cache fetches robots.txt again
+            await asyncio.wait_for(asked_event.wait(), 30)
+            (fetch,) = crawler.robots._inflight.values()
+            await crawler.stop(wait_in_flight=False)
+            assert not fetch.done()  # shielded: the stop does not end it
+            fetcher = crawler.fetcher
+            done_when_closed: list[bool] = []
+            real_close = fetcher.close
+
+            async def close() -> None:
+                done_when_closed.append(fetch.done())
+                await real_close()
+
+            fetcher.close = close  # type: ignore[method-assign]
+            await session.close()
+            assert done_when_closed == [True]
+            assert asked == 2
+
+    run(main)
