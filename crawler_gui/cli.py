@@ -397,10 +397,12 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
             await crawler.set_hubs(hubs)
         if args.seed:
             from crawler_gui.core.hublist import REASON_TEXT
+            from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 
             report = await crawler.add_seeds(args.seed)
             for url, reason in report.refused:
-                print(f"seed refused: {url}: {REASON_TEXT.get(reason, reason)}", file=sys.stderr)
+                text = REASON_TEXT.get(reason) or SCOPE_REASONS.get(reason, reason)
+                print(f"seed refused: {url}: {text}", file=sys.stderr)
         # URLs refused under the last run's settings that these settings allow come back.
         await crawler.reconsider_refusals()
         totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals

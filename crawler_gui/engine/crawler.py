@@ -26,7 +26,7 @@ from crawler_gui.engine.decode import decode_body, sniff_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
 from crawler_gui.engine.links import extract_links
 from crawler_gui.engine.robots import RobotsCache
-from crawler_gui.engine.scope import Scope, host_of_url
+from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
@@ -546,12 +546,23 @@ class Crawler:
 
     # ---- steering ------------------------------------------------------------------------------
     async def add_seeds(self, urls: Iterable[str]) -> AddReport:
-        """Add seed URLs (depth 0); their registered domains join the scope."""
+        """Add seed URLs (depth 0); their registered domains join the scope. A seed on a
+        denied domain or matching a deny pattern is refused with that reason (deny rules win
+        over seeds, as over every other URL)."""
         urls = [u.strip() for u in urls if u.strip()]
-        self.scope.add_seeds(urls)
+        denied: list[tuple[str, str]] = []
+        kept: list[str] = []
+        for url in urls:
+            reason = self.scope.check(url)
+            if reason in DENY_REASONS:
+                denied.append((url, reason))
+            else:
+                kept.append(url)
+        self.scope.add_seeds(kept)
         self._recent.clear()  # links refused as off-domain may be in scope now
         self._save_scope()
-        report = await self.frontier.add_many([AddRequest(u, 0, None) for u in urls])
+        report = await self.frontier.add_many([AddRequest(u, 0, None) for u in kept])
+        report.refused.extend(denied)
         self._wake.set()
         self._notify()
         self._reconsider_later()  # redirects that left the scope may be in it now

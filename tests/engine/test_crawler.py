@@ -416,3 +416,25 @@ def test_closing_ends_robots_fetches_of_replaced_caches_before_the_http_session(
             assert asked == 2
 
     run(main)
+
+
+def test_a_seed_on_a_denied_domain_is_refused_with_its_reason(tmp_path: Path) -> None:
+    async def main() -> None:
+        settings = replace(FAST, deny_domains=("blocked.example.com",), deny_patterns=(r"/ads/",))
+        async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+            report = await session.crawler.add_seeds(
+                [
+                    "http://news.blocked.example.com/",
+                    "http://ok.example.com/ads/1",
+                    "http://ok.example.com/",
+                ]
+            )
+            assert report.added == 1
+            assert sorted(report.refused) == [
+                ("http://news.blocked.example.com/", "denied_domain"),
+                ("http://ok.example.com/ads/1", "denied_pattern"),
+            ]
+            assert session.frontier.url_state("http://news.blocked.example.com/") is None
+            assert session.crawler.scope.seed_domains == {"example.com"}
+
+    run(main)
