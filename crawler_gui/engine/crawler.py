@@ -136,6 +136,40 @@ def _always_known(_url: str) -> bool:
     return True
 
 
+def load_links_limit(scope_file: Path | None) -> int | None:
+    """The depth limit under which the pool's pages had their links taken (saved by
+    :meth:`Crawler._save_scope`); None when unlimited or unknown."""
+    if scope_file is None:
+        return None
+    try:
+        data = json.loads(scope_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("links_limit") if isinstance(data, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _links_of_records(
+    records: Iterator[PageRecord], scope: Scope, count: int
+) -> list[tuple[str, int, list[str]]]:
+    """The next ``count`` stored pages' links in ``scope`` (a worker thread's work)."""
+    out: list[tuple[str, int, list[str]]] = []
+    for record in records:
+        if record.body is None or sniff_kind(record.content_type, record.body) != "html":
+            continue
+        page = FetchOutcome(
+            url=record.url,
+            final_url=record.final_url,
+            content_type=record.content_type,
+            body=record.body,
+        )
+        _title, _encoding, links = Crawler._parse_big(page, scope)
+        out.append((record.final_url, record.depth, links))
+        if len(out) >= count:
+            break
+    return out
+
+
 def load_seed_domains(scope_file: Path) -> list[str]:
     """The seeded domains saved by :meth:`Crawler._save_scope` (empty if none or unreadable)."""
     try:
@@ -191,6 +225,8 @@ class Crawler:
         signal: PoolSignal | None = None,
     ) -> None:
         self.scope_file = scope_file
+        #: Pages at this depth or deeper had their links dropped (None: no limit so far).
+        self._links_limit = load_links_limit(scope_file)
         self.signal = signal
         self._signal_live = False  # started for the current run
         self._waiting_for_work = False  # nothing to pop, nothing in flight: waits for work
@@ -318,6 +354,7 @@ class Crawler:
         every change that widens the policy. Returns how many went back to the queue."""
         try:
             count = await self.frontier.requeue_refused(lambda r: not self._still_refused(r))
+            count += await self._follow_beyond_old_limit()
         except Exception:
             log.exception("refused URLs could not be looked at again")
             return 0
@@ -326,6 +363,31 @@ class Crawler:
             self._wake.set()
             self._notify()
         return count
+
+    async def _follow_beyond_old_limit(self) -> int:
+        """A raised depth limit: the links of the stored pages at the old limit (dropped when
+        they were fetched) are taken from their stored bodies now, parsed in a worker thread.
+        Returns how many links were offered to the pool."""
+        old, new = self._links_limit, self.settings.max_depth
+        if old is not None and (new is None or new > old) and self.store is not None:
+            await self.store.flush()
+            records = self.store.records_at_depths(old, new)
+            offered = 0
+            while True:
+                batch = await asyncio.to_thread(_links_of_records, records, self.scope, 20)
+                if not batch:
+                    break
+                for page_url, depth, links in batch:
+                    offered += len(links)
+                    await self._add_links(depth + 1, page_url, links)
+            log.info("depth limit raised from %d: %d links of its pages offered", old, offered)
+            self._links_limit = new
+            self._save_scope()
+            return offered
+        if new is not None and (old is None or new < old):
+            self._links_limit = new  # pages at the new limit keep their links to themselves
+            self._save_scope()
+        return 0
 
     def _reconsider_later(self) -> None:
         """The policy grew wider while crawling: look at the refusals in the background."""
@@ -593,7 +655,11 @@ class Crawler:
         """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
         if self.scope_file is None:
             return
-        data = {"version": 1, "seed_domains": sorted(self.scope.seed_domains)}
+        data = {
+            "version": 1,
+            "seed_domains": sorted(self.scope.seed_domains),
+            "links_limit": self._links_limit,
+        }
         tmp = self.scope_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
         os.replace(tmp, self.scope_file)
@@ -625,8 +691,10 @@ class Crawler:
         if any(getattr(old, f) != getattr(settings, f) for f in fetch_fields):
             self._retired_fetchers.append(self.fetcher)
             self.fetcher = Fetcher(settings, allow_networks=self.allow_networks)
-        widened = (settings.allow_private and not old.allow_private) or (
-            old.obey_robots and not settings.obey_robots
+        widened = (
+            (settings.allow_private and not old.allow_private)
+            or (old.obey_robots and not settings.obey_robots)
+            or old.max_depth != settings.max_depth  # (kept in scope.json when it shrinks)
         )
         if old.user_agent != settings.user_agent or old.allow_private != settings.allow_private:
             # (robots.txt refused for the host's address is fetched again under the new rule)
@@ -834,7 +902,7 @@ class Crawler:
             else:
                 _text, encoding = decode_body(outcome.body, outcome.content_type)
         if links and follow:
-            await self._add_links(lease, outcome.final_url, links)
+            await self._add_links(lease.depth + 1, outcome.final_url, links)
         if self.store is not None:
             self.store.add(
                 PageRecord(
@@ -890,12 +958,11 @@ class Crawler:
         check = scope.check
         return title, encoding, [link for link in links if check(link) is None]
 
-    async def _add_links(self, lease: Lease, page_url: str, links: list[str]) -> None:
+    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> None:
         """Queue a page's links in scope that were not submitted lately, one slice at a time:
         the loop is free between slices, and a huge page never holds all its requests at
         once (hundreds of thousands of objects make every garbage collection slow)."""
         recent = self._recent
-        depth = lease.depth + 1
         for start in range(0, len(links), LINK_SLICE):
             if start:
                 await asyncio.sleep(0)

@@ -438,3 +438,55 @@ def test_a_seed_on_a_denied_domain_is_refused_with_its_reason(tmp_path: Path) ->
             assert session.crawler.scope.seed_domains == {"example.com"}
 
     run(main)
+
+
+def test_raising_the_depth_limit_follows_the_links_of_pages_at_the_old_limit(
+    tmp_path: Path,
+) -> None:
+    """Pages at the depth limit keep their links to themselves; a later run with a higher
+    limit (or none) takes them from the stored pages, without fetching those pages again."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    chain = {"/": "/a", "/a": "/b", "/b": "/c", "/c": "/d"}
+
+    async def page(request: web.Request) -> web.Response:
+        link = chain.get(request.path, "")
+        return web.Response(
+            text=f'<title>{request.path}</title><a href="{link}">next</a>',
+            content_type="text/html",
+        )
+
+    async def crawl(base: str, max_depth: int | None, seed: bool = False) -> CrawlSession:
+        settings = replace(FAST, obey_robots=False, max_depth=max_depth)
+        session = await CrawlSession.open(tmp_path / "pool", settings)
+        if seed:
+            await session.crawler.add_seeds([base + "/"])
+        session.crawler.start()
+        assert await session.crawler.wait() is CrawlState.FINISHED
+        return session
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            session = await crawl(base, 1, seed=True)
+            pool = session.frontier
+            assert [pool.url_state(base + p) for p in ("/", "/a", "/b")] == ["done", "done", None]
+            await session.close()
+
+            session = await crawl(base, 2)  # the next run, with a higher limit
+            pool = session.frontier
+            assert pool.url_state(base + "/b") == "done"
+            assert pool.url_state(base + "/c") is None
+            fetched = [r.url for r in session.store.iter_records()]
+            assert sorted(fetched) == sorted(base + p for p in ("/", "/a", "/b"))  # /a once
+
+            session.crawler.apply_settings(replace(session.crawler.settings, max_depth=None))
+            session.crawler.start()  # no limit at all now, in the same session
+            assert await session.crawler.wait() is CrawlState.FINISHED
+            assert pool.url_state(base + "/d") == "done"
+            await session.close()
+
+    run(main)
