@@ -30,7 +30,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
@@ -73,6 +73,12 @@ log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
 COMMANDS = ("crawl", "export", "stats", "save", "load", "repair")
+#: The record types of ``export --records`` and what each holds (one place for all of them).
+EXPORT_RECORDS = {
+    "pages": "one record per stored page, as fetched",
+    "outcomes": "one record per URL of the pool with its state; a failed or refused URL with "
+    "its last status, reason and message, a redirected one with its target",
+}
 
 
 def _positive_int(text: str) -> int:
@@ -152,7 +158,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="default refresh span of hubs (default 300)",
     )
-    crawl.add_argument("--concurrency", type=_positive_int, default=16, metavar="N")
+    crawl.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=16,
+        metavar="N",
+        help="fetches in flight at once, over all hosts (default 16)",
+    )
     crawl.add_argument(
         "--delay",
         type=_non_negative,
@@ -168,9 +180,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="also wait X times the last response time between two requests to one host "
         "(default 2)",
     )
-    crawl.add_argument("--max-depth", type=_depth, metavar="N")
+    defaults = CrawlSettings()
     crawl.add_argument(
-        "--max-pages", type=_positive_int, metavar="N", help="stop after this many fetches"
+        "--connect-timeout",
+        type=_positive,
+        default=defaults.connect_timeout,
+        metavar="SECONDS",
+        help="give up connecting to a server after this long "
+        f"(default {defaults.connect_timeout:g})",
+    )
+    crawl.add_argument(
+        "--read-timeout",
+        type=_positive,
+        default=defaults.read_timeout,
+        metavar="SECONDS",
+        help="give up when a server sends nothing for this long "
+        f"(default {defaults.read_timeout:g})",
+    )
+    crawl.add_argument(
+        "--timeout",
+        type=_positive,
+        default=defaults.total_timeout,
+        metavar="SECONDS",
+        help="the whole of one request, redirects followed included, may take at most this "
+        f"long (default {defaults.total_timeout:g})",
+    )
+    crawl.add_argument(
+        "--max-depth",
+        type=_depth,
+        metavar="N",
+        help="follow links at most N steps from a seed or hub (default: no limit)",
+    )
+    crawl.add_argument(
+        "--max-pages",
+        type=_positive_int,
+        metavar="N",
+        help="stop after this many fetches (default: no limit)",
     )
     crawl.add_argument(
         "--until-idle",
@@ -185,7 +230,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DOMAIN",
         help="also crawl this domain (repeatable)",
     )
-    crawl.add_argument("--deny-domain", action="append", default=[], metavar="DOMAIN")
+    crawl.add_argument(
+        "--deny-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="never crawl this domain or its subdomains (repeatable)",
+    )
     crawl.add_argument(
         "--allow-private",
         action="store_true",
@@ -193,7 +244,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
     crawl.add_argument("--warc", metavar="DIR", help="also write WARC files into DIR")
-    crawl.add_argument("--user-agent", metavar="TEXT")
+    crawl.add_argument(
+        "--user-agent",
+        metavar="TEXT",
+        help=f"the User-Agent header (default {defaults.user_agent!r})",
+    )
     crawl.add_argument(
         "--no-progress",
         action="store_true",
@@ -253,8 +308,23 @@ def build_parser() -> argparse.ArgumentParser:
         "restarted under the same id takes its unfinished URLs back at once",
     )
 
-    export = sub.add_parser("export", help="write the stored pages' records as JSON Lines")
-    export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
+    export = sub.add_parser(
+        "export",
+        help="write records as JSON Lines: the stored pages, or every URL's outcome",
+        description="Write records as JSON Lines, one object per line (docs/storage.md). "
+        + " ".join(f"{name}: {text}." for name, text in EXPORT_RECORDS.items()),
+    )
+    export.add_argument(
+        "pool_dir",
+        help="a pool directory; for pages also a Redis worker's --store-dir, for outcomes "
+        "also a Redis pool URL",
+    )
+    export.add_argument(
+        "--records",
+        choices=tuple(EXPORT_RECORDS),
+        default="pages",
+        help="which records (default pages)",
+    )
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     stats = sub.add_parser(
@@ -319,6 +389,9 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
         "sync": args.sync,
         "min_free_mb": args.min_free,
+        "connect_timeout": args.connect_timeout,
+        "read_timeout": args.read_timeout,
+        "total_timeout": args.timeout,
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
@@ -466,10 +539,14 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
             await crawler.set_hubs(hubs)
         if args.seed:
             from crawler_gui.core.hublist import REASON_TEXT
+            from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 
             report = await crawler.add_seeds(args.seed)
             for url, reason in report.refused:
-                print(f"seed refused: {url}: {REASON_TEXT.get(reason, reason)}", file=sys.stderr)
+                text = REASON_TEXT.get(reason) or SCOPE_REASONS.get(reason, reason)
+                print(f"seed refused: {url}: {text}", file=sys.stderr)
+        # URLs refused under the last run's settings that these settings allow come back.
+        await crawler.reconsider_refusals()
         totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
         # On a shared pool, URLs in flight at other workers may still bring new links.
         if not (totals.waiting or totals.hubs or totals.retrying or totals.pending):
@@ -590,7 +667,8 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
     t = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
     line = (
         f"{stats.pages_per_s_10s:7.1f} pages/s | done {t.done:,} | waiting {t.waiting:,} | "
-        f"in flight {t.pending:,} | retrying {t.retrying:,} | failed {t.failed:,} | "
+        f"in flight {t.pending:,} | retrying {t.retrying:,} | "
+        f"failed {t.failed - t.refused_urls:,} | refused {t.refused_urls:,} | "
         f"errors {stats.errors:,}"
     )
     if live:
@@ -602,6 +680,8 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
 
 # ---- export, stats, save, load ------------------------------------------------------------------
 def export_command(args: argparse.Namespace) -> int:
+    if args.records == "outcomes":
+        return asyncio.run(_export_outcomes(args))
     if is_pool_url(args.pool_dir):
         raise ConfigError(
             "export reads a local page store: give the worker's store directory "
@@ -620,6 +700,71 @@ def export_command(args: argparse.Namespace) -> int:
         store.close()
     print(f"{count} records exported", file=sys.stderr)
     return 0
+
+
+async def _export_outcomes(args: argparse.Namespace) -> int:
+    """Every URL's outcome from the pool (a directory or a Redis pool URL)."""
+    count = 0
+    if is_pool_url(args.pool_dir):
+        redis_pool = await open_redis_pool(args.pool_dir)
+        try:
+            with _output(args.output) as out:
+                async for rec in redis_pool.iter_outcomes():
+                    _write_record(out, rec)
+                    count += 1
+        finally:
+            await redis_pool.close()
+    else:
+        pool_dir = _existing_pool(args.pool_dir)
+        if args.output is not None:
+            _outside_pool(args.output, pool_dir, "export")
+        pool = await LevelDBPool.open_async(pool_dir, create=False)
+        try:
+            with _output(args.output) as out:
+                for rec in pool.iter_outcomes():
+                    _write_record(out, rec)
+                    count += 1
+        finally:
+            await pool.close()
+    print(f"{count} records exported", file=sys.stderr)
+    return 0
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    """Standard output, or a file written whole or not at all: a temporary file in the
+    target's folder, fsynced and renamed over it at the end (a failure, such as no space or no
+    permission, leaves the previous file as it was). Every OSError is one clear line."""
+    if not path:
+        yield sys.stdout
+        return
+    target = Path(path)
+    tmp: Path | None = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = Path(name)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, IsADirectoryError) or target.is_dir():
+            reason = "it is a folder"
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot write {target}: the disk is full") from exc
+        raise CrawlerGuiError(f"cannot write {target}: {reason}") from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _write_record(out: TextIO, record: dict[str, Any]) -> None:
+    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+    out.write("\n")
 
 
 async def stats_command(args: argparse.Namespace) -> int:
@@ -778,32 +923,9 @@ def _refuse_if_open(pool_dir: Path) -> None:
 
 
 def _write_atomically(target: Path, write: Callable[[TextIO], int]) -> int:
-    """Write through a temporary file in the target's folder, then rename it over the target:
-    a failure (no space, no permission) leaves the previous file as it was. Every OSError is
-    one clear line."""
-    folder = target.parent
-    tmp: Path | None = None
-    try:
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-        tmp = Path(name)
-        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
-            count = write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        tmp = None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        if isinstance(exc, IsADirectoryError) or target.is_dir():
-            reason = "it is a folder"
-        if is_disk_full(exc):
-            raise DiskFullError(f"cannot write {target}: the disk is full") from exc
-        raise CrawlerGuiError(f"cannot write {target}: {reason}") from exc
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-    return count
+    """``write`` into ``target`` whole or not at all (see :func:`_output`)."""
+    with _output(str(target)) as fh:
+        return write(fh)
 
 
 def _outside_pool(target: str, pool_dir: Path, what: str) -> None:

@@ -26,7 +26,7 @@ import threading
 import time
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -46,7 +46,11 @@ from crawler_gui.core.frontier import (
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    Refusal,
     RetryRow,
+    outcome_record,
+    pack_failure,
+    referrer_of,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
 from crawler_gui.core.urls import canonicalize, host_of
@@ -81,6 +85,7 @@ P_LEASE = b"l/"  # l/<url> -> lease record
 P_RETRY = b"r/"  # r/<url> -> retry record (JSON)
 P_HUB = b"h/"  # h/<url> -> hub record (JSON)
 P_HOST = b"s/"  # s/<host> -> host record
+P_REFUSAL = b"n/"  # n/<url> -> reason TAB redirect target (a URL refused by policy; also F)
 
 # URL record: state, depth, attempts, seq, time; then the referrer (or redirect target), UTF-8.
 _UREC = struct.Struct(">cHHQd")
@@ -99,6 +104,9 @@ READ_AHEAD = 16
 CHUNK = 5000
 #: How long closing waits for a snapshot save's thread to notice that it must stop.
 READER_STOP_SECONDS = 30.0
+#: URLs per write batch of ``add_many``, yielding to the loop in between: about 5 ms each (a
+#: page with 300,000 links must not freeze the window for the seconds they take in all).
+ADD_CHUNK = 500
 
 
 def _qkey(host: str, depth: int, seq: int) -> bytes:
@@ -370,6 +378,7 @@ class LevelDBPool:
         self._last_sync = time.monotonic()
         #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
         self._readers: list[tuple[threading.Event, threading.Event]] = []
+        self._t_refused = 0
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
@@ -460,6 +469,8 @@ class LevelDBPool:
                 self._t_failed += h.failed
                 self._t_retrying += h.retrying
                 self._t_redirected += h.redirected
+            for _key in db.iterator(prefix=P_REFUSAL, include_value=False):
+                self._t_refused += 1
             for key, raw in db.iterator(prefix=P_HUB):
                 url = key[len(P_HUB) :].decode()
                 rec = snapshot_file.loads(raw)
@@ -775,7 +786,7 @@ class LevelDBPool:
         chunk: list[AddRequest | str] = []
         for item in items:
             chunk.append(item)
-            if len(chunk) >= CHUNK:
+            if len(chunk) >= ADD_CHUNK:
                 report.merge(self.add_many_sync(chunk, always=always))
                 chunk = []
                 await asyncio.sleep(0)
@@ -861,6 +872,10 @@ class LevelDBPool:
         elif state == F:
             h.failed -= 1
             self._t_failed -= 1
+            nkey = P_REFUSAL + url.encode()
+            if self._db.get(nkey) is not None:
+                wb.delete(nkey)
+                self._t_refused -= 1
         elif state == X:
             h.redirected -= 1
             self._t_redirected -= 1
@@ -1007,6 +1022,51 @@ class LevelDBPool:
         wb.write()
         return n
 
+    def iter_outcomes(self) -> Iterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (``outcome_record``), from a consistent
+        view of the database; for ``export --records outcomes`` (the command line: this
+        reads the whole pool, without yielding to any loop)."""
+        self._check_open()
+        with self._db.snapshot() as snap:
+            refusals = {
+                key[len(P_REFUSAL) :].decode(): raw.decode()
+                for key, raw in snap.iterator(prefix=P_REFUSAL)
+            }
+            for key, raw in snap.iterator(prefix=P_URL):
+                url = key[len(P_URL) :].decode()
+                state, depth, attempts, _seq, t, extra = _read_urec(raw)
+                retry = self._retries.get(url) if state == R else None
+                yield outcome_record(
+                    url,
+                    state.decode(),
+                    depth,
+                    attempts,
+                    t,
+                    extra,
+                    refusal=refusals.get(url),
+                    next_try=retry.next_try if retry else None,
+                    last_error=retry.last_error if retry else None,
+                )
+
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
+        self._check_open()
+        wanted: list[AddRequest] = []
+        for n, (key, raw) in enumerate(self._db.iterator(prefix=P_REFUSAL)):
+            if n % CHUNK == CHUNK - 1:
+                await asyncio.sleep(0)
+            url = key[len(P_REFUSAL) :].decode()
+            reason, _tab, target = raw.decode().partition("\t")
+            if not keep(Refusal(url, reason, target)):
+                continue
+            urec = self._db.get(P_URL + url.encode())
+            if urec is None or urec[:1] != F:
+                continue
+            _s, depth, _a, _seq, _t, extra = _read_urec(urec)
+            wanted.append(AddRequest(url, depth, referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
+
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait): each goes back to where it was
         in its queue, with no attempt counted. Returns how many were released."""
@@ -1137,13 +1197,25 @@ class LevelDBPool:
                 if result.redirect_to:
                     follow.append(AddRequest(result.redirect_to, lease.depth, url))
             elif outcome is Outcome.FAILED:
-                wb.put(ukey, _urec(F, lease.depth, attempts + 1, seq, now, ref))
+                wb.put(
+                    ukey, _urec(F, lease.depth, attempts + 1, seq, now, pack_failure(ref, result))
+                )
                 h.failed += 1
                 self._t_failed += 1
+            elif outcome is Outcome.REFUSED:  # decided by policy: no attempt counted
+                detail = pack_failure(ref, result)
+                wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, detail))
+                reason = result.error.value if result.error else "refused"
+                wb.put(P_REFUSAL + ub, f"{reason}\t{result.redirect_to or ''}".encode())
+                h.failed += 1
+                self._t_failed += 1
+                self._t_refused += 1
             else:  # RETRY or THROTTLED
                 attempts += 1
                 if cfg.retry.gives_up(attempts):
-                    wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, ref))
+                    wb.put(
+                        ukey, _urec(F, lease.depth, attempts, seq, now, pack_failure(ref, result))
+                    )
                     wb.delete(P_RETRY + url.encode())
                     h.failed += 1
                     self._t_failed += 1
@@ -1391,6 +1463,7 @@ class LevelDBPool:
             redirected=self._t_redirected,
             refused=dict(self._refused),
             overflow=self._overflow,
+            refused_urls=self._t_refused,
             failure_threshold=self.config.retry.failure_threshold,
             pending_threshold=self.config.pending_threshold,
         )
@@ -1803,8 +1876,8 @@ def _export_records(
             }
             if state == X:
                 out["target"] = extra
-            elif extra:
-                out["referrer"] = extra
+            elif referrer_of(extra):
+                out["referrer"] = referrer_of(extra)
             if state == R and url in retry:
                 out["next_try"] = retry[url]["n"]
                 out["last_error"] = retry[url]["e"]

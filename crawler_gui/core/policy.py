@@ -32,6 +32,13 @@ class ErrorKind(enum.StrEnum):
     def retryable(self) -> bool:
         return self in _RETRYABLE_ERRORS
 
+    @property
+    def refusal(self) -> bool:
+        """A refusal by the crawl's own policy (address, robots.txt, scope), not a failure:
+        decided once, never retried, never counted as an error. The pool keeps the reason, so
+        a wider policy (``--allow-private``, robots off, a wider scope) can look again."""
+        return self in REFUSALS
+
 
 _RETRYABLE_ERRORS = frozenset(
     {
@@ -43,6 +50,10 @@ _RETRYABLE_ERRORS = frozenset(
         ErrorKind.INTERNAL,
     }
 )
+
+
+#: The error kinds that are refusals by policy (:attr:`ErrorKind.refusal`).
+REFUSALS = frozenset({ErrorKind.BLOCKED_ADDRESS, ErrorKind.ROBOTS, ErrorKind.OUT_OF_SCOPE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +86,7 @@ class FetchResult:
 class Outcome(enum.Enum):
     DONE = "done"  #: permanent success
     FAILED = "failed"  #: permanent failure
+    REFUSED = "refused"  #: refused by policy (address, robots.txt, scope): permanent, no error
     REDIRECTED = "redirected"  #: done; the target is queued
     RETRY = "retry"  #: try again later with backoff
     THROTTLED = "throttled"  #: try again after Retry-After; slow the whole host down
@@ -83,6 +95,8 @@ class Outcome(enum.Enum):
 def classify(result: FetchResult) -> Outcome:
     """Map a fetch result to what the pool does with the URL."""
     status = result.status
+    if result.error is not None and result.error.refusal:
+        return Outcome.REFUSED  # also a 3xx whose target left the scope
     if status is None:
         if result.error is not None and result.error.retryable:
             return Outcome.RETRY

@@ -50,8 +50,12 @@ from crawler_gui.core.frontier import (
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    Refusal,
     RetryRow,
     WorkerRow,
+    outcome_record,
+    pack_failure,
+    referrer_of,
 )
 from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
@@ -81,6 +85,7 @@ STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 _OUTCOME_CODES = {
     Outcome.DONE: "D",
     Outcome.FAILED: "F",
+    Outcome.REFUSED: "N",
     Outcome.REDIRECTED: "X",
     Outcome.RETRY: "R",
     Outcome.THROTTLED: "T",
@@ -755,6 +760,62 @@ class RedisPool:
         thresh = self.config.retry.failure_threshold
         return sum([int(await self._run("reclaim", g, thresh, worker)) for g in self.groups])
 
+    async def iter_outcomes(self) -> AsyncIterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (``outcome_record``), group by group,
+        read in batches (HSCAN): the server is never blocked for long, and a crawl may run
+        meanwhile (the records are then not one atomic picture)."""
+        client = await self._client()
+        for group in self.groups:
+            with self._errors():
+                refusals: Any = await client.hgetall(group + "refusals")
+                rdata: Any = await client.hgetall(group + "rdata")
+                scored: Any = await client.zrange(group + "retry", 0, -1, withscores=True)
+            retry = dict(scored)
+            cursor: Any = 0
+            while True:
+                with self._errors():
+                    reply: Any = await client.hscan(group + "url", cursor, count=CHUNK)
+                cursor, batch = reply
+                for url, raw in batch.items():
+                    st, depth, attempts, _seq, t, extra = raw.split("\t", 5)
+                    yield outcome_record(
+                        url,
+                        st,
+                        int(depth),
+                        int(attempts),
+                        float(t),
+                        extra,
+                        refusal=refusals.get(url),
+                        next_try=retry.get(url),
+                        last_error=rdata.get(url),
+                    )
+                if not cursor:
+                    break
+
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
+        client = await self._client()
+        wanted: list[AddRequest] = []
+        for group in self.groups:
+            with self._errors():
+                index: Any = await client.hgetall(group + "refusals")  # decoded: str
+            chosen = []
+            for url, value in index.items():
+                reason, _tab, target = value.partition("\t")
+                if keep(Refusal(url, reason, target)):
+                    chosen.append(url)
+            for start in range(0, len(chosen), CHUNK):
+                part = chosen[start : start + CHUNK]
+                with self._errors():
+                    recs: Any = await client.hmget(group + "url", part)
+                for url, raw in zip(part, recs, strict=True):
+                    if raw is None or not raw.startswith("F"):
+                        continue
+                    _st, depth, _att, _seq, _t, extra = raw.split("\t", 5)
+                    wanted.append(AddRequest(url, int(depth), referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
+
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait), no attempt counted."""
         by_group: dict[str, list[str]] = {}
@@ -845,6 +906,13 @@ class RedisPool:
             final,
             final_host,
             (result.redirect_to or "") if outcome is Outcome.REDIRECTED else "",
+            # after the referrer the script takes from the URL record
+            pack_failure(None, result) if outcome is not Outcome.DONE else "",
+            (
+                f"{result.error.value}\t{result.redirect_to or ''}"
+                if outcome is Outcome.REFUSED and result.error is not None
+                else ""
+            ),
         ]
 
     # ---- hubs, retries, delays ----------------------------------------------------------------
@@ -1084,7 +1152,7 @@ class RedisPool:
             sinces = self._versions.get(int(since))
         complete = sinces is None
         versions: list[int] = []
-        totals_sum = [0] * 6
+        totals_sum = [0] * 7
         refused: dict[str, int] = {}
         hosts: list[HostRow] = []
         pending: list[PendingRow] = []
@@ -1098,7 +1166,7 @@ class RedisPool:
             )
             version, t, refused_raw, hosts_raw, leases_raw, retry_raw, hubs_raw, nd, nh = reply
             versions.append(int(version))
-            for i in range(6):
+            for i in range(7):
                 totals_sum[i] += int(t[i])
             for i in range(0, len(refused_raw), 2):
                 reason = refused_raw[i]
@@ -1133,6 +1201,7 @@ class RedisPool:
             redirected=totals_sum[4],
             refused=refused,
             overflow=totals_sum[5],
+            refused_urls=totals_sum[6],
             failure_threshold=cfg.retry.failure_threshold,
             pending_threshold=cfg.pending_threshold,
         )
@@ -1403,8 +1472,8 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
         }
         if st == "X":
             out["target"] = extra or None
-        elif extra:
-            out["referrer"] = extra
+        elif referrer_of(extra):
+            out["referrer"] = referrer_of(extra)
         if st == "R" and url in next_try:
             out["next_try"] = next_try[url]
             out["last_error"] = errors.get(url, "")

@@ -638,8 +638,11 @@ class CrawlSession:
         if self.heartbeat is not None:  # after the stop: its last state reached the pool
             steps.append(("remove this worker's heartbeat", self.heartbeat.close))
         steps += [
+            # Background work and robots.txt fetches first: they use the HTTP session and the
+            # pool, and a request still starting when the session closes could leave a socket
+            # behind.
+            ("finish background work", self.crawler.close_background),
             ("close the HTTP session", self.crawler.close_fetchers),
-            ("close the robots cache", self.crawler.robots.close),
             ("close the page store", self.store.aclose),
         ]
         if self.warc is not None:

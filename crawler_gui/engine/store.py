@@ -438,6 +438,18 @@ class PageStore:
                     body = zlib.decompress(raw) if raw is not None else None
                 yield _record_from(meta, body)
 
+    def records_at_depths(self, low: int, high: int | None) -> Iterator[PageRecord]:
+        """The written records with ``low <= depth < high`` (no upper bound when ``high`` is
+        None), with their bodies, oldest first. Reads only what is on disk (nothing buffered
+        is flushed), so a worker thread may advance it while the loop adds records."""
+        with self._db.snapshot() as snap:
+            for key, meta in snap.iterator(prefix=_P_PAGE):
+                record = _record_from(meta, None)
+                if record.depth < low or (high is not None and record.depth >= high):
+                    continue
+                raw = snap.get(_P_BODY + key[len(_P_PAGE) :])
+                yield replace(record, body=zlib.decompress(raw) if raw is not None else None)
+
     def export_jsonl(self, out: TextIO | Path | str) -> int:
         """Write one JSON object per record (no bodies) to ``out`` (an open text file or a
         path); return the number of records written."""

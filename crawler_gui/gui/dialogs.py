@@ -46,6 +46,7 @@ from crawler_gui.core.hublist import (
     preset_text,
 )
 from crawler_gui.core.urls import REASONS, check_lines
+from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.errors import ConfigError
 from crawler_gui.gui.tasks import Tasks
@@ -141,7 +142,7 @@ async def ask_directory(parent: QWidget | None, title: str, directory: str = "")
 
 
 def reason_text(reason: str) -> str:
-    return REASON_TEXT.get(reason, REASONS.get(reason, reason))
+    return REASON_TEXT.get(reason) or REASONS.get(reason) or SCOPE_REASONS.get(reason, reason)
 
 
 # -- add seeds ----------------------------------------------------------------------------

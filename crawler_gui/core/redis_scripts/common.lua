@@ -11,6 +11,8 @@ local K_LEASE, K_LDATA = P .. 'lease', P .. 'ldata'
 local K_RETRY, K_RDATA = P .. 'retry', P .. 'rdata'
 local K_HUBS, K_HUBDUE = P .. 'hubs', P .. 'hubdue'
 local K_HOSTS, K_REFUSED = P .. 'hosts', P .. 'refused'
+-- URLs refused by policy when fetched (state F too): url -> reason TAB redirect target
+local K_REFUSALS = P .. 'refusals'
 local TAB = '\t'
 local DEPTH_SCALE = 1099511627776 -- 2^40: queue score = depth * 2^40 + seq (exact below 2^53)
 
