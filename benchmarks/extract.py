@@ -31,7 +31,6 @@ import trafilatura
 from crawler_gui.engine.extract import extract_page
 
 
-
 def _reference() -> Path:
     """``shared/reference`` beside the checkout (or beside a folder above it)."""
     for up in Path(__file__).resolve().parents[1].parents:
@@ -144,7 +143,8 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
         else:
             disagreements.append(f"  {k}: title ours {title!r} / peer {ref['title']!r}")
         if _minute(pub) == _minute(ref.get("publish_time")) or (
-            _day(pub) == _day(ref.get("publish_time")) and ":" not in (ref.get("publish_time") or "")[10:]
+            _day(pub) == _day(ref.get("publish_time"))
+            and ":" not in (ref.get("publish_time") or "")[10:]
         ):
             date_ok += 1
         else:
@@ -156,8 +156,12 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
     n = len(pages)
     p, r, f = prf(pairs, CJK)
     print(f"Chinese ({n} pages, peer extractor's output)")
-    print(f"  headline agrees with the peer: {title_ok}/{n} ({title_ok / n:.0%}); trafilatura's {traf_title_ok}/{n}")
-    print(f"  publication time agrees with the peer (to the minute): {date_ok}/{n} ({date_ok / n:.0%})")
+    print(
+        f"  headline agrees with the peer: {title_ok}/{n} ({title_ok / n:.0%}); trafilatura's {traf_title_ok}/{n}"
+    )
+    print(
+        f"  publication time agrees with the peer (to the minute): {date_ok}/{n} ({date_ok / n:.0%})"
+    )
     print(f"  body vs the peer's text: precision {p:.4f} recall {r:.4f} F1 {f:.4f}")
     print(
         f"  time per page: ours {t_ours / n * 1000:.1f} ms, trafilatura {t_theirs / n * 1000:.1f} ms"

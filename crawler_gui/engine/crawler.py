@@ -30,6 +30,7 @@ from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
 
 if TYPE_CHECKING:
+    from crawler_gui.engine.extract.service import Articles
     from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
@@ -153,7 +154,10 @@ class Crawler:
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
         signal: PoolSignal | None = None,
+        articles: Articles | None = None,
     ) -> None:
+        #: Article extraction (``settings.extract == "on"``), None otherwise.
+        self.articles = articles
         self.scope_file = scope_file
         self.signal = signal
         self._signal_live = False  # started for the current run
@@ -249,6 +253,8 @@ class Crawler:
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
+        if self.articles is not None:
+            await self.articles.drain()  # their records go with the last commit
         try:
             await self._stop_committer(committer)
         finally:
@@ -447,7 +453,14 @@ class Crawler:
         return self._state
 
     def stats(self) -> StatsSnapshot:
-        return self._stats.snapshot()
+        snap = self._stats.snapshot()
+        if self.articles is not None:
+            snap = replace(
+                snap,
+                articles_found=self.articles.found,
+                extraction_backlog=self.articles.backlog,
+            )
+        return snap
 
     @property
     def in_flight(self) -> int:
@@ -703,8 +716,9 @@ class Crawler:
             self.settings.max_depth is None or lease.depth + 1 <= self.settings.max_depth
         ):
             await self._add_links(lease, outcome.final_url, links)
+        seq = 0
         if self.store is not None:
-            self.store.add(
+            seq = self.store.add(
                 PageRecord(
                     url=lease.url,
                     final_url=outcome.final_url,
@@ -720,6 +734,11 @@ class Crawler:
                     redirect_chain=tuple(outcome.chain),
                     body=outcome.body if self.settings.store_bodies and kind != "binary" else None,
                 )
+            )
+        if self.articles is not None:
+            # Waits while the extraction queue is full: fetching slows to the extraction rate.
+            await self.articles.page(
+                seq, outcome.final_url, outcome.body, outcome.content_type, is_html=kind == "html"
             )
         if self.warc is not None:
             await self.warc.write_async(

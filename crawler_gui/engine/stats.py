@@ -91,6 +91,10 @@ class StatsSnapshot:
     #: ``((second start time, pages, errors), ...)``, one entry per second, oldest first, from
     #: the later of the start second and 299 s ago up to the current (partial) second.
     series: tuple[tuple[float, int, int], ...]
+    #: Pages judged articles by the extraction so far (0 when extraction is off).
+    articles_found: int = 0
+    #: Pages handed to extraction and not yet extracted (bounded by the extraction queue).
+    extraction_backlog: int = 0
 
 
 class CrawlStats:

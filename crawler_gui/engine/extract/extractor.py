@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import trafilatura
-from trafilatura.utils import load_html
 from lxml import etree
+from trafilatura.utils import load_html
 
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.dates import (
@@ -66,10 +66,16 @@ _BOILER_LINE = re.compile(
     r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:])",
     re.IGNORECASE,
 )
-_JS_NOTICE = re.compile(r"(enable javascript|javascript is (required|disabled)|启用\s*JavaScript)", re.I)
-_AUTHOR_TEXT = re.compile(r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[ 、，,][\u4e00-\u9fa5·]{2,4}){0,3})")
+_JS_NOTICE = re.compile(
+    r"(enable javascript|javascript is (required|disabled)|启用\s*JavaScript)", re.I
+)
+_AUTHOR_TEXT = re.compile(
+    r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[ 、，,][\u4e00-\u9fa5·]{2,4}){0,3})"
+)
 _MULTIPAGE = re.compile(r"^(?P<stem>.+?)[_-](?P<n>\d{1,2})(?P<ext>\.s?html?)$")
-_INDEX_PATH = re.compile(r"(^/?$|/$|/index\.\w+$|/(list|tag|tags|category|channel|column)[/_-])", re.I)
+_INDEX_PATH = re.compile(
+    r"(^/?$|/$|/index\.\w+$|/(list|tag|tags|category|channel|column)[/_-])", re.I
+)
 #: A slug of four or more words: ``/world/a-long-story-about-something/``.
 _SLUG = re.compile(r"/[a-z0-9]+(?:-[a-z0-9]+){3,}/?$", re.I)
 _ARTICLE_PATH = re.compile(
@@ -159,7 +165,11 @@ def _similar(a: str, b: str) -> float:
 
 
 def _headline(
-    tree: Any, meta: dict[str, str], ld: list[dict[str, Any]], raw_title: str, suffixes: Sequence[str]
+    tree: Any,
+    meta: dict[str, str],
+    ld: list[dict[str, Any]],
+    raw_title: str,
+    suffixes: Sequence[str],
 ) -> tuple[str, str, Any]:
     """(headline, where it came from, its element or None)."""
     og = meta.get("og:title") or meta.get("twitter:title") or ""
@@ -311,7 +321,17 @@ def _clean_lines(text: str, headline: str) -> list[str]:
     return out
 
 
-_DENSITY_SKIP = {"script", "style", "noscript", "nav", "footer", "header", "aside", "form", "select"}
+_DENSITY_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "nav",
+    "footer",
+    "header",
+    "aside",
+    "form",
+    "select",
+}
 
 
 def _density_text(tree: Any) -> list[str]:
@@ -465,7 +485,9 @@ def extract_page(
     if pub is None or (pub.time is None and text_pub is not None and text_pub.day == pub.day):
         pub = text_pub or pub
     upd = upd or text_upd
-    date_src = "markup" if pub is not None and pub is not text_pub else ("near headline" if pub else "")
+    date_src = (
+        "markup" if pub is not None and pub is not text_pub else ("near headline" if pub else "")
+    )
 
     # Link statistics over the page: headline-like links are what list pages are made of.
     long_links = 0
@@ -549,9 +571,7 @@ def extract_page(
             raw_title=raw_title,
         )
     kind = "list" if long_links >= 8 else "other"
-    return Extraction(
-        kind=kind, why=why, article_url=None, part=1, raw_title=raw_title
-    )
+    return Extraction(kind=kind, why=why, article_url=None, part=1, raw_title=raw_title)
 
 
 def _paragraph_units(tree: Any) -> int:
@@ -603,7 +623,9 @@ def _htmldate(body: bytes, url: str) -> Stamp | None:
     from htmldate import find_date
 
     try:
-        found = find_date(body, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d")
+        found = find_date(
+            body, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d"
+        )
     except Exception:  # htmldate raises on odd input; a missing date is no error
         return None
     return parse_machine_date(found) if found else None
