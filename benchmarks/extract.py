@@ -80,8 +80,8 @@ def english(folder: Path) -> tuple[float, float] | None:
     pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in truth]
     ours, t_ours = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
     theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
-    ours2, t_ours2 = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
-    theirs2, t_theirs2 = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
+    _ours2, t_ours2 = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
+    _theirs2, t_theirs2 = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
     t_ours, t_theirs = min(t_ours, t_ours2), min(t_theirs, t_theirs2)
     texts = [e.article.text if e.article else "" for e in ours]
     gt = [truth[k]["articleBody"] for k, _ in pages]
@@ -125,7 +125,7 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
     pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in peer]
     url = "http://{}.example.cn/a.html"  # the pages carry no URL; a Chinese host for the zone
     ours, t_ours = timed(lambda kv: extract_page(kv[1], url.format(kv[0].split("__")[0])), pages)
-    theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
+    _theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
     t_meta = [trafilatura.bare_extraction(b, with_metadata=True) for _, b in pages]
     title_ok = date_ok = traf_title_ok = 0
     disagreements: list[str] = []
@@ -157,14 +157,14 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
     p, r, f = prf(pairs, CJK)
     print(f"Chinese ({n} pages, peer extractor's output)")
     print(
-        f"  headline agrees with the peer: {title_ok}/{n} ({title_ok / n:.0%}); trafilatura's {traf_title_ok}/{n}"
+        f"  headline agrees with the peer: {title_ok}/{n} ({title_ok / n:.0%}); trafilatura's {traf_title_ok}/{n}"  # noqa: E501
     )
     print(
-        f"  publication time agrees with the peer (to the minute): {date_ok}/{n} ({date_ok / n:.0%})"
+        f"  publication time agrees with the peer (to the minute): {date_ok}/{n} ({date_ok / n:.0%})"  # noqa: E501
     )
     print(f"  body vs the peer's text: precision {p:.4f} recall {r:.4f} F1 {f:.4f}")
     print(
-        f"  time per page: ours {t_ours / n * 1000:.1f} ms, trafilatura {t_theirs / n * 1000:.1f} ms"
+        f"  time per page: ours {t_ours / n * 1000:.1f} ms, trafilatura {t_theirs / n * 1000:.1f} ms"  # noqa: E501
     )
     print("  disagreements (judge each by reading the page):")
     print("\n".join(disagreements) or "  none")

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
-COMMANDS = ("crawl", "export", "stats", "save", "load")
+COMMANDS = ("crawl", "export", "extract", "stats", "save", "load")
 
 
 def _positive_int(text: str) -> int:

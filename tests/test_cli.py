@@ -195,3 +195,35 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
     finally:
         store.close()
     assert done <= stored, sorted(done - stored)[:5]
+
+
+def test_extract_later_then_extract_command(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    done = cli(
+        "crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", "--extract", "later"
+    )
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "before.jsonl"
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    before = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert before and all(r["kind"] is None for r in before)
+    ran = cli("extract", str(pool), "--extract-workers", "1", timeout=240)
+    assert ran.returncode == 0, ran.stderr
+    assert "articles" in ran.stderr
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    after = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    kinds = {r["url"]: r["kind"] for r in after}
+    assert all(k is not None for k in kinds.values())
+    articles = [r for r in after if r["kind"] == "article"]
+    assert articles and all(r["article"]["title"] and r["article"]["text"] for r in articles)
+    # Home and section pages of the demo site are lists, never articles.
+    hubs = [u for u in kinds if u.endswith("/")]
+    assert hubs and all(kinds[u] != "article" for u in hubs)
+    again = cli("extract", str(pool), timeout=120)  # nothing left to extract
+    assert again.returncode == 0 and "0 pages extracted" in again.stderr
+
+
+def test_bad_zone_is_a_usage_error(tmp_path: Path) -> None:
+    bad = cli("crawl", str(tmp_path / "p"), "--demo", "--zone", "example.cn=8")
+    assert bad.returncode == 2
+    assert "HOST=+HH:MM" in bad.stderr

@@ -63,14 +63,15 @@ _BOILER_LINE = re.compile(
     r"^read more\b|^also on |order reprints|^print article|for your personal, non-commercial|"
     r"^an error has occurred|^this article has been sent|^thank you$|^write to .+@|"
     r"^https?://\S+$|^(来源|编辑|本文来源)[：:]\S{0,20}$|^(点击|扫码|关注).{0,20}(公众号|微信|下载)|"
-    r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:])",
+    r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:]|"
+    r"^-?\s*图\s*\d+$|^(视频)?加载中|^\d+\s*/\s*\d+$)",
     re.IGNORECASE,
 )
 _JS_NOTICE = re.compile(
     r"(enable javascript|javascript is (required|disabled)|启用\s*JavaScript)", re.I
 )
 _AUTHOR_TEXT = re.compile(
-    r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[ 、，,][\u4e00-\u9fa5·]{2,4}){0,3})"
+    r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[、，,][\u4e00-\u9fa5·]{2,4}){0,3})"
 )
 _MULTIPAGE = re.compile(r"^(?P<stem>.+?)[_-](?P<n>\d{1,2})(?P<ext>\.s?html?)$")
 _INDEX_PATH = re.compile(
@@ -259,10 +260,10 @@ def _authors(tree: Any, meta: dict[str, str], ld: list[dict[str, Any]], near: st
             value = value.get("name")
         if not isinstance(value, str):
             return
-        for part in re.split(r"\s*(?:,|;|、|，|\band\b)\s*", value):
-            part = re.sub(r"^(by|作者|记者)[:：\s]+", "", part.strip(), flags=re.I).strip()
-            if part and len(part) <= 60 and "http" not in part and part not in names:
-                names.append(part)
+        for piece in re.split(r"\s*(?:,|;|、|，|\band\b)\s*", value):
+            name = re.sub(r"^(by|作者|记者)[:：\s]+", "", piece.strip(), flags=re.I).strip()
+            if name and len(name) <= 60 and "http" not in name and name not in names:
+                names.append(name)
 
     for item in ld:
         if _ld_type(item) & _ARTICLE_TYPES and "author" in item:
@@ -294,6 +295,18 @@ def _lang(tree: Any, meta: dict[str, str], text: str) -> str | None:
     return declared or None
 
 
+_DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
+
+
+def _dateline(line: str) -> bool:
+    """A short line with a date and a source/author label: the dateline, not body text."""
+    return (
+        units(line) < 40
+        and bool(_DATELINE_LABEL.search(line))
+        and bool(re.search(r"(19|20)\d{2}\s*[-/.年]\s*\d{1,2}", line))
+    )
+
+
 def _clean_lines(text: str, headline: str) -> list[str]:
     lines = [" ".join(x.split()) for x in text.split("\n")]
     lines = [x for x in lines if x]
@@ -304,7 +317,7 @@ def _clean_lines(text: str, headline: str) -> list[str]:
         if first != key and not (len(first) > 8 and first in key):
             break
         lines.pop(0)
-    lines = [x for x in lines if not _BOILER_LINE.search(x)]
+    lines = [x for x in lines if not _BOILER_LINE.search(x) and not _dateline(x)]
     # A run of many short lines without sentence punctuation is a menu or a tag cloud.
     out: list[str] = []
     run: list[str] = []
@@ -353,7 +366,7 @@ def _density_text(tree: Any) -> list[str]:
             text_len += n
             if node.tag == "a":
                 link_len += len(t)
-            if node.tag == "p" or node.tag == "br":
+            if node.tag in ("p", "br"):
                 paras += 1
             punct += sum(t.count(c) + tail.count(c) for c in "，。！？；、,.")
         if text_len < 60:
@@ -463,7 +476,7 @@ def extract_page(
         visible = " ".join(
             t
             for t in body_el.xpath(
-                ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"
+                ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"  # noqa: E501
             )
             if t.strip()
         )
@@ -516,6 +529,13 @@ def extract_page(
             body_lines = dense
             text_out = "\n".join(dense)
     body_units = units(text_out)
+    # How much of the main text is link text: a list's "main text" is its headlines.
+    anchors = {norm_key(_text(a)) for a in tree.iter("a")}
+    anchors = {k for k in anchors if len(k) >= 8}
+    linked = sum(
+        units(line) for line in body_lines if any(k in norm_key(line) for k in anchors if k)
+    )
+    body_link_share = linked / body_units if body_units else 0.0
 
     if pub is None and body_units >= 80:
         pub = _htmldate(body, url)
@@ -544,9 +564,12 @@ def extract_page(
         signals.append("index-like URL")
     if body_units >= 300:
         points += 1
-    if link_share > 0.45 and body_units < 600:
+    if body_link_share > 0.3:
+        points -= 3
+        signals.append(f"{body_link_share:.0%} of the main text is links")
+    elif link_share > 0.6 and body_units < 300:
         points -= 2
-        signals.append(f"{link_share:.0%} of the text is links")
+        signals.append(f"{link_share:.0%} of the page's text is links")
     signals.append(f"{body_units} words of main text, {long_links} headline links")
     why = "; ".join(signals)
     if body_units >= 60 and points >= 2 and headline:

@@ -211,6 +211,7 @@ class ExtractPool:
         except TimeoutError:
             reason = f"took longer than {self.time_limit:g} s"
         except (EOFError, OSError) as exc:
+            await loop.run_in_executor(None, worker.process.join, 5)
             code = worker.process.exitcode
             reason = f"the extraction worker died ({_exit_text(code) if code is not None else exc})"
         except ValueError as exc:
