@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -227,3 +228,35 @@ def test_bad_zone_is_a_usage_error(tmp_path: Path) -> None:
     bad = cli("crawl", str(tmp_path / "p"), "--demo", "--zone", "example.cn=8")
     assert bad.returncode == 2
     assert "HOST=+HH:MM" in bad.stderr
+
+
+def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None:
+    from crawler_gui.demo.site import DemoSite
+
+    pool = tmp_path / "pool"
+    done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", timeout=240)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "pages.jsonl"
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    records = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    site = DemoSite()  # the same seed: the same titles and times (not started)
+    checked = 0
+    for r in records:
+        m = re.fullmatch(r"http://127\.0\.0\.(\d+):\d+/\w+/a(\d+)\.html", r["final_url"])
+        if r["status"] != 200:
+            continue
+        if m is None:  # home and section pages
+            assert r["kind"] == "list", (r["url"], r["why"])
+            assert r["article"] is None
+            continue
+        host, index = int(m[1]), int(m[2])
+        assert r["kind"] == "article", (r["url"], r["why"])
+        art = r["article"]
+        assert art["title"] == site.article_title(host, index)
+        assert art["published"] == site.published(host, index) + "+08:00"
+        assert art["zone_inferred"] is True
+        assert len(art["authors"]) == 1
+        for noise in ("说得好", "相关 Related", "版权所有", "分享到"):
+            assert noise not in art["text"]
+        checked += 1
+    assert checked > 100

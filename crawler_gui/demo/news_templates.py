@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "NewsArticle",
+    "comment_block",
+    "dateline",
     "english_article",
     "english_list",
     "js_only_page",
@@ -72,6 +74,28 @@ def _links(items: Sequence[tuple[str, str]]) -> str:
     return "".join(f'<li><a href="{_e(u)}">{_e(t)}</a></li>' for t, u in items)
 
 
+def dateline(printed_time: str, source: str, authors: Sequence[str] = ()) -> str:
+    """A portal's line under the headline: time, source, authors, then the share bar."""
+    byline = ""
+    if authors:
+        byline = f'<span class="author">作者：{"、".join(_e(x) for x in authors)}</span>'
+    return (
+        f'<div class="date-source"><span class="date">{_e(printed_time)}</span> '
+        f'<span class="source">来源：<a href="/">{_e(source)}</a></span> {byline}</div>'
+        '<div class="share">分享到：<a href="#">微信</a><a href="#">微博</a>'
+        '<a href="#">QQ空间</a></div>'
+    )
+
+
+def comment_block(comments: Sequence[str]) -> str:
+    """Readers' comments under an article."""
+    items = "".join(
+        f'<li class="comment"><span class="user">网友{i}</span><p>{_e(c)}</p></li>'
+        for i, c in enumerate(comments)
+    )
+    return f'<div class="comments"><h3>网友评论</h3><ul>{items}</ul></div>'
+
+
 def portal_article(a: NewsArticle, *, charset: str = "utf-8", amp: bool = False) -> str:
     """A Chinese portal article: ``<title>`` with the site suffix, a logo ``<h1>`` before the
     headline's, navigation, breadcrumb, time and source line, share bar, gallery or video,
@@ -84,9 +108,6 @@ def portal_article(a: NewsArticle, *, charset: str = "utf-8", amp: bool = False)
     if a.next_page:
         head_links += f'<link rel="next" href="{_e(a.next_page)}">'
     nav = "".join(f'<li><a href="/{i}/">{n}</a></li>' for i, n in enumerate(_CN_NAV))
-    byline = ""
-    if a.authors:
-        byline = f'<span class="author">作者：{"、".join(_e(x) for x in a.authors)}</span>'
     gallery = ""
     if a.gallery:
         imgs = "".join(
@@ -106,10 +127,6 @@ def portal_article(a: NewsArticle, *, charset: str = "utf-8", amp: bool = False)
     pager = ""
     if a.next_page:
         pager = f'<div class="page-nav"><a href="{_e(a.next_page)}">下一页</a></div>'
-    comments = "".join(
-        f'<li class="comment"><span class="user">网友{i}</span><p>{_e(c)}</p></li>'
-        for i, c in enumerate(a.comments)
-    )
     html_attr = ' amp=""' if amp else ""
     return (
         f'<!DOCTYPE html><html lang="zh-CN"{html_attr}><head><meta charset="{charset}">'
@@ -124,14 +141,12 @@ def portal_article(a: NewsArticle, *, charset: str = "utf-8", amp: bool = False)
         f'<div class="crumb"><a href="/">首页</a> &gt; <a href="/news/">{_e(a.section)}</a> &gt; 正文</div>'  # noqa: E501
         '<div class="main-content"><div class="article-wrap">'
         f'<h1 class="main-title">{_e(a.title)}</h1>'
-        f'<div class="date-source"><span class="date">{_e(a.printed_time)}</span> '
-        f'<span class="source">来源：<a href="/">{_e(a.source or a.site)}</a></span> {byline}</div>'
-        '<div class="share">分享到：<a href="#">微信</a><a href="#">微博</a><a href="#">QQ空间</a></div>'  # noqa: E501
+        f"{dateline(a.printed_time, a.source or a.site, a.authors)}"
         f'<div class="article" id="artibody">{gallery}{video}{body}'
         '<p class="editor">责任编辑：王小明</p></div>'
         f"{pager}</div>"
         f'<div class="related"><h3>相关新闻</h3><ul>{_links(a.related)}</ul></div>'
-        f'<div class="comments"><h3>网友评论</h3><ul>{comments}</ul></div>'
+        f"{comment_block(a.comments)}"
         f'<div class="side"><h3>热点排行</h3><ul>{_links(a.related[::-1])}</ul></div></div>'
         f'<div class="footer"><p>Copyright &copy; 1998-2024 {_e(a.site)} All Rights Reserved</p>'
         "<p>版权所有 未经授权禁止转载 京ICP证000000号</p></div></body></html>"

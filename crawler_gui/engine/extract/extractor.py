@@ -55,6 +55,14 @@ _META_PUBLISHED = (
     "dc.date",
     "date",
     "weibo:article:create_at",
+    # Baidu's pages name the time they show as "发布时间" so.
+    "dateupdate",
+)
+#: Publication times in a page's script state (``publish_time: '2019-09-08 11:42:03'``).
+_SCRIPT_TIME = re.compile(
+    r"""["']?(?:publish_?time|pub_?time|publishDate|pubDate|datePublished|ctime)["']?\s*[:=]\s*"""
+    r"""["'](20\d{2}-\d{1,2}-\d{1,2}[ T]\d{1,2}:\d{2}(?::\d{2})?)["']""",
+    re.I,
 )
 _META_UPDATED = ("article:modified_time", "og:updated_time", "datemodified", "lastmod")
 _BOILER_LINE = re.compile(
@@ -154,15 +162,18 @@ def strip_site_suffix(raw: str, suffixes: Sequence[str] = ()) -> str:
 
 
 def _similar(a: str, b: str) -> float:
-    """How much of the shorter normalised string the longer contains (1.0: contained)."""
+    """How much of the shorter normalised string the longer contains (1.0: contained), by
+    character pairs."""
     ka, kb = norm_key(a), norm_key(b)
     if not ka or not kb:
         return 0.0
     short, long_ = (ka, kb) if len(ka) <= len(kb) else (kb, ka)
     if short in long_:
         return 1.0
-    common = sum(1 for ch in set(short) if ch in long_)
-    return common / max(1, len(set(short)))
+    pairs = {short[i : i + 2] for i in range(len(short) - 1)}
+    if not pairs:
+        return 0.0
+    return sum(1 for p in pairs if p in long_) / len(pairs)
 
 
 def _headline(
@@ -188,6 +199,17 @@ def _headline(
             best = (score, t, h)
     if best is not None and units(best[1]) >= 3:
         return best[1], "h1", best[2]
+    # A piece of the <title> that the page shows as an element of its own is the headline
+    # (whichever side of the separator the site name is on).
+    if raw_title:
+        pieces = {raw_title, *_split_title(raw_title)}
+        for sep in _TITLE_SEPS:
+            pieces.update(x.strip() for x in raw_title.split(sep))
+        for piece in sorted(pieces, key=len, reverse=True):
+            if units(piece) >= 4:
+                el = _element_showing(tree, piece)
+                if el is not None:
+                    return piece, "title (shown on the page)", el
     if og and units(og) >= 3:
         return strip_site_suffix(og, suffixes), "og:title", None
     if ld_head:
@@ -197,6 +219,19 @@ def _headline(
     if h1s:
         return h1s[0][1], "h1 (no title)", h1s[0][0]
     return "", "none", None
+
+
+def _element_showing(tree: Any, headline: str) -> Any:
+    """The first element in ``<body>`` whose own text is the headline."""
+    key = norm_key(headline)
+    body = tree.find(".//body")
+    if not key or body is None:
+        return None
+    for el in body.iter("h1", "h2", "h3", "div", "span", "p", "strong", "td"):
+        text = el.text_content() if len(el) < 4 else ""
+        if text and len(text) < len(headline) * 2 + 20 and norm_key(text) == key:
+            return el
+    return None
 
 
 def _after(el: Any, limit: int) -> str:
@@ -240,6 +275,12 @@ def _machine_dates(
             break
         if key in meta:
             upd = parse_machine_date(meta[key])
+    if pub is None:
+        for script in tree.iter("script"):
+            m = _SCRIPT_TIME.search(script.text or "")
+            if m:
+                pub = parse_machine_date(m.group(1))
+                break
     if pub is None:
         for t in tree.xpath("//time[@datetime]")[:3]:
             pub = parse_machine_date(t.get("datetime", ""))
@@ -296,6 +337,35 @@ def _lang(tree: Any, meta: dict[str, str], text: str) -> str | None:
 
 
 _DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
+
+
+_RELATED_HEADING = re.compile(
+    r"(相关|推荐|延伸阅读|热门|热点|猜你喜欢|更多|其他媒体|排行|related|more stories|"
+    r"most read|read more|recommended|elsewhere|you may also like)",
+    re.I,
+)
+
+
+def _is_link_line(line: str, anchors: set[str]) -> bool:
+    key = norm_key(line.lstrip("-•* "))
+    return bool(key) and (
+        key in anchors or any(k in key for k in anchors if len(key) <= 1.5 * len(k))
+    )
+
+
+def _cut_link_tail(lines: list[str], anchors: set[str]) -> list[str]:
+    """Lines without a trailing block of links (related news, most read): a short heading
+    like "相关新闻" / "Related" followed mostly by link lines, or link lines at the very end."""
+    for i, line in enumerate(lines):
+        if i == 0 or units(line) > 8 or not _RELATED_HEADING.search(line):
+            continue
+        rest = lines[i + 1 :]
+        if rest and sum(_is_link_line(x, anchors) for x in rest) >= 0.5 * len(rest):
+            lines = lines[:i]
+            break
+    while len(lines) > 1 and _is_link_line(lines[-1], anchors):
+        lines = lines[:-1]
+    return lines
 
 
 def _dateline(line: str) -> bool:
@@ -492,6 +562,12 @@ def extract_page(
         )
 
     headline, head_src, head_el = _headline(tree, meta, ld, raw_title, site_suffixes)
+    if head_el is None and headline:
+        # No <h1>: the element that shows the headline (a styled <div>, an <h2>) is where
+        # the dateline follows.
+        head_el = _element_showing(tree, headline)
+        if head_el is not None:
+            head_src += " (shown on the page)"
     near = _after(head_el, 600) if head_el is not None else ""
     pub, upd = _machine_dates(tree, meta, ld)
     text_pub, text_upd = find_text_dates(near) if near else (None, None)
@@ -505,11 +581,16 @@ def extract_page(
     # Link statistics over the page: headline-like links are what list pages are made of.
     long_links = 0
     link_units = 0
+    #: Normalised texts of the links with some length (for telling list lines).
+    anchors: set[str] = set()
     for a in tree.iter("a"):
-        u = units(_text(a))
+        t = _text(a)
+        u = units(t)
         link_units += u
         if u >= 8:
             long_links += 1
+        if len(t) >= 8:
+            anchors.add(norm_key(t))
     page_units = max(1, units(visible))
     link_share = link_units / page_units
 
@@ -528,13 +609,16 @@ def extract_page(
         if units("\n".join(dense)) > units(text_out) * 1.5:
             body_lines = dense
             text_out = "\n".join(dense)
+    anchors = {k for k in anchors if len(k) >= 8}
+    body_lines = _cut_link_tail(body_lines, anchors)
+    text_out = "\n".join(body_lines)
     body_units = units(text_out)
     # How much of the main text is link text: a list's "main text" is its headlines.
-    anchors = {norm_key(_text(a)) for a in tree.iter("a")}
-    anchors = {k for k in anchors if len(k) >= 8}
-    linked = sum(
-        units(line) for line in body_lines if any(k in norm_key(line) for k in anchors if k)
-    )
+    linked = 0
+    for line in body_lines:
+        lk = norm_key(line)
+        if lk in anchors or any(k in lk for k in anchors if len(lk) <= 1.5 * len(k)):
+            linked += units(line)
     body_link_share = linked / body_units if body_units else 0.0
 
     if pub is None and body_units >= 80:
@@ -552,7 +636,7 @@ def extract_page(
     if pub is not None:
         points += 1
         signals.append(f"dated ({date_src})")
-    if head_src in ("h1", "og:title", "json-ld") and headline:
+    if headline and (head_src in ("h1", "og:title", "json-ld") or head_el is not None):
         points += 1
         signals.append(f"headline from {head_src}")
     path = urlsplit(url).path
@@ -622,7 +706,23 @@ def _parse(text: str) -> Any:
         return None
 
 
+#: Blocks that are never the article: readers' comments, footers, related-news boxes.
+_PRUNE = (
+    "//*[self::div or self::section or self::ul or self::aside]"
+    "[re:test(concat(' ', @id, ' ', @class, ' '), "
+    "'[ _-](comments?|comment-list|commentlist|footer|foot|related|relate|recommend|"
+    "hot-?news|rank|share|sharebox)[ _-]', 'i')]"
+)
+
+
+def _prune(tree: Any) -> None:
+    for el in tree.xpath(_PRUNE, namespaces={"re": "http://exslt.org/regular-expressions"}):
+        if el.getparent() is not None and el.tag != "body":
+            el.drop_tree()
+
+
 def _body_lines(tree: Any, url: str, headline: str, *, fast: bool) -> list[str]:
+    _prune(tree)
     out = trafilatura.extract(
         tree,
         url=url,
