@@ -319,7 +319,7 @@ async def _assemble(
 
             extract_pool = ExtractPool(settings.extract_workers)
             await extract_pool.start()
-            articles = Articles(extract_pool, store, dict(settings.zones))
+            articles = Articles(extract_pool, store, dict(settings.zones), warc=warc)
         crawler = crawler_cls(
             pool,
             settings,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
+from pathlib import Path
 
 import pytest
 
@@ -243,3 +245,46 @@ def test_submit_waits_while_the_queue_is_full() -> None:
             await asyncio.wait_for(third, 10)  # room once the hang hits its time limit
 
     asyncio.run(main())
+
+
+def test_articles_go_to_the_store_and_the_warc(tmp_path: Path) -> None:
+    from warcio.archiveiterator import ArchiveIterator
+
+    from crawler_gui.engine.extract.service import Articles
+    from crawler_gui.engine.store import PageRecord, PageStore
+    from crawler_gui.engine.warc import WarcWriter
+
+    page = portal_article(cn_article()).encode()
+    url = "http://news.example.cn/2019/a1.html"
+
+    async def main() -> None:
+        store = PageStore.open(tmp_path / "pages")
+        warc = WarcWriter(tmp_path / "warc")
+        async with ExtractPool(1) as pool:
+            articles = Articles(pool, store, warc=warc)
+            seq = store.add(
+                PageRecord(
+                    url, url, 200, 1.0, "text/html", "utf-8", "", 0, len(page), 0.1, None, ()
+                )
+            )
+            await articles.page(seq, url, page, "text/html", is_html=True)
+            await articles.page(seq + 1, url + "?img", b"\x89PNG", "image/png", is_html=False)
+            await articles.drain()
+            assert articles.found == 1 and articles.kinds["other"] == 1
+            assert articles.recent[0].title == cn_article().title
+        await store.flush()
+        stored = store.extraction(seq)
+        assert stored is not None and stored["kind"] == "article"
+        assert stored["article"]["published"] == "2019-09-05T11:10:00+08:00"
+        await store.aclose()
+        warc.close()
+
+    asyncio.run(main())
+    (warc_file,) = (tmp_path / "warc").iterdir()
+    with warc_file.open("rb") as fh:
+        meta = [
+            json.loads(r.content_stream().read())
+            for r in ArchiveIterator(fh)
+            if r.rec_type == "metadata"
+        ]
+    assert [m["article"]["title"] for m in meta] == [cn_article().title]

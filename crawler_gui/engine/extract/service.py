@@ -23,6 +23,7 @@ from crawler_gui.engine.extract.textutil import word_count
 
 if TYPE_CHECKING:
     from crawler_gui.engine.store import PageStore
+    from crawler_gui.engine.warc import WarcWriter
 
 __all__ = ["ArticleSummary", "Articles", "ExtractMode"]
 
@@ -62,10 +63,18 @@ class Articles:
     pool's queue is full (that is the backpressure on fetching)."""
 
     def __init__(
-        self, pool: ExtractPool, store: PageStore | None, zones: dict[str, str] | None = None
+        self,
+        pool: ExtractPool,
+        store: PageStore | None,
+        zones: dict[str, str] | None = None,
+        *,
+        warc: WarcWriter | None = None,
     ) -> None:
         self.pool = pool
         self.store = store
+        #: Articles also go into the WARC files, as ``metadata`` records.
+        self.warc = warc
+        self._warc_tasks: set[asyncio.Task[None]] = set()
         self.zones = dict(zones or {})
         self.judged = 0
         self.found = 0
@@ -131,13 +140,25 @@ class Articles:
                     text=ex.article.text,
                 )
             )
+        if self.warc is not None and ex.article is not None:
+            data = {"kind": ex.kind, "why": ex.why, "article": ex.article.to_dict()}
+            task = asyncio.get_running_loop().create_task(self._warc_write(url, data, found_at))
+            self._warc_tasks.add(task)
+            task.add_done_callback(self._warc_tasks.discard)
         if self.store is not None and not self.store.closed:
             try:
                 self.store.add_extraction(seq, ex.to_dict())
             except Exception:
                 log.exception("the extraction of %s could not be stored", url)
 
+    async def _warc_write(self, url: str, data: dict[str, object], at: float) -> None:
+        assert self.warc is not None
+        try:
+            await asyncio.to_thread(self.warc.write_metadata, url, data, at)
+        except Exception:
+            log.exception("the article of %s could not be written to the WARC file", url)
+
     async def drain(self) -> None:
-        """Wait for every page handed over so far."""
-        while self._pending:
-            await asyncio.gather(*list(self._pending), return_exceptions=True)
+        """Wait for every page handed over so far (and its WARC record)."""
+        while self._pending or self._warc_tasks:
+            await asyncio.gather(*self._pending, *self._warc_tasks, return_exceptions=True)
