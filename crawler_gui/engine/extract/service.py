@@ -141,7 +141,11 @@ class Articles:
                 )
             )
         if self.warc is not None and ex.article is not None:
-            data = {"kind": ex.kind, "why": ex.why, "article": ex.article.to_dict()}
+            data: dict[str, object] = {
+                "kind": ex.kind,
+                "why": ex.why,
+                "article": ex.article.to_dict(),
+            }
             task = asyncio.get_running_loop().create_task(self._warc_write(url, data, found_at))
             self._warc_tasks.add(task)
             task.add_done_callback(self._warc_tasks.discard)
