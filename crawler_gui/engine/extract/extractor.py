@@ -673,6 +673,7 @@ def extract_page(
             kind="article",
             why=why,
             article=article,
+            extra={"words": body_units},
             article_url=article_url,
             part=part,
             raw_title=raw_title,

@@ -135,7 +135,7 @@ class Articles:
                     published=ex.article.published,
                     host=host,
                     title=ex.article.title,
-                    words=word_count(ex.article.text),
+                    words=int(ex.extra.get("words") or word_count(ex.article.text)),
                     kind=ex.kind,
                     text=ex.article.text,
                 )
