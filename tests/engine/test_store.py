@@ -95,7 +95,7 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         store.add(rec(1, body=body))
     db = plyvel.DB(str(tmp_path / "p"))
     try:
-        assert db.get(b"meta/schema_version") == b"1"
+        assert db.get(b"meta/schema_version") == b"2"
         key = (1).to_bytes(8, "big")
         stored = db.get(b"body/" + key)
         assert stored is not None
@@ -232,7 +232,7 @@ def test_foreign_and_newer_databases_are_refused(tmp_path: Path) -> None:
         PageStore.open(tmp_path / "foreign")
 
     newer = plyvel.DB(str(tmp_path / "newer"), create_if_missing=True)
-    newer.put(b"meta/schema_version", b"2")
+    newer.put(b"meta/schema_version", b"3")
     newer.close()
     with pytest.raises(StoreError, match="schema version"):
         PageStore.open(tmp_path / "newer")
@@ -293,6 +293,9 @@ def test_export_jsonl(tmp_path: Path) -> None:
         "elapsed",
         "referrer",
         "redirect_chain",
+        "kind",
+        "why",
+        "article",
     }
     assert objs[0]["fetched_at"] == "2023-11-14T22:13:21.250Z"
     assert objs[0]["fetched_at_ts"] == T0 + 1

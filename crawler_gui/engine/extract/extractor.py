@@ -72,7 +72,8 @@ _BOILER_LINE = re.compile(
     r"^an error has occurred|^this article has been sent|^thank you$|^write to .+@|"
     r"^https?://\S+$|^(来源|编辑|本文来源)[：:]\S{0,20}$|^(点击|扫码|关注).{0,20}(公众号|微信|下载)|"
     r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:]|"
-    r"^-?\s*图\s*\d+$|^(视频)?加载中|^\d+\s*/\s*\d+$)",
+    r"^-?\s*图\s*\d+$|^(视频)?加载中|^\d+\s*/\s*\d+$|公众号|二维码|^热门推荐|^小编最近文章|"
+    r"^(免注册|登录|注册|意见反馈)|^toggle navigation$|^(上一篇|下一篇)\s*[:：]?\s*$)",
     re.IGNORECASE,
 )
 _JS_NOTICE = re.compile(
@@ -363,9 +364,31 @@ def _cut_link_tail(lines: list[str], anchors: set[str]) -> list[str]:
         if rest and sum(_is_link_line(x, anchors) for x in rest) >= 0.5 * len(rest):
             lines = lines[:i]
             break
-    while len(lines) > 1 and _is_link_line(lines[-1], anchors):
+    while len(lines) > 1 and (
+        _is_link_line(lines[-1], anchors)
+        or (lines[-1].startswith("- ") and _TAIL_DATE.search(lines[-1]))
+    ):
         lines = lines[:-1]
     return lines
+
+
+_TAIL_DATE = re.compile(r"(19|20)\d{2}-\d{1,2}-\d{1,2}( \d{1,2}:\d{2})?")
+_SENTENCE_END = re.compile(r"[。！？!?.…”」）)]$")
+
+
+def _trim_chinese(lines: list[str]) -> list[str]:
+    """Chinese text without the short unpunctuated lines at its start and end (widgets,
+    labels, site names): a paragraph ends with sentence punctuation."""
+
+    def junk(line: str) -> bool:
+        return units(line) < 20 and not _SENTENCE_END.search(line)
+
+    start, end = 0, len(lines)
+    while start < end and junk(lines[start]):
+        start += 1
+    while end > start and junk(lines[end - 1]):
+        end -= 1
+    return lines[start:end]
 
 
 def _dateline(line: str) -> bool:
@@ -594,14 +617,18 @@ def extract_page(
     page_units = max(1, units(visible))
     link_share = link_units / page_units
 
-    para_units = _paragraph_units(tree)
+    para_lines = _paragraph_lines(tree)
+    para_units = units("\n".join(para_lines))
     body_lines = _body_lines(tree, url, headline, fast=True)
     if units("\n".join(body_lines)) < 0.6 * para_units:
         # The fast path lost paragraphs the page plainly has: take trafilatura's full
-        # path (with its fallback extractors) on a fresh parse, keep the longer text.
+        # path (with its fallback extractors) on a fresh parse, keep the longer text; if
+        # that too misses most of them, the paragraphs themselves are the text.
         full = _body_lines(_parse(text), url, headline, fast=False)
         if units("\n".join(full)) > units("\n".join(body_lines)):
             body_lines = full
+        if units("\n".join(body_lines)) < 0.6 * para_units:
+            body_lines = _clean_lines("\n".join(para_lines), headline)
     text_out = "\n".join(body_lines)
     lang = _lang(tree, meta, text_out or visible)
     if cjk_share(text_out) > 0.3 and units(text_out) < 150:
@@ -611,6 +638,8 @@ def extract_page(
             text_out = "\n".join(dense)
     anchors = {k for k in anchors if len(k) >= 8}
     body_lines = _cut_link_tail(body_lines, anchors)
+    if cjk_share(text_out) > 0.3:
+        body_lines = _trim_chinese(body_lines)
     text_out = "\n".join(body_lines)
     body_units = units(text_out)
     # How much of the main text is link text: a list's "main text" is its headlines.
@@ -651,7 +680,7 @@ def extract_page(
     if body_link_share > 0.3:
         points -= 3
         signals.append(f"{body_link_share:.0%} of the main text is links")
-    elif link_share > 0.6 and body_units < 300:
+    elif link_share > 0.6 and body_units < 150:
         points -= 2
         signals.append(f"{link_share:.0%} of the page's text is links")
     signals.append(f"{body_units} words of main text, {long_links} headline links")
@@ -682,9 +711,9 @@ def extract_page(
     return Extraction(kind=kind, why=why, article_url=None, part=1, raw_title=raw_title)
 
 
-def _paragraph_units(tree: Any) -> int:
-    """Text in the page's sentence-like ``<p>`` elements outside navigation and footers."""
-    total = 0
+def _paragraph_lines(tree: Any) -> list[str]:
+    """The page's sentence-like ``<p>`` elements outside navigation, footers and comments."""
+    lines: list[str] = []
     for p in tree.iter("p"):
         t = _text(p)
         u = units(t)
@@ -695,8 +724,8 @@ def _paragraph_units(tree: Any) -> int:
             for a in p.iterancestors()
         ):
             continue
-        total += u
-    return total
+        lines.append(t)
+    return lines
 
 
 def _parse(text: str) -> Any:
