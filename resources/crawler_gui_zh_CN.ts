@@ -62,6 +62,72 @@ http://news.sina.com.cn/</translation>
     </message>
 </context>
 <context>
+    <name>ArticleDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="836" />
+        <source>Article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="844" />
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="846" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="847" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="848" />
+        <source>Published</source>
+        <translation>发布时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="854" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+</context>
+<context>
+    <name>ArticlesModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="852" />
+        <source>Found</source>
+        <translation>发现时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="853" />
+        <source>Published</source>
+        <translation>发布时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="854" />
+        <source>Delay</source>
+        <translation>延迟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="855" />
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="856" />
+        <source>Headline</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="857" />
+        <source>Words</source>
+        <translation>字数</translation>
+    </message>
+</context>
+<context>
     <name>HostsModel</name>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="381" />
@@ -373,246 +439,251 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
         <source>Crawler GUI</source>
         <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="231" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="233" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="234" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="242" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="244" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="245" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="254" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="267" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="262" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="263" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="264" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="687" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="711" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
+        <source>Articles</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="291" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="781" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="297" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="348" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="459" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="355" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="466" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="355" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="366" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="375" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="381" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="380" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="386" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="390" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="397" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="400" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="406" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="415" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="426" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="431" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="441" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="444" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="459" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="466" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="479" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="480" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="487" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="481" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="488" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="489" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="483" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="490" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="484" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="491" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="485" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="492" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="493" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="520" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="528" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="618" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="633" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="671" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="695" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="729" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="741" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="765" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -621,94 +692,94 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="773" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="752" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="776" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="791" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="782" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="806" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="816" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="816" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="807" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="831" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="836" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="860" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="845" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="861" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="867" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="905" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="916" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="869" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="893" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="916" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="941" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -861,44 +932,44 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="90" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="91" />
         <source>Type a Redis pool URL.</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="93" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="94" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="100" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="104" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="101" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="105" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="102" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="103" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="107" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="108" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="113" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="124" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="125" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="141" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
