@@ -369,7 +369,18 @@ def _cut_link_tail(lines: list[str], anchors: set[str]) -> list[str]:
         or (lines[-1].startswith("- ") and _TAIL_DATE.search(lines[-1]))
     ):
         lines = lines[:-1]
+    # A closing run of list items that each start with a link's text (headline + teaser).
+    n = len(lines)
+    while n > 1 and lines[n - 1].startswith("- ") and _starts_with_anchor(lines[n - 1], anchors):
+        n -= 1
+    if len(lines) - n >= 3:
+        lines = lines[:n]
     return lines
+
+
+def _starts_with_anchor(line: str, anchors: set[str]) -> bool:
+    key = norm_key(line.lstrip("-•* "))
+    return any(key.startswith(k) for k in anchors)
 
 
 _TAIL_DATE = re.compile(r"(19|20)\d{2}-\d{1,2}-\d{1,2}( \d{1,2}:\d{2})?")
@@ -617,8 +628,8 @@ def extract_page(
     page_units = max(1, units(visible))
     link_share = link_units / page_units
 
-    para_lines = _paragraph_lines(tree)
-    para_units = units("\n".join(para_lines))
+    paras = _paragraph_lines(tree)
+    para_units = units("\n".join(t for _p, t in paras))
     body_lines = _body_lines(tree, url, headline, fast=True)
     if units("\n".join(body_lines)) < 0.6 * para_units:
         # The fast path lost paragraphs the page plainly has: take trafilatura's full
@@ -628,7 +639,7 @@ def extract_page(
         if units("\n".join(full)) > units("\n".join(body_lines)):
             body_lines = full
         if units("\n".join(body_lines)) < 0.6 * para_units:
-            body_lines = _clean_lines("\n".join(para_lines), headline)
+            body_lines = _clean_lines("\n".join(t for _p, t in paras), headline)
     text_out = "\n".join(body_lines)
     lang = _lang(tree, meta, text_out or visible)
     if cjk_share(text_out) > 0.3 and units(text_out) < 150:
@@ -711,9 +722,10 @@ def extract_page(
     return Extraction(kind=kind, why=why, article_url=None, part=1, raw_title=raw_title)
 
 
-def _paragraph_lines(tree: Any) -> list[str]:
-    """The page's sentence-like ``<p>`` elements outside navigation, footers and comments."""
-    lines: list[str] = []
+def _paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
+    """The page's sentence-like ``<p>`` elements outside navigation, footers and comments,
+    with their parents."""
+    lines: list[tuple[Any, str]] = []
     for p in tree.iter("p"):
         t = _text(p)
         u = units(t)
@@ -724,7 +736,7 @@ def _paragraph_lines(tree: Any) -> list[str]:
             for a in p.iterancestors()
         ):
             continue
-        lines.append(t)
+        lines.append((p, t))
     return lines
 
 
