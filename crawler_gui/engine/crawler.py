@@ -680,9 +680,22 @@ class Crawler:
                 outcome.size,
                 outcome.elapsed,
             )
+            extract: tuple[int, str] | None = None
             if outcome.ok:
-                await self._handle_page(lease, outcome)
+                extract = await self._handle_page(lease, outcome)
             self._complete(url, result)
+            if extract is not None and self.articles is not None:
+                # After the result is in: a page waiting here for room in the extraction
+                # queue holds its fetch slot (fetching slows to the extraction rate), not
+                # its URL.
+                seq, kind = extract
+                await self.articles.page(
+                    seq,
+                    outcome.final_url,
+                    outcome.body,
+                    outcome.content_type,
+                    is_html=kind == "html",
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -702,7 +715,9 @@ class Crawler:
                 await self.frontier.set_delay(lease.host, min(delay, 120.0))
         return verdict
 
-    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> None:
+    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> tuple[int, str]:
+        """Parse, queue the links, store the page; returns its store sequence number and
+        sniffed kind (for extraction)."""
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, links = "", "", list[str]()
         if kind == "html":
@@ -735,11 +750,6 @@ class Crawler:
                     body=outcome.body if self.settings.store_bodies and kind != "binary" else None,
                 )
             )
-        if self.articles is not None:
-            # Waits while the extraction queue is full: fetching slows to the extraction rate.
-            await self.articles.page(
-                seq, outcome.final_url, outcome.body, outcome.content_type, is_html=kind == "html"
-            )
         if self.warc is not None:
             await self.warc.write_async(
                 outcome.final_url,
@@ -749,6 +759,7 @@ class Crawler:
                 self.clock(),
                 outcome.peer,
             )
+        return seq, kind
 
     @staticmethod
     def _parse(outcome: FetchOutcome) -> tuple[str, str, list[str]]:

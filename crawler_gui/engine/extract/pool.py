@@ -130,7 +130,7 @@ _Item = tuple[ExtractJob, "asyncio.Future[Extraction]"]
 
 class ExtractPool:
     """``workers`` processes (default: :func:`default_workers`), a queue of ``queue_size``
-    pages (default four per worker). Use ``async with`` or :meth:`start`/:meth:`close`."""
+    pages (default eight per worker, 16 at least). Use ``async with`` or :meth:`start`/:meth:`close`."""
 
     def __init__(
         self,
@@ -141,7 +141,7 @@ class ExtractPool:
         function: str = DEFAULT_FUNCTION,
     ) -> None:
         self.workers = workers or default_workers()
-        self.queue_size = queue_size or 4 * self.workers
+        self.queue_size = queue_size or max(16, 8 * self.workers)
         self.time_limit = time_limit
         self.function = function
         self._queue: asyncio.Queue[_Item | None] | None = None
@@ -158,17 +158,21 @@ class ExtractPool:
         queued = self._queue.qsize() if self._queue is not None else 0
         return queued + self._running
 
+    @property
+    def running(self) -> int:
+        """Pages being extracted right now."""
+        return self._running
+
     async def start(self) -> None:
+        """Start the workers in the background and return at once: a crawl does not wait for
+        them (pages queue meanwhile, and the queue's bound holds fetching back)."""
         if self._queue is not None:
             return
         self._queue = asyncio.Queue(self.queue_size)
         self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="extract-io")
-        workers = await asyncio.get_running_loop().run_in_executor(
-            self._executor, lambda: [_Worker(self.function) for _ in range(self.workers)]
-        )
+        loop = asyncio.get_running_loop()
         self._runners = [
-            asyncio.get_running_loop().create_task(self._run(w), name="extract-worker")
-            for w in workers
+            loop.create_task(self._run(), name="extract-worker") for _ in range(self.workers)
         ]
 
     async def submit(self, job: ExtractJob) -> asyncio.Future[Extraction]:
@@ -182,9 +186,10 @@ class ExtractPool:
     async def extract(self, job: ExtractJob) -> Extraction:
         return await (await self.submit(job))
 
-    async def _run(self, worker: _Worker) -> None:
+    async def _run(self) -> None:
         assert self._queue is not None and self._executor is not None
         loop = asyncio.get_running_loop()
+        worker = await loop.run_in_executor(self._executor, _Worker, self.function)
         try:
             while True:
                 item = await self._queue.get()
