@@ -130,7 +130,8 @@ _Item = tuple[ExtractJob, "asyncio.Future[Extraction]"]
 
 class ExtractPool:
     """``workers`` processes (default: :func:`default_workers`), a queue of ``queue_size``
-    pages (default eight per worker, 16 at least). Use ``async with`` or :meth:`start`/:meth:`close`."""
+    pages (default eight per worker, 16 at least). Use ``async with`` or
+    :meth:`start`/:meth:`close`."""
 
     def __init__(
         self,
