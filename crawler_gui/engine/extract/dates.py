@@ -13,7 +13,14 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 
-__all__ = ["Stamp", "find_text_dates", "format_stamp", "parse_machine_date", "zone_for"]
+__all__ = [
+    "Stamp",
+    "find_labelled_date",
+    "find_text_dates",
+    "format_stamp",
+    "parse_machine_date",
+    "zone_for",
+]
 
 #: China Standard Time: what Chinese portals print in, without saying so.
 CHINA_OFFSET = "+08:00"
@@ -106,6 +113,19 @@ def find_text_dates(text: str) -> tuple[Stamp | None, Stamp | None]:
         return None, updated
     best = max(published, key=lambda p: p[0])  # first of the best (max keeps the first)
     return best[1], updated
+
+
+_LABELLED = re.compile(r"(发布时间|发表时间|发布日期|发稿时间)\s*[：:]?\s*$")
+
+
+def find_labelled_date(text: str) -> Stamp | None:
+    """The first date in ``text`` right after a publication label (``发布时间：``)."""
+    for m in _TEXT_DATE.finditer(text):
+        if _LABELLED.search(text[max(0, m.start() - 12) : m.start()]):
+            st = _stamp(m["y"], m["m"], m["d"], m["H"], m["M"], m["S"])
+            if st is not None:
+                return st
+    return None
 
 
 def zone_for(host: str, lang: str | None, zones: dict[str, str]) -> tuple[str | None, bool]:

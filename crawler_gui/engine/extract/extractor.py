@@ -17,6 +17,7 @@ import json
 import math
 import re
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -27,6 +28,7 @@ from trafilatura.utils import load_html
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.dates import (
     Stamp,
+    find_labelled_date,
     find_text_dates,
     format_stamp,
     parse_machine_date,
@@ -59,6 +61,7 @@ _META_PUBLISHED = (
     "dateupdate",
 )
 #: Publication times in a page's script state (``publish_time: '2019-09-08 11:42:03'``).
+_UNIX_TIME = re.compile(r"""\bvar\s+ct\s*=\s*["'](1\d{9})["']""")
 _SCRIPT_TIME = re.compile(
     r"""["']?(?:publish_?time|pub_?time|publishDate|pubDate|datePublished|ctime)["']?\s*[:=]\s*"""
     r"""["'](20\d{2}-\d{1,2}-\d{1,2}[ T]\d{1,2}:\d{2}(?::\d{2})?)["']""",
@@ -171,6 +174,8 @@ def _similar(a: str, b: str) -> float:
     short, long_ = (ka, kb) if len(ka) <= len(kb) else (kb, ka)
     if short in long_:
         return 1.0
+    if len(short) < 10:
+        return 0.0  # too short for a partial match to mean anything
     pairs = {short[i : i + 2] for i in range(len(short) - 1)}
     if not pairs:
         return 0.0
@@ -281,6 +286,13 @@ def _machine_dates(
             m = _SCRIPT_TIME.search(script.text or "")
             if m:
                 pub = parse_machine_date(m.group(1))
+                break
+            m = _UNIX_TIME.search(script.text or "")
+            if m:
+                # WeChat articles: the creation time as a Unix timestamp (the page shows
+                # only "前天"); an instant, so its offset is read, not inferred.
+                when = datetime.fromtimestamp(int(m.group(1)), UTC)
+                pub = Stamp(when.date(), (when.hour, when.minute, when.second), "+00:00")
                 break
     if pub is None:
         for t in tree.xpath("//time[@datetime]")[:3]:
@@ -606,6 +618,15 @@ def extract_page(
     pub, upd = _machine_dates(tree, meta, ld)
     text_pub, text_upd = find_text_dates(near) if near else (None, None)
     if pub is None or (pub.time is None and text_pub is not None and text_pub.day == pub.day):
+        labelled = find_labelled_date(visible)
+        if (
+            pub is None
+            and labelled is not None
+            and not (text_pub is not None and find_labelled_date(near) == text_pub)
+        ):
+            # The page says which date is its publication time (a portal's "发布时间："),
+            # and the dates right after the headline do not.
+            text_pub = labelled
         pub = text_pub or pub
     upd = upd or text_upd
     date_src = (
