@@ -142,14 +142,10 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
             title_ok += 1
         else:
             disagreements.append(f"  {k}: title ours {title!r} / peer {ref['title']!r}")
-        if (
-            (_minute(pub)
-            and _minute(pub) == _minute(ref.get("publish_time")))
-            or (
-                _day(pub)
-                and _day(pub) == _day(ref.get("publish_time"))
-                and ":" not in (ref.get("publish_time") or "")[10:]
-            )
+        if (_minute(pub) and _minute(pub) == _minute(ref.get("publish_time"))) or (
+            _day(pub)
+            and _day(pub) == _day(ref.get("publish_time"))
+            and ":" not in (ref.get("publish_time") or "")[10:]
         ):
             date_ok += 1
         else:
