@@ -26,6 +26,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import tempfile
@@ -72,7 +73,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
-COMMANDS = ("crawl", "export", "stats", "save", "load", "repair")
+COMMANDS = ("crawl", "export", "extract", "stats", "save", "load", "repair")
 #: The record types of ``export --records`` and what each holds (one place for all of them).
 EXPORT_RECORDS = {
     "pages": "one record per stored page, as fetched",
@@ -245,6 +246,14 @@ def build_parser() -> argparse.ArgumentParser:
     crawl.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
     crawl.add_argument("--warc", metavar="DIR", help="also write WARC files into DIR")
     crawl.add_argument(
+        "--extract",
+        choices=["on", "off", "later"],
+        default="on",
+        help="article extraction: during the crawl in worker processes (on, the default), "
+        "not at all (off), or later with `crawler-gui extract` (bodies are kept)",
+    )
+    _extract_options(crawl)
+    crawl.add_argument(
         "--user-agent",
         metavar="TEXT",
         help=f"the User-Agent header (default {defaults.user_agent!r})",
@@ -327,6 +336,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
+    extract = sub.add_parser(
+        "extract",
+        help="extract articles from the stored pages (those not extracted yet; --all: every "
+        "page again)",
+    )
+    extract.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
+    extract.add_argument("--all", action="store_true", help="re-extract pages extracted before")
+    _extract_options(extract)
+
     stats = sub.add_parser(
         "stats",
         help="print the pool's totals as JSON (while a crawl runs: its live totals, "
@@ -372,6 +390,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _zone(text: str) -> tuple[str, str]:
+    host, sep, offset = text.partition("=")
+    if not sep or not host or not re.fullmatch(r"[+-](0\d|1[0-4]):[0-5]\d", offset):
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST=+HH:MM (e.g. .sina.com.cn=+08:00)")
+    return host, offset
+
+
+def _extract_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--zone",
+        action="append",
+        type=_zone,
+        default=[],
+        metavar="HOST=+HH:MM",
+        help="time zone of a host's (or a .domain's) local times (repeatable); without one, "
+        "Chinese pages get +08:00, marked as inferred",
+    )
+    p.add_argument(
+        "--extract-workers",
+        type=_positive_int,
+        metavar="N",
+        help="extraction worker processes (default: every CPU but one)",
+    )
+
+
 def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     kw: dict[str, Any] = {
         "concurrency": args.concurrency,
@@ -392,6 +435,9 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "connect_timeout": args.connect_timeout,
         "read_timeout": args.read_timeout,
         "total_timeout": args.timeout,
+        "extract": args.extract,
+        "extract_workers": args.extract_workers,
+        "zones": tuple(args.zone),
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
@@ -462,6 +508,8 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             return asyncio.run(crawl_command(args, parser))
         if args.command == "export":
             return export_command(args)
+        if args.command == "extract":
+            return asyncio.run(extract_command(args))
         if args.command == "stats":
             return asyncio.run(stats_command(args))
         if args.command == "repair":
@@ -765,6 +813,57 @@ def _output(path: str | None) -> Iterator[TextIO]:
 def _write_record(out: TextIO, record: dict[str, Any]) -> None:
     out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
     out.write("\n")
+
+
+async def extract_command(args: argparse.Namespace) -> int:
+    """Extract (or with --all re-extract) the stored pages, with progress on stderr."""
+    from crawler_gui.engine.decode import sniff_kind
+    from crawler_gui.engine.extract.pool import ExtractPool
+    from crawler_gui.engine.extract.service import Articles
+
+    if is_pool_url(args.pool_dir):
+        raise ConfigError("extract reads a local page store: give the worker's store directory")
+    pool_dir = _existing_store(args.pool_dir)
+    store = await asyncio.to_thread(PageStore.open_in_pool, pool_dir)
+    interactive = sys.stderr.isatty()
+    done = no_body = 0
+    try:
+        total = store.count()
+        async with ExtractPool(args.extract_workers) as pool:
+            articles = Articles(pool, store, dict(args.zone))
+            last = 0.0
+            for seq, record in store.iter_seq_records(only_unextracted=not args.all):
+                if record.body is None:
+                    no_body += 1
+                    continue
+                kind = sniff_kind(record.content_type, record.body)
+                await articles.page(
+                    seq, record.final_url, record.body, record.content_type, is_html=kind == "html"
+                )
+                done += 1
+                now = time.monotonic()
+                if now - last >= 1.0:
+                    last = now
+                    line = (
+                        f"extracting: {done} pages handed over of {total}, "
+                        f"{articles.judged} judged, {articles.found} articles"
+                    )
+                    print(("\r" + line) if interactive else line, end="", file=sys.stderr)
+                    if not interactive:
+                        print(file=sys.stderr)
+            await articles.drain()
+        await store.flush()
+    finally:
+        await store.aclose()
+    if interactive:
+        print(file=sys.stderr)
+    print(
+        f"{articles.judged} pages extracted: {articles.found} articles, "
+        f"{articles.kinds.get('list', 0)} lists, {articles.kinds.get('other', 0)} other "
+        f"({articles.failed} failed); {no_body} without a stored body skipped",
+        file=sys.stderr,
+    )
+    return 0
 
 
 async def stats_command(args: argparse.Namespace) -> int:

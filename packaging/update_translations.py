@@ -48,6 +48,15 @@ ZH = {
     "Join a shared URL pool on a Redis server as one more worker. The window shows the whole "
     "pool; Pause and Resume reach every worker.": "作为又一个工作进程加入 Redis 服务器上的共享网址池。"
     "窗口显示整个网址池；暂停和继续会传达到每个工作进程。",
+    # the Articles pane and its text window
+    "Articles": "文章",
+    "Article": "文章",
+    "Found": "发现时间",
+    "Published": "发布时间",
+    "Headline": "标题",
+    "Words": "字数",
+    "Kind": "类型",
+    "unknown": "未知",
     # the Workers pane of a shared pool
     "Workers": "工作进程",
     "Worker": "工作进程",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -327,3 +328,67 @@ def test_timeouts_on_the_command_line_reach_the_settings_with_defaults_in_help()
         assert f"(default {value:g})" in shown
     bad = cli("crawl", "p", "--timeout", "0")
     assert bad.returncode == 2 and "must be more than 0" in bad.stderr
+
+
+def test_extract_later_then_extract_command(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    done = cli(
+        "crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", "--extract", "later"
+    )
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "before.jsonl"
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    before = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert before and all(r["kind"] is None for r in before)
+    ran = cli("extract", str(pool), "--extract-workers", "1", timeout=240)
+    assert ran.returncode == 0, ran.stderr
+    assert "articles" in ran.stderr
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    after = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    kinds = {r["url"]: r["kind"] for r in after}
+    assert all(k is not None for k in kinds.values())
+    articles = [r for r in after if r["kind"] == "article"]
+    assert articles and all(r["article"]["title"] and r["article"]["text"] for r in articles)
+    # Home and section pages of the demo site are lists, never articles.
+    hubs = [u for u in kinds if u.endswith("/")]
+    assert hubs and all(kinds[u] != "article" for u in hubs)
+    again = cli("extract", str(pool), timeout=120)  # nothing left to extract
+    assert again.returncode == 0 and "0 pages extracted" in again.stderr
+
+
+def test_bad_zone_is_a_usage_error(tmp_path: Path) -> None:
+    bad = cli("crawl", str(tmp_path / "p"), "--demo", "--zone", "example.cn=8")
+    assert bad.returncode == 2
+    assert "HOST=+HH:MM" in bad.stderr
+
+
+def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None:
+    from crawler_gui.demo.site import DemoSite
+
+    pool = tmp_path / "pool"
+    done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", timeout=240)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "pages.jsonl"
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    records = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    site = DemoSite()  # the same seed: the same titles and times (not started)
+    checked = 0
+    for r in records:
+        m = re.fullmatch(r"http://127\.0\.0\.(\d+):\d+/\w+/a(\d+)\.html", r["final_url"])
+        if r["status"] != 200:
+            continue
+        if m is None:  # home and section pages
+            assert r["kind"] == "list", (r["url"], r["why"])
+            assert r["article"] is None
+            continue
+        host, index = int(m[1]), int(m[2])
+        assert r["kind"] == "article", (r["url"], r["why"])
+        art = r["article"]
+        assert art["title"] == site.article_title(host, index)
+        assert art["published"] == site.published(host, index) + "+08:00"
+        assert art["zone_inferred"] is True
+        assert len(art["authors"]) == 1
+        for noise in ("说得好", "相关 Related", "版权所有", "分享到"):
+            assert noise not in art["text"]
+        checked += 1
+    assert checked > 100

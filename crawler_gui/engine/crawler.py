@@ -41,6 +41,7 @@ from crawler_gui.errors import (
 )
 
 if TYPE_CHECKING:
+    from crawler_gui.engine.extract.service import Articles
     from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
@@ -253,7 +254,10 @@ class Crawler:
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
         signal: PoolSignal | None = None,
+        articles: Articles | None = None,
     ) -> None:
+        #: Article extraction (``settings.extract == "on"``), None otherwise.
+        self.articles = articles
         self.scope_file = scope_file
         #: Pages at this depth or deeper had their links dropped (None: no limit so far).
         self._links_limit = load_links_limit(scope_file)
@@ -365,6 +369,8 @@ class Crawler:
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
+        if self.articles is not None:
+            await self.articles.drain()  # their records go with the last commit
         try:
             await self._stop_committer(committer)
         except Exception as exc:
@@ -739,7 +745,14 @@ class Crawler:
         return self._state
 
     def stats(self) -> StatsSnapshot:
-        return self._stats.snapshot()
+        snap = self._stats.snapshot()
+        if self.articles is not None:
+            snap = replace(
+                snap,
+                articles_found=self.articles.found,
+                extraction_backlog=self.articles.backlog,
+            )
+        return snap
 
     @property
     def in_flight(self) -> int:
@@ -1023,9 +1036,22 @@ class Crawler:
                     outcome.size,
                     outcome.elapsed,
                 )
+            extract: tuple[int, str] | None = None
             if outcome.ok:
-                await self._handle_page(lease, outcome)
+                extract = await self._handle_page(lease, outcome)
             self._complete(url, result)
+            if extract is not None and self.articles is not None:
+                # After the result is in: a page waiting here for room in the extraction
+                # queue holds its fetch slot (fetching slows to the extraction rate), not
+                # its URL.
+                seq, kind = extract
+                await self.articles.page(
+                    seq,
+                    outcome.final_url,
+                    outcome.body,
+                    outcome.content_type,
+                    is_html=kind == "html",
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -1052,7 +1078,9 @@ class Crawler:
                 await self.frontier.set_delay(lease.host, min(delay, 120.0))
         return verdict
 
-    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> None:
+    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> tuple[int, str]:
+        """Parse, queue the links, store the page; returns its store sequence number and
+        sniffed kind (for extraction)."""
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, links = "", "", list[str]()
         big = len(outcome.body) > THREAD_PARSE_BYTES
@@ -1073,8 +1101,9 @@ class Crawler:
                 _text, encoding = decode_body(outcome.body, outcome.content_type)
         if links and follow:
             await self._add_links(lease.depth + 1, outcome.final_url, links)
+        seq = 0
         if self.store is not None:
-            self.store.add(
+            seq = self.store.add(
                 PageRecord(
                     url=lease.url,
                     final_url=outcome.final_url,
@@ -1100,6 +1129,7 @@ class Crawler:
                 self.clock(),
                 outcome.peer,
             )
+        return seq, kind
 
     @classmethod
     def _parse_big(cls, outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:

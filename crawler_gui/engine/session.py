@@ -393,6 +393,7 @@ async def _assemble(
             PageStore.open_in_pool, root, store_bodies=settings.store_bodies
         )
     warc: WarcWriter | None = None
+    articles = None
     try:
         if settings.warc_dir:
             from crawler_gui.engine.warc import WarcWriter
@@ -403,6 +404,13 @@ async def _assemble(
             settings, sorted(set(shared_domains) | set(load_seed_domains(scope_file)))
         )
         scope.add_seeds(h.url for h in await list_hubs(pool))
+        if settings.extract == "on":
+            from crawler_gui.engine.extract.pool import ExtractPool
+            from crawler_gui.engine.extract.service import Articles
+
+            extract_pool = ExtractPool(settings.extract_workers)
+            await extract_pool.start()
+            articles = Articles(extract_pool, store, dict(settings.zones), warc=warc)
         crawler = crawler_cls(
             pool,
             settings,
@@ -411,6 +419,7 @@ async def _assemble(
             store=store,
             warc=warc,
             scope_file=scope_file,
+            articles=articles,
         )
         session = cls(location, settings, pool, crawler, store, warc, site)
         session.owns_demo_site = owns_site and site is not None
@@ -418,6 +427,8 @@ async def _assemble(
             await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
             await crawler.add_seeds(site.seed_urls())
     except BaseException:
+        if articles is not None:
+            await articles.pool.close()
         store.close()
         if warc is not None:
             warc.close()
@@ -643,6 +654,11 @@ class CrawlSession:
             # behind.
             ("finish background work", self.crawler.close_background),
             ("close the HTTP session", self.crawler.close_fetchers),
+            ("close the robots cache", self.crawler.robots.close),
+        ]
+        if self.crawler.articles is not None:
+            steps.append(("stop the article extraction", self._close_articles))
+        steps += [
             ("close the page store", self.store.aclose),
         ]
         if self.warc is not None:
@@ -663,6 +679,12 @@ class CrawlSession:
         log.info("closed crawl in %s", self.display_name)
         if first_error is not None:
             raise first_error
+
+    async def _close_articles(self) -> None:
+        articles = self.crawler.articles
+        if articles is not None:
+            await articles.pool.close()
+            await articles.drain()
 
     async def __aenter__(self) -> CrawlSession:
         return self

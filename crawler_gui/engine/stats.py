@@ -93,6 +93,10 @@ class StatsSnapshot:
     series: tuple[tuple[float, int, int], ...]
     #: URLs refused by the crawl's policy (blocked address, robots.txt, scope): not errors.
     refused: int = 0
+    #: Pages judged articles by the extraction so far (0 when extraction is off).
+    articles_found: int = 0
+    #: Pages handed to extraction and not yet extracted (bounded by the extraction queue).
+    extraction_backlog: int = 0
 
 
 class CrawlStats:

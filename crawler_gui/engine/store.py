@@ -3,11 +3,13 @@ LevelDB of its own, normally ``<pool_dir>/pages/``.
 
 Key layout (also in ``docs/storage.md``, "Page store"):
 
-* ``meta/schema_version`` -> ``b"1"``
+* ``meta/schema_version`` -> ``b"2"`` (a version-1 store is upgraded in place: 2 only adds
+  ``art/``)
 * ``page/<seq>`` -> compact JSON metadata (UTF-8); ``<seq>`` is 8 bytes big-endian, from 1
 * ``body/<seq>`` -> the zlib-compressed body (absent when bodies are not stored)
 * ``url/<url>`` -> ``<seq>`` of the latest record fetched for that URL; written for both the
   requested URL and the final URL after redirects
+* ``art/<seq>`` -> the page's extraction (kind, why, article), JSON; absent until extracted
 
 Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
 encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
@@ -52,7 +54,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = b"1"
+SCHEMA_VERSION = b"2"
+#: Versions this program opens (1 lacks only ``art/`` records; opening upgrades it).
+_READABLE = (b"1", b"2")
 #: Name of the page store's directory inside a pool directory.
 PAGES_DIRNAME = "pages"
 #: ``add`` starts a flush when this many records are buffered.
@@ -62,6 +66,7 @@ _K_SCHEMA = b"meta/schema_version"
 _P_PAGE = b"page/"
 _P_BODY = b"body/"
 _P_URL = b"url/"
+_P_ART = b"art/"
 # Level 1: nearly the ratio of level 6 on HTML at a third of the CPU (benchmarks/crawl.py).
 _ZLIB_LEVEL = 1
 
@@ -126,6 +131,36 @@ def _record_from(meta_bytes: bytes, body: bytes | None) -> PageRecord:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Extracted:
+    """A buffered extraction of the record with the same sequence number."""
+
+    data: dict[str, Any]
+
+
+#: The article fields of an export record, in order.
+ARTICLE_FIELDS = ("title", "published", "updated", "authors", "lang", "text", "zone_inferred")
+
+
+def export_fields(ex: dict[str, Any] | None) -> dict[str, Any]:
+    """The extraction part of a page's export record: ``kind`` (``None`` while not extracted),
+    ``why``, ``article`` (``None`` unless an article), ``article_url``, ``part``, ``js_only``."""
+    if ex is None:
+        return {"kind": None, "why": None, "article": None}
+    art = ex.get("article")
+    out: dict[str, Any] = {
+        "kind": ex.get("kind"),
+        "why": ex.get("why"),
+        "article": {k: art.get(k) for k in ARTICLE_FIELDS} if isinstance(art, dict) else None,
+    }
+    if ex.get("article_url"):
+        out["article_url"] = ex["article_url"]
+        out["part"] = ex.get("part", 1)
+    if ex.get("js_only"):
+        out["js_only"] = True
+    return out
+
+
 def _error_text(exc: BaseException) -> str:
     """plyvel puts LevelDB's message in ``args[0]`` as bytes."""
     if exc.args and isinstance(exc.args[0], bytes):
@@ -158,11 +193,11 @@ class PageStore:
         self.path = path
         self.store_bodies = store_bodies
         self._next_seq = next_seq
-        self._buffer: list[tuple[int, PageRecord]] = []
+        self._buffer: list[tuple[int, PageRecord | _Extracted]] = []
         #: Sealed buffers waiting for a worker thread, oldest first.
-        self._pending: list[list[tuple[int, PageRecord]]] = []
+        self._pending: list[list[tuple[int, PageRecord | _Extracted]]] = []
         #: The batches a worker thread is writing right now (still readable by ``get``).
-        self._writing: list[list[tuple[int, PageRecord]]] = []
+        self._writing: list[list[tuple[int, PageRecord | _Extracted]]] = []
         #: Guards ``_pending`` and ``_writing``; held only for list operations, never for I/O,
         #: so ``add`` on the loop thread never waits for a write.
         self._list_lock = threading.Lock()
@@ -233,6 +268,8 @@ class PageStore:
                 if next(db.iterator(include_value=False), None) is not None:
                     raise StoreError(f"{path} is not a crawler-gui page store")
                 db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
+            elif version in _READABLE and version != SCHEMA_VERSION:
+                db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
             elif version != SCHEMA_VERSION:
                 raise StoreError(
                     f"the page store {path} has schema version "
@@ -269,11 +306,46 @@ class PageStore:
             exc, self._failure = self._failure, None
             raise _write_error(self.path, exc) from exc
 
-    def add(self, record: PageRecord) -> None:
-        """Buffer one record (cheap). Flushes by itself every :data:`AUTO_FLUSH_RECORDS`."""
+    def add(self, record: PageRecord) -> int:
+        """Buffer one record (cheap); return its sequence number. Flushes by itself every
+        :data:`AUTO_FLUSH_RECORDS`."""
         self._check()
-        self._buffer.append((self._next_seq, record))
+        seq = self._next_seq
+        self._buffer.append((seq, record))
         self._next_seq += 1
+        self._maybe_flush()
+        return seq
+
+    def add_extraction(self, seq: int, extraction: dict[str, Any]) -> None:
+        """Buffer the extraction (kind, why, article: ``Extraction.to_dict()``) of the page
+        record ``seq``; it replaces an earlier one (re-extraction)."""
+        self._check()
+        self._buffer.append((seq, _Extracted(extraction)))
+        self._maybe_flush()
+
+    def extraction(self, seq: int) -> dict[str, Any] | None:
+        """The stored extraction of record ``seq`` (flushed records only), or None."""
+        raw = self._db.get(_P_ART + seq.to_bytes(8, "big"))
+        return json.loads(raw) if raw is not None else None
+
+    def iter_seq_records(
+        self, *, with_body: bool = True, only_unextracted: bool = False
+    ) -> Iterator[tuple[int, PageRecord]]:
+        """``(seq, record)`` for every record, oldest first (buffered ones flushed first);
+        ``only_unextracted`` skips records that have an extraction."""
+        self.flush_sync()
+        with self._db.snapshot() as snap:
+            for key, meta in snap.iterator(prefix=_P_PAGE):
+                k = key[len(_P_PAGE) :]
+                if only_unextracted and snap.get(_P_ART + k) is not None:
+                    continue
+                body = None
+                if with_body:
+                    raw = snap.get(_P_BODY + k)
+                    body = zlib.decompress(raw) if raw is not None else None
+                yield int.from_bytes(k, "big"), _record_from(meta, body)
+
+    def _maybe_flush(self) -> None:
         if len(self._buffer) >= AUTO_FLUSH_RECORDS:
             try:
                 loop = asyncio.get_running_loop()
@@ -326,8 +398,11 @@ class PageStore:
         except plyvel.Error as exc:
             raise _write_error(self.path, exc) from exc
 
-    def _encode(self, seq: int, r: PageRecord) -> list[tuple[bytes, bytes]]:
+    def _encode(self, seq: int, r: PageRecord | _Extracted) -> list[tuple[bytes, bytes]]:
         key = seq.to_bytes(8, "big")
+        if isinstance(r, _Extracted):
+            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
+            return [(_P_ART + key, data.encode("utf-8"))]
         out = [(_P_PAGE + key, _meta_json(r))]
         if self.store_bodies and r.body is not None:
             out.append((_P_BODY + key, zlib.compress(r.body, _ZLIB_LEVEL)))
@@ -398,12 +473,12 @@ class PageStore:
     def _unwritten(self, url: str) -> PageRecord | None:
         for seq_record in reversed(self._buffer):
             r = seq_record[1]
-            if url in (r.url, r.final_url):
+            if isinstance(r, PageRecord) and url in (r.url, r.final_url):
                 return r
         with self._list_lock:
             for batch in (*reversed(self._pending), *reversed(self._writing)):
                 for _seq, r in reversed(batch):
-                    if url in (r.url, r.final_url):
+                    if isinstance(r, PageRecord) and url in (r.url, r.final_url):
                         return r
         return None
 
@@ -460,7 +535,8 @@ class PageStore:
 
     def _export(self, fh: TextIO) -> int:
         n = 0
-        for r in self.iter_records(with_body=False):
+        for seq, r in self.iter_seq_records(with_body=False):
+            ex = self.extraction(seq)
             obj = {
                 "url": r.url,
                 "final_url": r.final_url,
@@ -475,6 +551,7 @@ class PageStore:
                 "elapsed": r.elapsed,
                 "referrer": r.referrer,
                 "redirect_chain": [[u, s] for u, s in r.redirect_chain],
+                **export_fields(ex),
             }
             fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
             fh.write("\n")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
 import tempfile
 import threading
@@ -158,6 +159,32 @@ class WarcWriter:
                     length=len(body),
                     warc_headers_dict=warc_headers,
                     http_headers=status_headers,
+                )
+                self._writer.write_record(record)
+                self.records += 1
+                if self._fh.tell() >= self.max_size:
+                    self._close_file()
+            except OSError as exc:
+                raise WarcError(f"writing the WARC file failed: {exc}") from exc
+
+    def write_metadata(self, url: str, data: dict[str, object], at: float) -> None:
+        """Write one ``metadata`` record about ``url`` (blocking): ``data`` as JSON
+        (``application/json``), e.g. the page's extracted article."""
+        payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        with self._lock:
+            if self._closed:
+                raise WarcError("the WARC writer is closed")
+            try:
+                if self._fh is None:
+                    self._open_next()
+                assert self._writer is not None and self._fh is not None
+                record = self._writer.create_warc_record(
+                    url,
+                    "metadata",
+                    payload=io.BytesIO(payload),
+                    length=len(payload),
+                    warc_content_type="application/json",
+                    warc_headers_dict={"WARC-Date": _warc_date(at)},
                 )
                 self._writer.write_record(record)
                 self.records += 1

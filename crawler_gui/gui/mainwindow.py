@@ -40,6 +40,7 @@ from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.models import (
+    ArticlesModel,
     HostsModel,
     HubsModel,
     InFlightModel,
@@ -227,6 +228,7 @@ class MainWindow(QMainWindow):
         self.hubs_model = HubsModel(self)
         self.workers_model = WorkersModel(self)
         self.log_model = LogModel(self)
+        self.articles_model = ArticlesModel(self)
         self.log_buffer = log_buffer or LogBuffer()
         self._own_log_handler = log_buffer is None
         if self._own_log_handler:
@@ -262,6 +264,10 @@ class MainWindow(QMainWindow):
             ],
         )
         self.log_pane = TablePane(self.log_model, name="log", stretch_column=None)
+        # Articles found (the engine's extraction results; nothing is extracted here).
+        self.articles_pane = TablePane(self.articles_model, name="articles", stretch_column=4)
+        self.articles_pane.view.doubleClicked.connect(self._show_article)
+        self.article_dialog: dialogs.ArticleDialog | None = None
         self.docks: dict[str, QDockWidget] = {}
         first: QDockWidget | None = None
         for key, title, pane in (
@@ -269,6 +275,7 @@ class MainWindow(QMainWindow):
             ("inflight", self.tr("In flight"), self.inflight_pane),
             ("retries", self.tr("Retries"), self.retries_pane),
             ("hubs", self.tr("Hubs"), self.hubs_pane),
+            ("articles", self.tr("Articles"), self.articles_pane),
             ("log", self.tr("Log"), self.log_pane),
         ):
             dock = QDockWidget(title, self)
@@ -533,6 +540,7 @@ class MainWindow(QMainWindow):
             self.workers_model,
         ):
             model.clear()
+        self.articles_model.reset()
         self._shared = session is not None and is_shared(session.frontier)
         self._workers_due = 0.0
         self.workers_model.own_worker = (
@@ -689,6 +697,9 @@ class MainWindow(QMainWindow):
             if session is not self.session:
                 return
         stats = session.crawler.stats()
+        articles = getattr(session.crawler, "articles", None)
+        if articles is not None:
+            self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
         self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
@@ -713,6 +724,15 @@ class MainWindow(QMainWindow):
             .replace("%2", fmt.count(snap.totals.done))
             .replace("%3", fmt.count(snap.totals.waiting))
         )
+
+    def _show_article(self, index: Any) -> None:
+        """Double-click in the Articles pane: the extracted text beside the URL and kind."""
+        src = self.articles_pane.proxy.mapToSource(index)
+        if not src.isValid():
+            return
+        dlg = dialogs.ArticleDialog(self.articles_model.article(src.row()), self)
+        self.article_dialog = dlg
+        dlg.show()
 
     def _busiest_first(self, on: bool) -> None:
         view = self.hosts_pane.view
