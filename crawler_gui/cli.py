@@ -249,6 +249,13 @@ def _add_service_options(crawl: argparse.ArgumentParser) -> None:
         "(loopback unless HOST is given; 0.0.0.0 for all interfaces)",
     )
     group.add_argument(
+        "--proxy",
+        metavar="URL",
+        help="fetch through this proxy: http://, https://, socks4:// or socks5:// "
+        "[user:password@]host:port (the environment's HTTP_PROXY is never used); "
+        "the proxy resolves names, so only the URL's host is checked (docs/server.md)",
+    )
+    group.add_argument(
         "--log-file",
         metavar="PATH",
         help="write the log to PATH (rotated) instead of standard error",
@@ -340,6 +347,8 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
+    if getattr(args, "proxy", None):
+        kw["proxy"] = args.proxy
     if args.retry_base is not None:
         kw["retry_base"] = args.retry_base
     if args.lease is not None:
@@ -392,6 +401,10 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
 
         parse_listen(args.metrics)  # a bad address stops here, before anything is opened
     settings = settings_from_args(args)
+    if settings.proxy:
+        from crawler_gui.core.redact import redact_url
+
+        log.info("fetching through the proxy %s", redact_url(settings.proxy))
     hubs: list[HubSpec] = []
     if args.hubs_file:
         from crawler_gui.core.hublist import REASON_TEXT, hubs_from_text

@@ -518,6 +518,7 @@ class Crawler:
             "per_host",
             "concurrency",
             "extra_headers",
+            "proxy",
         )
         if any(getattr(old, f) != getattr(settings, f) for f in fetch_fields):
             self._retired_fetchers.append(self.fetcher)
