@@ -87,7 +87,7 @@ def test_json_fields_never_replace_the_standard_keys() -> None:
 def test_bad_log_settings_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot open the log file"):
         configure_logging(log_file=str(tmp_path / "missing" / "dir" / "crawl.log"))
-    with pytest.raises(ConfigError, match="by size .* or by time"):
+    with pytest.raises(ConfigError, match=r"by size .* or by time"):
         configure_logging(log_file=str(tmp_path / "x.log"), max_bytes=10, rotate="hourly")
 
 

@@ -121,7 +121,7 @@ class Socks5Proxy:
             _ver, n = await reader.readexactly(2)
             await reader.readexactly(n)
             writer.write(b"\x05\x00")
-            _ver, cmd, _rsv, atyp = await reader.readexactly(4)
+            _ver, _cmd, _rsv, atyp = await reader.readexactly(4)
             if atyp == 1:
                 host = ".".join(str(b) for b in await reader.readexactly(4))
             elif atyp == 3:
