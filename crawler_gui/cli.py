@@ -5,6 +5,9 @@ Every command that takes a POOL_DIR also takes a Redis pool URL
 as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<name>``);
 ``export`` reads such a store directory.
 
+``crawl`` also runs for days on a server (``docs/server.md``): a rotating ``--log-file`` and
+``--log-format json``, ``--metrics`` (Prometheus text and a health check), ``--proxy``.
+
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
 refused the credentials); 2 bad arguments; 3 the pool is in use by another process; 4 the pool
 or a file is corrupt, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
