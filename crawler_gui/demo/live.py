@@ -305,8 +305,8 @@ class LiveNewsSite:
         """Is article ``n`` of ``hub`` still on its list page or its host's feed?"""
         if hub.count - n <= LIST_SIZE:
             return True
-        if hub.host not in FEED_HOSTS:
-            return False
+        if hub.host not in FEED_HOSTS or hub.count - n > FEED_SIZE:
+            return False  # (not even among the hub's newest 50: off the feed too)
         pub = None
         for number, t in hub.recent:
             if number == n:
