@@ -7,6 +7,7 @@ import math
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 import aiohttp
@@ -203,3 +204,29 @@ def test_a_restarted_site_goes_on_with_the_same_articles() -> None:
             assert again.report()["articles"]["published"] > 0
 
     run(body)
+
+
+def test_a_live_demo_crawl_resumes_with_the_same_site(tmp_path: Path) -> None:
+    from crawler_gui.engine.session import CrawlSession
+    from crawler_gui.engine.settings import CrawlSettings
+
+    async def main() -> None:
+        first = await CrawlSession.open(tmp_path / "pool", CrawlSettings(), demo=True, live=True)
+        try:
+            site = first.demo_site
+            assert isinstance(site, LiveNewsSite)
+            epoch, port = site.epoch, site.port
+            hubs = {h.url for h in await first.crawler.hubs()}
+            assert hubs == set(site.hub_urls()) and len(hubs) == 28
+            assert first.settings.hub_span == 60.0  # the demo's span
+        finally:
+            await first.close()
+        again = await CrawlSession.open(tmp_path / "pool", CrawlSettings(), demo=True, live=True)
+        try:
+            site = again.demo_site
+            assert isinstance(site, LiveNewsSite)
+            assert (site.epoch, site.port) == (epoch, port)  # the same articles, same URLs
+        finally:
+            await again.close()
+
+    asyncio.run(main())
