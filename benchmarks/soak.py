@@ -153,14 +153,21 @@ def summarize(rows: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--hours", type=float, required=True, help="how long (fractions allowed)")
+    ap.add_argument("--hours", type=float, default=1.0, help="how long (fractions allowed)")
     ap.add_argument("--out", type=Path, default=Path("soak-out"), help="output folder")
     ap.add_argument("--interval", type=float, default=60.0, help="seconds between samples")
     ap.add_argument("--warmup", type=float, default=10.0, help="minutes left out of the trends")
     ap.add_argument("--hub-span", type=float, default=60.0)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--log-max-bytes", type=int, default=2_000_000)
+    ap.add_argument(
+        "--again",
+        action="store_true",
+        help="no new run: summarize OUT/soak.csv of an earlier one again (e.g. another --warmup)",
+    )
     args = ap.parse_args()
+    if args.again:
+        return summarize_again(args.out, args.warmup * 60.0)
     if not 0 < args.hours <= 72:
         ap.error("--hours must be more than 0 and at most 72")
     out: Path = args.out
@@ -283,15 +290,7 @@ def main() -> int:
     }
     (out / "soak.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(f"\nsoak of {args.hours} h: {len(rows)} samples, crawl exit code {code}")
-    print(f"{'figure':<12} {'start':>10} {'middle':>10} {'end':>10} {'slope/h':>10} {'growth':>8}")
-    for name in FIGURES:
-        fig = summary["figures"].get(name)
-        if fig:
-            flag = "  <- grows" if name in FLAT and fig["growth_over_span_pct"] > 5 else ""
-            print(
-                f"{name:<12} {fig['start']:>10} {fig['middle']:>10} {fig['end']:>10} "
-                f"{fig['slope_per_hour']:>10} {fig['growth_over_span_pct']:>7}%{flag}"
-            )
+    print_figures(summary["figures"])
     arts = report.get("articles", {})
     if arts:
         print(
@@ -301,6 +300,29 @@ def main() -> int:
         )
     print(f"results in {out}/soak.csv and {out}/soak.json")
     return 0 if code == 0 else 1
+
+
+def print_figures(figures: dict[str, Any]) -> None:
+    print(f"{'figure':<12} {'start':>10} {'middle':>10} {'end':>10} {'slope/h':>10} {'growth':>8}")
+    for name in FIGURES:
+        fig = figures.get(name)
+        if fig:
+            flag = "  <- grows" if name in FLAT and fig["growth_over_span_pct"] > 5 else ""
+            print(
+                f"{name:<12} {fig['start']:>10} {fig['middle']:>10} {fig['end']:>10} "
+                f"{fig['slope_per_hour']:>10} {fig['growth_over_span_pct']:>7}%{flag}"
+            )
+
+
+def summarize_again(out: Path, warmup_s: float) -> int:
+    with open(out / "soak.csv", newline="", encoding="utf-8") as f:
+        rows: list[dict[str, Any]] = [
+            {k: float(v) for k, v in row.items()} for row in csv.DictReader(f)
+        ]
+    figures = summarize(rows, warmup_s)
+    print(f"{len(rows)} samples; trends from {figures.get('_steady_from_s', 0):.0f} s on")
+    print_figures(figures)
+    return 0
 
 
 def _num(value: float | None) -> str:
