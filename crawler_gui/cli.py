@@ -49,10 +49,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
-#: The periodic summary of a crawl without a terminal goes through this logger when the log
-#: goes to a file or is JSON (so it lands in the same place, in the same format).
-_summary_log = logging.getLogger("crawler_gui.progress")
-_route = {"summary_to_log": False}
 COMMANDS = ("crawl", "export", "stats", "save", "load")
 
 
@@ -516,6 +512,12 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
             loop.remove_signal_handler(sig)
     await _print_progress(session, sys.stderr, live=False)
     return aborted
+
+
+#: The periodic summary of a crawl without a terminal goes through this logger when the log
+#: goes to a file or is JSON (so it lands in the same place, in the same format).
+_summary_log = logging.getLogger("crawler_gui.progress")
+_route = {"summary_to_log": False}
 
 
 async def _progress(session: CrawlSession, out: TextIO, *, live: bool) -> None:
