@@ -141,6 +141,7 @@ def run_seed(n: int, hosts: int, where: Path) -> dict[str, Any]:
         "set": t_set,
         "peak_rss_mb": rss_mb(),
         "base_rss_mb": base_rss,
+        "peak_anon_mb": _peak["anon"],
     }
 
 

@@ -1,5 +1,9 @@
 """The headless command line: ``crawl``, ``export``, ``stats``, ``save`` and ``load``.
 
+``crawl`` on a pool folder serves its crawl on a local control channel (``engine.control``,
+``docs/control.md``): the window attaches to it, and ``stats`` of that pool prints the live
+totals instead of "in use".
+
 Every command that takes a POOL_DIR also takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): ``crawl`` then joins the shared pool
 as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<name>``);
@@ -45,6 +49,7 @@ from crawler_gui.errors import (
 
 if TYPE_CHECKING:
     from crawler_gui.core.frontier import HubSpec
+    from crawler_gui.engine.control import ControlServer
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
-    stats = sub.add_parser("stats", help="print the pool's totals as JSON")
+    stats = sub.add_parser(
+        "stats",
+        help="print the pool's totals as JSON (while a crawl runs: its live totals, "
+        "state and rates)",
+    )
     stats.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
     stats.add_argument(
         "--store-dir",
@@ -433,6 +442,7 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         )
     else:
         session = await CrawlSession.open(pool_dir, settings, demo=args.demo, live=args.live)
+    control = None if redis else await _serve_control(session, Path(pool_dir))
     metrics = None
     try:
         metrics = await _start_metrics(args, session)
@@ -459,7 +469,13 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     finally:
         if metrics is not None:
             await metrics.close()
-        await session.close()
+        if control is not None:
+            control.ending()
+        try:
+            await session.close()
+        finally:
+            if control is not None:  # after the close: attached windows may open the pool now
+                await control.close(session.crawler.state)
     snap_line = f"pool: {session.display_name}"
     if redis:
         snap_line += f"; worker {session.worker}; pages in {session.store_dir}"
@@ -467,6 +483,18 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     if aborted:
         return EXIT_ABORTED
     return EXIT_ERROR if state is CrawlState.FAILED else 0
+
+
+async def _serve_control(session: CrawlSession, pool_dir: Path) -> ControlServer | None:
+    """The control channel of a local crawl (windows and ``stats`` attach to it); the crawl
+    runs without one when the socket cannot be made."""
+    from crawler_gui.engine.control import ControlError, ControlServer
+
+    try:
+        return await ControlServer.start(session, pool_dir)
+    except (ControlError, OSError) as exc:
+        log.warning("no control channel (windows cannot attach to this crawl): %s", exc)
+        return None
 
 
 async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
@@ -585,7 +613,18 @@ async def stats_command(args: argparse.Namespace) -> int:
         if args.store_dir:
             raise ConfigError("--store-dir is for a Redis pool URL only")
         store_dir = _existing_pool(args.pool_dir)
-        pool = await LevelDBPool.open_async(store_dir)
+        try:
+            pool = await LevelDBPool.open_async(store_dir)
+        except PoolInUseError as exc:  # a crawl runs: ask it (its control channel)
+            from crawler_gui.engine.control import read_live_stats
+
+            live = await read_live_stats(store_dir, exc)
+            live["refused"] = dict(live["refused"])
+            print(json.dumps(live, indent=2, sort_keys=True))
+            return 0
+        from crawler_gui.engine.control import remove_stale
+
+        remove_stale(store_dir)  # we hold the pool: no crawl serves it
     try:
         totals = asdict((await pool.snapshot(since=2**62, retry_limit=0)).totals)
         if hasattr(pool, "paused"):

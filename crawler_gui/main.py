@@ -2,6 +2,10 @@
 
 * ``crawler-gui [POOL_DIR] [--demo]`` opens the desktop app (``crawler_gui.gui``);
 * ``crawler-gui crawl|export|stats|save|load ...`` runs headless (``crawler_gui.cli``).
+
+The desktop app exits 0 when its window is closed, 1 when the pool cannot be opened, 2 on bad
+arguments, and 5 when the window cannot open here (no display, or a system library Qt's X11
+plugin needs is missing: ``crawler_gui.gui.preflight``, checked before Qt starts).
 """
 
 from __future__ import annotations
@@ -13,6 +17,16 @@ import sys
 from crawler_gui import __version__
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from exc
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
 def gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crawler-gui",
@@ -20,12 +34,22 @@ def gui_parser() -> argparse.ArgumentParser:
         "commands: crawler-gui crawl|export|stats|save|load --help.",
     )
     parser.add_argument(
-        "pool_dir", nargs="?", help="the URL pool directory to open (default: the last one used)"
+        "pool_dir",
+        nargs="?",
+        help="the URL pool directory to open (default: the last one used); a pool that a "
+        "headless `crawler-gui crawl` is crawling opens attached to that crawl",
     )
     parser.add_argument(
         "--demo",
         action="store_true",
         help="start the built-in demo news site on loopback and crawl it",
+    )
+    parser.add_argument(
+        "--quit-after",
+        type=_positive_seconds,
+        metavar="SECONDS",
+        help="close the window in order (stopping the crawl, as Quit does) after SECONDS; "
+        "for timed runs and smoke tests",
     )
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
@@ -62,9 +86,16 @@ def main(argv: list[str] | None = None) -> int:
         level=getattr(logging, args.log_level),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # Before any Qt import: Qt aborts (a core dump) without a display or a library it needs.
+    from crawler_gui.gui import preflight
+
+    problem = preflight.desktop_problem()
+    if problem is not None:
+        print(problem, file=sys.stderr, end="")
+        return preflight.EXIT_ENVIRONMENT
     from crawler_gui.gui.app import run_gui
 
-    return run_gui(args.pool_dir, demo=args.demo)
+    return run_gui(args.pool_dir, demo=args.demo, quit_after=args.quit_after)
 
 
 if __name__ == "__main__":

@@ -240,7 +240,7 @@ ZH = {
     "Waiting": "等待",
     "crawler-gui hubs: URL span": "crawler-gui 枢纽页：网址 间隔",
     "example.com, news.example.org": "example.com, news.example.org",
-    "expires %1": "%1 到期",
+    "expires %1": "%1到期",
     "hub": "枢纽页",
     "never": "从未",
     "no response": "无响应",
@@ -251,6 +251,23 @@ ZH = {
     "the user agent must not be empty": "User-Agent 不能为空",
     "■ errors/s": "■ 错误/秒",
     "■ pages/s": "■ 页/秒",
+    # attached to a headless crawl (engine.control)
+    "%1 (attached to a running crawl)": "%1（已连接到正在运行的抓取）",
+    "The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this "
+    "window.": "与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。",
+    "The crawl of %1 has ended (%2).": "%1 的抓取已结束（%2）。",
+    "Crawl ended": "抓取已结束",
+    "Open the pool in this window?": "在本窗口中打开该网址池吗？",
+    # durations and countdowns (gui/fmt.py)
+    "%1 s": "%1 秒",
+    "%1 min": "%1 分钟",
+    "%1 min %2 s": "%1 分 %2 秒",
+    "%1 h": "%1 小时",
+    "%1 h %2 min": "%1 小时 %2 分",
+    "%1 d": "%1 天",
+    "%1 d %2 h": "%1 天 %2 小时",
+    "due": "已到期",
+    "in %1": "%1后",
 }
 
 

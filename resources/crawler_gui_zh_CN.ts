@@ -329,7 +329,7 @@ http://news.sina.com.cn/</translation>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="450" />
         <source>expires %1</source>
-        <translation>%1 到期</translation>
+        <translation>%1到期</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="453" />
@@ -373,246 +373,271 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="204" />
         <source>Crawler GUI</source>
         <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="231" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="236" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="237" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="242" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="247" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="248" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="257" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="266" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="262" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="267" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="263" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="264" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="687" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="295" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="350" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="350" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="348" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="459" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="353" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="464" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="357" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="355" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="360" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="364" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="367" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="380" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="385" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="386" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="390" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="395" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="398" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="410" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="424" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="431" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="459" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="464" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="479" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="492" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="480" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="493" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="481" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="494" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="495" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="483" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="496" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="484" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="497" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="485" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="498" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="499" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="520" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="539" />
+        <source>%1 (attached to a running crawl)</source>
+        <translation>%1（已连接到正在运行的抓取）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="541" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="618" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="593" />
+        <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
+        <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="598" />
+        <source>The crawl of %1 has ended (%2).</source>
+        <translation>%1 的抓取已结束（%2）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="610" />
+        <source>Crawl ended</source>
+        <translation>抓取已结束</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="611" />
+        <source>Open the pool in this window?</source>
+        <translation>在本窗口中打开该网址池吗？</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="679" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="671" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="732" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="769" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="741" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="805" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -621,94 +646,94 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="749" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="813" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="752" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="816" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="831" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="782" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="846" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="856" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="856" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="859" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="807" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="871" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="836" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="900" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="885" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="901" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="907" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="945" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="869" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="981" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -861,44 +886,44 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="90" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="95" />
         <source>Type a Redis pool URL.</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="93" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="98" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="100" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="104" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="109" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="102" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="107" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="107" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="117" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="124" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="129" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="141" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="146" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1282,6 +1307,54 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/gui/models.py" line="676" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
+    </message>
+</context>
+<context>
+    <name>fmt</name>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="23" />
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="27" />
+        <source>%1 min</source>
+        <translation>%1 分钟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="28" />
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="32" />
+        <source>%1 h</source>
+        <translation>%1 小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="33" />
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="36" />
+        <source>%1 d</source>
+        <translation>%1 天</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="37" />
+        <source>%1 d %2 h</source>
+        <translation>%1 天 %2 小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="43" />
+        <source>due</source>
+        <translation>已到期</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fmt.py" line="44" />
+        <source>in %1</source>
+        <translation>%1后</translation>
     </message>
 </context>
 </TS>

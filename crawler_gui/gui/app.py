@@ -8,7 +8,6 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -26,19 +25,13 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.errors import CrawlerGuiError
+from crawler_gui.gui.preflight import EXIT_ENVIRONMENT
 
 log = logging.getLogger(__name__)
 
 ORGANIZATION = "crawler-gui"
 APPLICATION = "crawler-gui"
 DESKTOP_ID = "io.github.crawler_gui"
-
-NO_DISPLAY_MESSAGE = (
-    "crawler-gui: no display found (DISPLAY and WAYLAND_DISPLAY are not set, nor is "
-    "QT_QPA_PLATFORM), so the window cannot open.\n"
-    "To crawl without a window, run:\n"
-    "    crawler-gui crawl POOL_DIR   (or a Redis pool URL: crawler-gui crawl redis://...)\n"
-)
 
 _QT_LEVELS = {
     QtMsgType.QtDebugMsg: logging.DEBUG,
@@ -47,15 +40,6 @@ _QT_LEVELS = {
     QtMsgType.QtCriticalMsg: logging.ERROR,
     QtMsgType.QtFatalMsg: logging.CRITICAL,
 }
-
-
-def display_available(env: Mapping[str, str] | None = None, platform: str | None = None) -> bool:
-    """False on X11/Wayland systems with no display to talk to (Qt would abort)."""
-    env = os.environ if env is None else env
-    platform = sys.platform if platform is None else platform
-    if platform.startswith(("win", "cygwin", "darwin")):
-        return True
-    return bool(env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM"))
 
 
 def qt_message_handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
@@ -112,8 +96,10 @@ async def open_and_show(
 
     ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): the window then
     joins that shared pool as one worker (pages in ``./crawler-gui-<name>``), shows the whole
-    pool, and its pause/resume reach every worker."""
-    from crawler_gui.engine.session import CrawlSession, display_location, is_pool_url
+    pool, and its pause/resume reach every worker. A pool folder that a headless crawl
+    (``crawler-gui crawl``) holds opens *attached* to that crawl (``engine.control``)."""
+    from crawler_gui.engine.control import open_or_attach
+    from crawler_gui.engine.session import display_location, is_pool_url
     from crawler_gui.gui import prefs
     from crawler_gui.gui.dialogs import show_message
     from crawler_gui.gui.mainwindow import MainWindow
@@ -132,7 +118,7 @@ async def open_and_show(
     try:
         if isinstance(location, Path):
             await asyncio.to_thread(location.mkdir, parents=True, exist_ok=True)
-        session = await CrawlSession.open(location, settings, demo=demo)
+        session = await open_or_attach(location, settings, demo=demo)
     except (CrawlerGuiError, OSError) as exc:
         shown = display_location(location)
         log.error("cannot open the pool %s: %s", shown, exc)
@@ -146,7 +132,7 @@ async def open_and_show(
         return None
 
     async def reopen(p: Path | str, s: CrawlSettings) -> Any:
-        return await CrawlSession.open(p, s)
+        return await open_or_attach(p, s)
 
     window = MainWindow(session, qsettings=qs, open_session=reopen)
     if not demo and isinstance(location, Path):
@@ -158,21 +144,47 @@ async def open_and_show(
     return window
 
 
+def install_startup_message_handler() -> Any:
+    """Route Qt's messages to logging as ``qt_message_handler`` does, and turn a fatal one
+    (the platform plugin did not load: a display that cannot be reached, a library the
+    preflight could not foresee) into one line and exit code 5 instead of Qt's abort and core
+    dump. Installed only while the QApplication is being made; nothing is open yet then."""
+    first_warning: list[str] = []
+
+    def handler(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        qt_message_handler(mode, context, message)
+        if mode in (QtMsgType.QtWarningMsg, QtMsgType.QtCriticalMsg) and not first_warning:
+            first_warning.append(message.splitlines()[0] if message else "")
+        if mode == QtMsgType.QtFatalMsg:
+            reason = first_warning[0] if first_warning else message.splitlines()[0]
+            sys.stderr.write(
+                f"crawler-gui: the window cannot open (Qt: {reason}); to crawl without a "
+                "window, run: crawler-gui crawl POOL_DIR\n"
+            )
+            sys.stderr.flush()
+            os._exit(EXIT_ENVIRONMENT)
+
+    return qInstallMessageHandler(handler)
+
+
 def run_gui(
-    pool_dir: str | None, *, demo: bool = False, settings: CrawlSettings | None = None
+    pool_dir: str | None,
+    *,
+    demo: bool = False,
+    settings: CrawlSettings | None = None,
+    quit_after: float | None = None,
 ) -> int:
-    """Run the desktop app until its window is closed. Returns the process exit code
-    (2 when there is no display)."""
-    if not display_available():
-        print(NO_DISPLAY_MESSAGE, file=sys.stderr, end="")
-        return 2
+    """Run the desktop app until its window is closed (or, with ``quit_after``, until that many
+    seconds have passed: the window then shuts down in order, as on Ctrl+Q). Returns the process
+    exit code. Call ``preflight.desktop_problem()`` first: Qt aborts where there is no display."""
     from crawler_gui.gui.loop import BatchingEventLoop
 
-    install_qt_message_handler()
+    install_startup_message_handler()
     gui_logger = logging.getLogger("crawler_gui")
     if gui_logger.level == logging.NOTSET:
         gui_logger.setLevel(logging.INFO)  # the Log pane shows INFO and above
     app = setup_application()
+    install_qt_message_handler()
     install_translators(app)
     loop = BatchingEventLoop(app)
     asyncio.set_event_loop(loop)
@@ -188,6 +200,8 @@ def run_gui(
                 closed.set_result(None)
 
         window.closed.connect(on_closed)
+        if quit_after is not None:
+            loop.call_later(quit_after, window.close)
         await closed
         return 0
 

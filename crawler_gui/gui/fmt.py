@@ -7,30 +7,41 @@ import time
 from PySide6.QtCore import QCoreApplication, QUrl
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("fmt", text)
+def _fill(template: str, *values: object) -> str:
+    for i, value in enumerate(values, 1):
+        template = template.replace(f"%{i}", str(value))
+    return template
 
 
+# Each text is a literal inside its translate() call: that is what pyside6-lupdate looks for.
 def duration(seconds: float) -> str:
-    """``"4 s"``, ``"2 min 5 s"``, ``"3 h 12 min"``, ``"2 d 4 h"``."""
+    """``"4 s"``, ``"2 min 5 s"``, ``"5 min"``, ``"3 h 12 min"``, ``"2 d 4 h"`` (a zero last part
+    is left out: ``"5 min"``, not ``"5 min 0 s"``)."""
+    translate = QCoreApplication.translate
     s = max(0, round(seconds))
     if s < 60:
-        return _tr("%1 s").replace("%1", str(s))
+        return _fill(translate("fmt", "%1 s"), s)
     m, s = divmod(s, 60)
     if m < 60:
-        return _tr("%1 min %2 s").replace("%1", str(m)).replace("%2", str(s))
+        if s == 0:
+            return _fill(translate("fmt", "%1 min"), m)
+        return _fill(translate("fmt", "%1 min %2 s"), m, s)
     h, m = divmod(m, 60)
     if h < 48:
-        return _tr("%1 h %2 min").replace("%1", str(h)).replace("%2", str(m))
+        if m == 0:
+            return _fill(translate("fmt", "%1 h"), h)
+        return _fill(translate("fmt", "%1 h %2 min"), h, m)
     d, h = divmod(h, 24)
-    return _tr("%1 d %2 h").replace("%1", str(d)).replace("%2", str(h))
+    if h == 0:
+        return _fill(translate("fmt", "%1 d"), d)
+    return _fill(translate("fmt", "%1 d %2 h"), d, h)
 
 
 def countdown(target: float, now: float) -> str:
     """``"in 25 s"`` or ``"due"``."""
     if target <= now:
-        return _tr("due")
-    return _tr("in %1").replace("%1", duration(target - now))
+        return QCoreApplication.translate("fmt", "due")
+    return _fill(QCoreApplication.translate("fmt", "in %1"), duration(target - now))
 
 
 def clock(ts: float) -> str:

@@ -76,6 +76,11 @@ LAST_REDIS_KEY = "pool/last_redis"
 WORKERS_SECONDS = 2.0
 
 
+def is_attached(session: Any) -> bool:
+    """A session attached to a crawl running in another process (``engine.control``)."""
+    return bool(getattr(session, "attached", False))
+
+
 def is_shared(frontier: Any) -> bool:
     """A pool shared by many workers (Redis): it has heartbeats to show."""
     return callable(getattr(frontier, "workers", None))
@@ -467,6 +472,14 @@ class MainWindow(QMainWindow):
         self.act_stop.setEnabled(has and state in (CrawlState.RUNNING, CrawlState.PAUSED))
         for a in (self.act_add, self.act_hubs, self.act_save, self.act_load, self.act_settings):
             a.setEnabled(has and state != CrawlState.STOPPING)
+        if is_attached(self.session):
+            # A crawl in another process: it is started there, it cannot restart once it has
+            # ended, and a snapshot load (which replaces the whole pool) needs the pool itself.
+            live = getattr(self.session, "ended", None) is None
+            self.act_start.setEnabled(self.act_start.isEnabled() and live)
+            for a in (self.act_add, self.act_hubs, self.act_save, self.act_settings):
+                a.setEnabled(a.isEnabled() and live)
+            self.act_load.setEnabled(False)
         self.state_label.setText(self.state_text(state))
 
     def state(self) -> CrawlState | None:
@@ -493,10 +506,16 @@ class MainWindow(QMainWindow):
         listeners = getattr(old.crawler, "state_listeners", None) if old is not None else None
         if listeners is not None and self._on_state in listeners:
             listeners.remove(self._on_state)
+        ends = getattr(old, "end_listeners", None)
+        if ends is not None and self._on_session_end in ends:
+            ends.remove(self._on_session_end)
         self.session = session
         listeners = getattr(session.crawler, "state_listeners", None) if session else None
         if listeners is not None:
             listeners.append(self._on_state)  # buttons follow the state at once
+        ends = getattr(session, "end_listeners", None)
+        if ends is not None:  # an attached session: its crawl may end in the other process
+            ends.append(self._on_session_end)
         self._version = None
         for model in (
             self.hosts_model,
@@ -516,6 +535,8 @@ class MainWindow(QMainWindow):
             self.inflight_pane.view.setColumnHidden(InFlightModel.WORKER_COLUMN, not self._shared)
             self.settings = session.settings
             shown = str(getattr(session, "display_name", session.pool_dir))
+            if is_attached(session):
+                shown = self.tr("%1 (attached to a running crawl)").replace("%1", shown)
             self.pool_label.setText(shown)
             self.setWindowTitle(self.tr("Crawler GUI — %1").replace("%1", shown))
         else:
@@ -558,6 +579,42 @@ class MainWindow(QMainWindow):
     def _on_state(self, state: CrawlState) -> None:
         if not self._closed:
             self._update_actions()
+
+    def _on_session_end(self, state: str | None) -> None:
+        if not self._closed and self.session is not None:
+            self.tasks.spawn(self._session_ended(self.session, state), "crawl ended")
+
+    async def _session_ended(self, session: SessionLike, state: str | None) -> bool:
+        """The crawl this window is attached to ended (``state``), or the connection to it was
+        lost (None): say so, and offer to open the pool (free now) in this window."""
+        where = str(getattr(session, "display_name", session.pool_dir))
+        if state is None:
+            text = self.tr(
+                "The connection to the crawl of %1 was lost: the crawl was killed, or it "
+                "dropped this window."
+            ).replace("%1", where)
+        else:
+            text = (
+                self.tr("The crawl of %1 has ended (%2).")
+                .replace("%1", where)
+                .replace("%2", self.state_text(CrawlState(state)))
+            )
+        log.warning("%s", text)
+        self.pool_label.setText(text)  # (the status line shows each refresh's totals)
+        self._update_actions()
+        if self._open_session is None:
+            return False
+        answer = await dialogs.show_message(
+            self,
+            QMessageBox.Icon.Information,
+            self.tr("Crawl ended"),
+            text + "\n\n" + self.tr("Open the pool in this window?"),
+            buttons=QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close,
+            default=QMessageBox.StandardButton.Open,
+        )
+        if answer != QMessageBox.StandardButton.Open or self.session is not session:
+            return False
+        return await self.open_pool(Path(session.pool_dir))
 
     def start_refresh(self) -> None:
         if not self._closed:
@@ -678,6 +735,7 @@ class MainWindow(QMainWindow):
         if self.session is None:
             return
         crawler = self.session.crawler
+        self.settings = self.session.settings  # (another window attached may have changed them)
         result = await dialogs.HubsDialog.ask(
             self, await crawler.hubs(), self.settings.hub_percent, self.settings.hub_span
         )
@@ -691,6 +749,8 @@ class MainWindow(QMainWindow):
         self._report(self.tr("Hubs"), report)
 
     async def edit_settings(self) -> None:
+        if self.session is not None:
+            self.settings = self.session.settings  # (another window attached may have changed them)
         new = await dialogs.SettingsDialog.ask(self, self.settings)
         if new is not None:
             self._apply_settings(new)

@@ -11,23 +11,6 @@ from crawler_gui.gui import app as gui_app
 pytestmark = pytest.mark.gui
 
 
-def test_display_check():
-    assert not gui_app.display_available({}, "linux")
-    assert gui_app.display_available({"DISPLAY": ":0"}, "linux")
-    assert gui_app.display_available({"WAYLAND_DISPLAY": "wayland-0"}, "linux")
-    assert gui_app.display_available({"QT_QPA_PLATFORM": "offscreen"}, "linux")
-    assert gui_app.display_available({}, "win32") and gui_app.display_available({}, "darwin")
-
-
-def test_no_display_returns_2_with_a_clear_message(monkeypatch, capsys):
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(gui_app.sys, "platform", "linux")
-    assert gui_app.run_gui(None) == 2
-    err = capsys.readouterr().err
-    assert "no display" in err and "crawler-gui crawl POOL_DIR" in err
-
-
 def test_qt_messages_go_to_python_logging(caplog):
     with caplog.at_level(logging.DEBUG, logger="crawler_gui.qt"):
         gui_app.qt_message_handler(
@@ -59,3 +42,22 @@ def test_application_icon_loads(qapp):
 
     icon = app_icon()
     assert not icon.isNull() and not icon.pixmap(64, 64).isNull()
+
+
+def test_durations_and_countdowns_are_translated(qapp):
+    from crawler_gui.gui import fmt
+
+    assert fmt.duration(300) == "5 min"  # no "5 min 0 s"
+    assert fmt.duration(297) == "4 min 57 s"
+    assert fmt.countdown(1_000 + 297, 1_000) == "in 4 min 57 s"
+    translators = gui_app.install_translators(
+        qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    )
+    try:
+        assert fmt.duration(297) == "4 分 57 秒"
+        assert fmt.duration(3 * 86400) == "3 天"
+        assert fmt.countdown(1_000 + 297, 1_000) == "4 分 57 秒后"
+        assert fmt.countdown(1_000, 1_000) == "已到期"
+    finally:
+        for t in translators:
+            qapp.removeTranslator(t)

@@ -1,0 +1,155 @@
+"""Search over many stored pages: build rate, index size, and first-results latency.
+
+Synthetic pages, half Chinese and half English, of typical news length (about 800 Chinese
+characters or 600 English words of article text, plus list pages with titles only), with words
+drawn from a Zipf distribution so there are common and rare terms. Measures:
+
+* index build rate (pages/s) through ``SearchIndex.add_many`` in batches, as the crawl does;
+* the index size against the extracted text it covers;
+* first results (newest 50) for a common and a rare term, in Chinese and in English, with a warm
+  cache and with a cold one (a fresh connection after dropping the OS page cache where possible).
+
+    python benchmarks/search.py [--pages 1000000] [--dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from crawler_gui.engine.search import SearchDoc, SearchIndex
+
+BATCH = 500
+HAN = [chr(c) for c in range(0x4E00, 0x4E00 + 3500)]
+
+
+def vocabularies(seed: int) -> tuple[list[str], list[str], list[float]]:
+    rng = random.Random(seed)
+    zh = ["".join(rng.sample(HAN, rng.choice((2, 2, 2, 3, 4)))) for _ in range(60_000)]
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    en = ["".join(rng.choices(letters, k=rng.randint(3, 10))) for _ in range(60_000)]
+    weights = [1 / (rank + 1) for rank in range(60_000)]  # Zipf, s = 1
+    return zh, en, weights
+
+
+def make_docs(n: int, seed: int):
+    zh, en, weights = vocabularies(seed)
+    rng = random.Random(seed + 1)
+    cum = []
+    total = 0.0
+    for w in weights:
+        total += w
+        cum.append(total)
+    for seq in range(1, n + 1):
+        chinese = seq % 2 == 0
+        words = zh if chinese else en
+        is_list = seq % 10 == 0
+        length = 0 if is_list else (320 if chinese else 600)
+        picks = rng.choices(words, cum_weights=cum, k=length + 12)
+        title_words = picks[:12]
+        body = picks[12:]
+        if chinese:
+            title = "".join(title_words[:6])
+            text = "".join("".join(body[i : i + 15]) + "。" for i in range(0, len(body), 15))
+        else:
+            title = " ".join(title_words[:8]).capitalize()
+            text = " ".join(body)
+        host = f"news{seq % 500}.example.{'cn' if chinese else 'com'}"
+        yield SearchDoc(
+            seq=seq,
+            url=f"http://{host}/2024/{seq}.html",
+            host=host,
+            title=title,
+            text=text,
+            kind="list" if is_list else "article",
+            status=200,
+            fetched_at=1_700_000_000.0 + seq,
+        )
+
+
+def drop_caches() -> bool:
+    try:
+        subprocess.run(["sync"], check=True)
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except (OSError, subprocess.CalledProcessError):
+        return False
+    return True
+
+
+def timed_search(index: SearchIndex, term: str, runs: int = 5) -> float:
+    times = []
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        hits = index.search(term, limit=50)
+        times.append(time.perf_counter() - t0)
+        assert hits, term
+    return statistics.median(times)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", type=int, default=1_000_000)
+    ap.add_argument("--dir", type=Path, default=None)
+    ap.add_argument("--seed", type=int, default=13)
+    args = ap.parse_args()
+    where = Path(tempfile.mkdtemp(prefix="search-bench-", dir=args.dir))
+    try:
+        path = where / "search.sqlite"
+        index = SearchIndex(path)
+        text_bytes = 0
+        batch: list[SearchDoc] = []
+        t0 = time.perf_counter()
+        worst_batch = 0.0
+        for d in make_docs(args.pages, args.seed):
+            text_bytes += len(d.text.encode()) + len(d.title.encode())
+            batch.append(d)
+            if len(batch) == BATCH:
+                b0 = time.perf_counter()
+                index.add_many(batch)
+                worst_batch = max(worst_batch, time.perf_counter() - b0)
+                batch.clear()
+        index.add_many(batch)
+        build = time.perf_counter() - t0
+        size = index.size_bytes()
+        print(
+            f"{args.pages:,} pages indexed in {build:.1f} s: {args.pages / build:,.0f} pages/s "
+            f"(batches of {BATCH}, worst batch {worst_batch * 1000:.0f} ms, generation included)"
+        )
+        print(
+            f"index {size / 1e6:,.0f} MB for {text_bytes / 1e6:,.0f} MB of title and article "
+            f"text ({size / max(text_bytes, 1):.2f}x)"
+        )
+        zh, en, _ = vocabularies(args.seed)
+        terms = {
+            "Chinese common": zh[3],
+            "Chinese rare": zh[20_000],
+            "English common": en[3],
+            "English rare": en[20_000],
+        }
+        for label, term in terms.items():
+            print(f"  warm  {label:<15} {term!r:<14} {timed_search(index, term) * 1000:7.1f} ms")
+        index.close()
+        cold = drop_caches()
+        for label, term in terms.items():
+            if cold:
+                drop_caches()
+            fresh = SearchIndex(path)
+            t = timed_search(fresh, term, runs=1)
+            fresh.close()
+            print(f"  {'cold' if cold else 'fresh':<5} {label:<15} {term!r:<14} {t * 1000:7.1f} ms")
+        if not cold:
+            print("  (could not drop the OS page cache: 'fresh' is a new connection only)")
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()

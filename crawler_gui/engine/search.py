@@ -1,0 +1,264 @@
+"""Full-text search over the pages of a crawl: an embedded SQLite FTS5 index, Chinese included.
+
+FTS5's own tokenizers do not split Chinese: ``unicode61`` makes one token of a whole run of Han
+characters, and ``trigram`` cannot find the two-character words Chinese is mostly made of
+(就业, 新闻). So text is prepared in Python the way CJK search engines do it (Lucene's
+``CJKAnalyzer``): every run of CJK characters becomes its overlapping bigrams (``稳就业`` ->
+``稳就 就业``), a lone CJK character stays itself, and everything else is left to ``unicode61``
+(case- and accent-folded words). A query is prepared the same way: a CJK run becomes the phrase
+of its bigrams (adjacent, in order), a single CJK character a prefix query, other words plain
+terms; all terms must match. Results come newest first (``rowid`` order, which FTS5 walks
+without scoring every match), so a common term answers as fast as a rare one.
+
+The index is one SQLite file beside the pool (``search.sqlite``), separate from the page store:
+it can be deleted and rebuilt from the store at any time. Each fetch of a page is one row keyed
+by the page store's sequence number; a page fetched again (a hub, a re-extraction) gets a new
+row, and searches show only the newest row of a URL. ``rebuild`` compacts the old rows away.
+
+The class is synchronous and thread-confined: the engine calls it from one worker thread
+(``asyncio.to_thread``), so the event loop never waits on SQLite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sqlite3
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from crawler_gui.errors import StoreError
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "SearchDoc",
+    "SearchHit",
+    "SearchIndex",
+    "prepare_query",
+    "prepare_text",
+]
+
+SCHEMA_VERSION = 1
+
+# Han (with extensions A and the compatibility block), kana, Hangul syllables, CJK punctuation
+# is not included (it separates runs like spaces do).
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_QUERY_PART = re.compile(f'[{_CJK}]+|[^\\s{_CJK}"]+')
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def _bigrams(run: str) -> str:
+    if len(run) == 1:
+        return run
+    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
+
+
+def prepare_text(text: str) -> str:
+    """Text as the index stores it: CJK runs as bigrams, the rest as it is."""
+    if not text:
+        return ""
+    return _CJK_RUN.sub(lambda m: f" {_bigrams(m.group(0))} ", text)
+
+
+def prepare_query(query: str) -> str | None:
+    """An FTS5 MATCH expression for what a user typed (every term must match), or ``None`` when
+    nothing searchable is left. User text never reaches FTS5's query syntax unquoted."""
+    terms: list[str] = []
+    for part in _QUERY_PART.findall(query):
+        if _CJK_RUN.fullmatch(part):
+            if len(part) == 1:
+                terms.append(f'"{part}" *')
+            else:
+                terms.append('"' + _bigrams(part) + '"')
+            continue
+        for word in _WORD.findall(part):
+            terms.append(f'"{word}"')
+    if not terms:
+        return None
+    return " AND ".join(terms)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchDoc:
+    """One fetched page as the index sees it."""
+
+    seq: int  #: the page store's sequence number of this fetch
+    url: str
+    host: str
+    title: str = ""
+    text: str = ""  #: the article's text (or "" for pages that are not articles)
+    kind: str = ""
+    status: int = 0
+    fetched_at: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    seq: int
+    url: str
+    host: str
+    title: str
+    kind: str
+    status: int
+    fetched_at: float
+
+
+class SearchIndex:
+    """The FTS5 index of one pool's pages."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._setup()
+        except (sqlite3.DatabaseError, StoreError) as exc:
+            self._db.close()
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError(f"{self.path}: not a crawler-gui search index ({exc})") from exc
+
+    def _setup(self) -> None:
+        db = self._db
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        if "meta" not in tables:
+            if tables:
+                raise StoreError(f"{self.path}: not a crawler-gui search index")
+            db.executescript(
+                """
+                BEGIN;
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE docs (
+                    seq INTEGER PRIMARY KEY, url TEXT NOT NULL, host TEXT NOT NULL,
+                    title TEXT NOT NULL, kind TEXT NOT NULL, status INTEGER NOT NULL,
+                    fetched_at REAL NOT NULL);
+                CREATE TABLE latest (url TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
+                CREATE VIRTUAL TABLE fts USING fts5(
+                    url, title, text, content='', columnsize=0,
+                    tokenize='unicode61 remove_diacritics 2');
+                """
+            )
+            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+            db.execute("COMMIT")
+            return
+        row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        if row is None or not str(row[0]).isdigit():
+            raise StoreError(f"{self.path}: a search index without a schema version")
+        if int(row[0]) != SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path}: search index schema {row[0]}, this version reads "
+                f"{SCHEMA_VERSION} (delete the file and rebuild the index)"
+            )
+
+    def add_many(self, docs: Iterable[SearchDoc]) -> int:
+        """Index pages in one transaction; returns how many were added."""
+        rows = []
+        fts_rows = []
+        latest = []
+        for doc in docs:
+            rows.append(
+                (doc.seq, doc.url, doc.host, doc.title, doc.kind, doc.status, doc.fetched_at)
+            )
+            fts_rows.append((doc.seq, doc.url, prepare_text(doc.title), prepare_text(doc.text)))
+            latest.append((doc.url, doc.seq))
+        if not rows:
+            return 0
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            try:
+                db.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?)", rows)
+                db.executemany(
+                    "INSERT INTO fts(rowid, url, title, text) VALUES (?,?,?,?)", fts_rows
+                )
+                db.executemany(
+                    "INSERT INTO latest VALUES (?,?) "
+                    "ON CONFLICT(url) DO UPDATE SET seq=excluded.seq WHERE excluded.seq > seq",
+                    latest,
+                )
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return len(rows)
+
+    def last_seq(self) -> int:
+        """The newest page sequence number indexed (0 for none): where catching up starts."""
+        with self._lock:
+            row = self._db.execute("SELECT max(seq) FROM docs").fetchone()
+        return int(row[0] or 0)
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 200,
+        before: int | None = None,
+        host: str | None = None,
+        kinds: Sequence[str] = (),
+    ) -> list[SearchHit]:
+        """Pages matching every term of ``query``, newest first; ``before`` pages on (the
+        ``seq`` of the last hit shown). Each URL appears once, at its newest fetch."""
+        expr = prepare_query(query)
+        if expr is None:
+            return []
+        sql = [
+            "SELECT d.seq, d.url, d.host, d.title, d.kind, d.status, d.fetched_at",
+            "FROM fts JOIN docs d ON d.seq = fts.rowid",
+            "JOIN latest l ON l.url = d.url AND l.seq = d.seq",
+            "WHERE fts MATCH ?",
+        ]
+        args: list[object] = [expr]
+        if before is not None:
+            sql.append("AND fts.rowid < ?")
+            args.append(before)
+        if host:
+            sql.append("AND d.host = ?")
+            args.append(host)
+        if kinds:
+            sql.append(f"AND d.kind IN ({','.join('?' * len(kinds))})")
+            args.extend(kinds)
+        sql.append("ORDER BY fts.rowid DESC LIMIT ?")
+        args.append(limit)
+        with self._lock:
+            try:
+                rows = self._db.execute(" ".join(sql), args).fetchall()
+            except sqlite3.OperationalError as exc:  # a query FTS5 cannot take
+                raise ValueError(f"cannot search for {query!r}: {exc}") from exc
+        return [SearchHit(*row) for row in rows]
+
+    def count(self) -> int:
+        with self._lock:
+            return int(self._db.execute("SELECT count(*) FROM latest").fetchone()[0])
+
+    def size_bytes(self) -> int:
+        """The index's size on disk (the database and its write-ahead log)."""
+        total = 0
+        for suffix in ("", "-wal"):
+            with contextlib.suppress(OSError):
+                total += Path(f"{self.path}{suffix}").stat().st_size
+        return total
+
+    def clear(self) -> None:
+        """Drop every row (before a rebuild from the page store)."""
+        with self._lock:
+            db = self._db
+            db.execute("BEGIN")
+            db.execute("DELETE FROM docs")
+            db.execute("DELETE FROM latest")
+            db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
+            db.execute("COMMIT")
+
+    def optimize(self) -> None:
+        """Merge the index's segments (after a bulk build)."""
+        with self._lock:
+            self._db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

@@ -1,0 +1,135 @@
+"""The pages' full-text index: Chinese two-character words, English words, newest first, one
+row per URL, hostile query text, and foreign or newer files refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from crawler_gui.engine.search import SearchDoc, SearchIndex, prepare_query, prepare_text
+from crawler_gui.errors import StoreError
+
+ZH = "国务院常务会议部署稳就业举措，要求各地加大对中小企业的支持力度。"
+EN = "Central banks held interest rates steady on Thursday, citing resilient employment."
+
+
+def doc(seq: int, url: str, text: str = "", title: str = "", kind: str = "article") -> SearchDoc:
+    host = url.split("/")[2]
+    return SearchDoc(seq, url, host, title, text, kind, 200, 1_700_000_000.0 + seq)
+
+
+@pytest.fixture
+def index(tmp_path: Path):
+    idx = SearchIndex(tmp_path / "search.sqlite")
+    idx.add_many(
+        [
+            doc(1, "http://news.example.cn/a.html", ZH, "稳就业举措出台"),
+            doc(2, "http://world.example.com/rates.html", EN, "Rates held"),
+            doc(3, "http://news.example.cn/list.html", "", "滚动新闻", kind="list"),
+            doc(4, "http://news.example.cn/b.html", "就业形势总体稳定", "就业"),
+        ]
+    )
+    yield idx
+    idx.close()
+
+
+def urls(hits) -> list[str]:
+    return [h.url for h in hits]
+
+
+def test_chinese_two_character_words_are_found(index: SearchIndex) -> None:
+    assert urls(index.search("就业")) == [
+        "http://news.example.cn/b.html",
+        "http://news.example.cn/a.html",
+    ]
+    assert urls(index.search("中小企业")) == ["http://news.example.cn/a.html"]
+    assert urls(index.search("企中")) == []  # bigrams must be adjacent and in order
+
+
+def test_a_single_chinese_character_is_a_prefix_search(index: SearchIndex) -> None:
+    assert "http://news.example.cn/a.html" in urls(index.search("稳"))
+
+
+def test_english_words_any_case_and_every_term_must_match(index: SearchIndex) -> None:
+    assert urls(index.search("RATES")) == ["http://world.example.com/rates.html"]
+    assert urls(index.search("rates Thursday")) == ["http://world.example.com/rates.html"]
+    assert urls(index.search("rates 就业")) == []
+
+
+def test_urls_and_titles_are_searched(index: SearchIndex) -> None:
+    assert urls(index.search("滚动新闻")) == ["http://news.example.cn/list.html"]
+    assert urls(index.search("world")) == ["http://world.example.com/rates.html"]
+
+
+def test_filters_and_paging(index: SearchIndex) -> None:
+    assert urls(index.search("就业", host="news.example.cn", kinds=["article"])) == [
+        "http://news.example.cn/b.html",
+        "http://news.example.cn/a.html",
+    ]
+    assert urls(index.search("新闻", kinds=["article"])) == []
+    first = index.search("就业", limit=1)
+    assert urls(index.search("就业", before=first[-1].seq)) == ["http://news.example.cn/a.html"]
+
+
+def test_a_page_fetched_again_shows_once_at_its_newest(index: SearchIndex) -> None:
+    index.add_many([doc(9, "http://news.example.cn/a.html", "全新内容 经济", "更新")])
+    assert urls(index.search("就业")) == ["http://news.example.cn/b.html"]
+    hits = index.search("经济")
+    assert [(h.url, h.seq, h.title) for h in hits] == [("http://news.example.cn/a.html", 9, "更新")]
+    assert index.count() == 4
+    assert index.last_seq() == 9
+
+
+@pytest.mark.parametrize(
+    "typed", ['"', "NEAR(a b)", "* OR -", 'rates" OR "x', "title:就业", "(", "a AND", "'; DROP"]
+)
+def test_hostile_query_text_is_only_ever_searched_for(index: SearchIndex, typed: str) -> None:
+    index.search(typed)  # no FTS5 syntax error, no SQL
+    assert index.count() == 4
+
+
+def test_nothing_searchable_gives_nothing(index: SearchIndex) -> None:
+    assert prepare_query("  ，。！ ") is None
+    assert index.search("，。") == []
+
+
+def test_prepared_text() -> None:
+    assert prepare_text("稳就业 ok") == " 稳就 就业  ok"
+    assert prepare_text("中") == " 中 "
+    assert prepare_query('就业 "Rates"') == '"就业" AND "Rates"'
+
+
+def test_clear_and_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite"
+    idx = SearchIndex(path)
+    idx.add_many([doc(1, "http://a.example.com/x", "hello world")])
+    idx.close()
+    idx = SearchIndex(path)
+    assert urls(idx.search("hello")) == ["http://a.example.com/x"]
+    idx.clear()
+    assert idx.search("hello") == [] and idx.count() == 0
+    idx.close()
+
+
+def test_a_foreign_or_newer_file_is_refused(tmp_path: Path) -> None:
+    foreign = tmp_path / "foreign.sqlite"
+    con = sqlite3.connect(foreign)
+    con.execute("CREATE TABLE t (x)")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="not a crawler-gui search index"):
+        SearchIndex(foreign)
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(StoreError):
+        SearchIndex(junk)
+    newer = tmp_path / "newer.sqlite"
+    SearchIndex(newer).close()
+    con = sqlite3.connect(newer)
+    con.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    con.commit()
+    con.close()
+    with pytest.raises(StoreError, match="rebuild"):
+        SearchIndex(newer)
