@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 from crawler_gui.engine.control import AttachedSession, ControlError
@@ -61,6 +62,11 @@ def test_stats_removes_the_socket_of_a_killed_crawl(tmp_path: Path) -> None:
     pool = tmp_path / "pool"
     with demo_site(tmp_path) as port:
         crawl = Crawl(pool, port).start()
+        # Kill it once its seed is in the pool (serving the channel comes first).
+        deadline = time.monotonic() + 60
+        while json.loads(cli("stats", str(pool)).stdout or "{}").get("hosts") != 1:
+            assert time.monotonic() < deadline, crawl.text()
+            time.sleep(0.1)
         crawl.kill9()
     assert crawl.socket.is_socket()
     result = cli("--log-level", "INFO", "stats", str(pool))
