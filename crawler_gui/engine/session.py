@@ -445,14 +445,14 @@ async def _start_demo_site(root: Path) -> DemoSite:
     port = 0
     with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
         port = int(json.loads(marker.read_text(encoding="utf-8"))["port"])
-    site = DemoSite(port=port)
+    site = DemoSite(port=port, feeds=True)
     try:
         await site.start()
     except OSError:
         if port == 0:
             raise
         log.warning("the demo's previous port %d is taken; using another one", port)
-        site = DemoSite()
+        site = DemoSite(feeds=True)
         await site.start()
     root.mkdir(parents=True, exist_ok=True)
     marker.write_text(json.dumps({"port": site.port}), encoding="utf-8")
