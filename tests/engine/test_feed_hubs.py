@@ -313,21 +313,23 @@ def test_demo_site_answers_conditional_requests(tmp_path: Path) -> None:
     import aiohttp
 
     async def main() -> None:
-        async with DemoSite(hosts=1, articles_per_host=8, feeds=True) as site:
-            async with aiohttp.ClientSession() as http:
-                for url in [*site.hub_urls()[:2], *site.feed_urls(), *site.sitemap_urls()]:
-                    async with http.get(url) as resp:
-                        assert resp.status == 200
-                        etag, modified = resp.headers["ETag"], resp.headers["Last-Modified"]
-                        await resp.read()
-                    async with http.get(url, headers={"If-None-Match": etag}) as resp:
-                        assert resp.status == 304 and await resp.read() == b""
-                    async with http.get(url, headers={"If-Modified-Since": modified}) as resp:
-                        assert resp.status == 304
-                    async with http.get(url, headers={"If-None-Match": '"other"'}) as resp:
-                        assert resp.status == 200
-                assert site.not_modified == 2 * 5
-                async with http.get(site.seed_urls()[0].rstrip("/") + "/robots.txt") as resp:
-                    assert f"Sitemap: {site.sitemap_urls()[0]}" in await resp.text()
+        async with (
+            DemoSite(hosts=1, articles_per_host=8, feeds=True) as site,
+            aiohttp.ClientSession() as http,
+        ):
+            for url in [*site.hub_urls()[:2], *site.feed_urls(), *site.sitemap_urls()]:
+                async with http.get(url) as resp:
+                    assert resp.status == 200
+                    etag, modified = resp.headers["ETag"], resp.headers["Last-Modified"]
+                    await resp.read()
+                async with http.get(url, headers={"If-None-Match": etag}) as resp:
+                    assert resp.status == 304 and await resp.read() == b""
+                async with http.get(url, headers={"If-Modified-Since": modified}) as resp:
+                    assert resp.status == 304
+                async with http.get(url, headers={"If-None-Match": '"other"'}) as resp:
+                    assert resp.status == 200
+            assert site.not_modified == 2 * 5
+            async with http.get(site.seed_urls()[0].rstrip("/") + "/robots.txt") as resp:
+                assert f"Sitemap: {site.sitemap_urls()[0]}" in await resp.text()
 
     run(main)
