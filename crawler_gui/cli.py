@@ -50,7 +50,8 @@ from crawler_gui.engine.session import (
     write_scope_file,
 )
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings, CrawlState
-from crawler_gui.engine.store import PageStore
+from crawler_gui.engine.stats import disk_use
+from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
@@ -884,6 +885,11 @@ async def stats_command(args: argparse.Namespace) -> int:
 
             live = await read_live_stats(store_dir, exc)
             live["refused"] = dict(live["refused"])
+            measured = await asyncio.to_thread(disk_use, store_dir, store_dir / PAGES_DIRNAME)
+            if "warc" in live.get("disk_use", {}):  # the crawl's WARC folder, wherever it is
+                measured["warc"] = live["disk_use"]["warc"]
+                measured["total"] += measured["warc"]
+            live["disk_use"] = measured
             print(json.dumps(live, indent=2, sort_keys=True))
             return 0
         from crawler_gui.engine.control import remove_stale
@@ -902,6 +908,9 @@ async def stats_command(args: argparse.Namespace) -> int:
         finally:
             store.close()
     totals["refused"] = dict(totals["refused"])
+    pool_path = None if is_pool_url(args.pool_dir) else store_dir
+    pages_path = store_dir / PAGES_DIRNAME if store_dir is not None else None
+    totals["disk_use"] = await asyncio.to_thread(disk_use, pool_path, pages_path)
     print(json.dumps(totals, indent=2, sort_keys=True))
     return 0
 

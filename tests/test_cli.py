@@ -55,6 +55,10 @@ def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
     assert stats.returncode == 0, stats.stderr
     totals = json.loads(stats.stdout)
     assert totals["done"] > 100 and totals["waiting"] == 0 and totals["pending"] == 0
+    use = totals["disk_use"]  # bytes on disk: the pool (without its page store), the store
+    pages_bytes = sum(f.stat().st_size for f in (pool / "pages").iterdir())
+    assert use["pages"] == pages_bytes > 0 and use["pool"] > 0
+    assert use["total"] == use["pool"] + use["pages"]
     out = tmp_path / "pages.jsonl"
     exported = cli("export", str(pool), "-o", str(out))
     assert exported.returncode == 0, exported.stderr

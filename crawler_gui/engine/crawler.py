@@ -31,7 +31,7 @@ from crawler_gui.engine.links import extract_links
 from crawler_gui.engine.robots import RobotsCache
 from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
-from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
+from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
 from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.errors import (
     CrawlerGuiError,
@@ -90,6 +90,8 @@ AUTO_HUBS_PER_HOST = 10
 #: At most this many child sitemaps of one sitemap index become hubs (the first listed; an
 #: index lists its newest first as a rule).
 INDEX_CHILDREN = 20
+#: How often the crawl's disk use (pool, page store, WARC) is measured for ``stats()``.
+DISK_USE_SECONDS = 10.0
 #: A worker waiting for work looks at the pool at most this often when other workers announce
 #: changes (:class:`PoolSignal`): bounds its round trips while the others crawl.
 REMOTE_WAKE_SECONDS = 0.05
@@ -329,6 +331,9 @@ class Crawler:
         self._auto_hubs: dict[str, int] = {}
         self._auto_seen: set[str] = set()
         self._hub_lock = asyncio.Lock()
+        self._disk_use: dict[str, int] = {}
+        self._disk_measured = -DISK_USE_SECONDS
+        self._disk_task: asyncio.Task[dict[str, int]] | None = None
         if store is not None:
             store.hub_history = settings.hub_history
 
@@ -745,6 +750,8 @@ class Crawler:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        if self._disk_task is not None:  # a disk measure: a short walk, let it end
+            await asyncio.gather(self._disk_task, return_exceptions=True)
         for robots in [*self._retired_robots, self.robots]:
             await robots.close()
         self._retired_robots.clear()
@@ -763,6 +770,9 @@ class Crawler:
 
     def stats(self) -> StatsSnapshot:
         snap = self._stats.snapshot()
+        self._measure_disk()
+        if self._disk_use:
+            snap = replace(snap, disk_use=self._disk_use)
         if self.articles is not None:
             snap = replace(
                 snap,
@@ -770,6 +780,36 @@ class Crawler:
                 extraction_backlog=self.articles.backlog,
             )
         return snap
+
+    def _measure_disk(self) -> None:
+        """Measure the disk use again in a worker thread when the last measure is older than
+        :data:`DISK_USE_SECONDS` (``stats()`` shows the last one meanwhile)."""
+        now = time.monotonic()
+        if self._disk_task is not None or now - self._disk_measured < DISK_USE_SECONDS:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._disk_measured = now
+        pool = getattr(self.frontier, "path", None)
+        warc = self.warc.directory if self.warc is not None else None
+        pages = self.store.path if self.store is not None else None
+        task = loop.create_task(
+            asyncio.to_thread(
+                disk_use,
+                pool if isinstance(pool, Path) else None,
+                pages,
+                Path(warc) if warc is not None else None,
+            )
+        )
+        self._disk_task = task
+        task.add_done_callback(self._disk_measured_done)
+
+    def _disk_measured_done(self, task: asyncio.Task[dict[str, int]]) -> None:
+        self._disk_task = None
+        if not task.cancelled() and task.exception() is None:
+            self._disk_use = task.result()
 
     @property
     def in_flight(self) -> int:

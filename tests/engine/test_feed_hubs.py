@@ -305,6 +305,11 @@ def test_demo_crawl_with_feeds_reaches_everything(tmp_path: Path) -> None:
                 )
                 listed = session.store.listed(article)
                 assert listed is not None and listed["published"] is not None
+                # The disk use, measured off the loop, shows in the crawl's stats.
+                await wait_for(lambda: bool(session.crawler.stats().disk_use), "disk use")
+                use = session.crawler.stats().disk_use
+                assert use["pages"] > 0 and use["pool"] > 0
+                assert use["total"] == use["pool"] + use["pages"]
 
     run(main)
 
