@@ -154,6 +154,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--hubs-file", metavar="FILE", help="hub pages, one per line: URL [span such as 300 or 5m]"
     )
     crawl.add_argument(
+        "--no-discover-feeds",
+        action="store_true",
+        help="do not make hubs of the feeds pages announce (<link rel=alternate>) and of the "
+        "sitemaps robots.txt names (on by default; at most 10 per host)",
+    )
+    crawl.add_argument(
+        "--hub-history",
+        type=_positive_int,
+        default=5,
+        metavar="N",
+        help="changed bodies of each hub kept in the page store (default 5; an unchanged "
+        "body is not stored again)",
+    )
+    crawl.add_argument(
         "--hub-span",
         type=_non_negative,
         default=300.0,
@@ -431,6 +445,8 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "discover_feeds": not args.no_discover_feeds,
+        "hub_history": args.hub_history,
         "sync": args.sync,
         "min_free_mb": args.min_free,
         "connect_timeout": args.connect_timeout,

@@ -956,52 +956,72 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="454" />
+        <location filename="../crawler_gui/gui/widgets.py" line="451" />
+        <source>On disk</source>
+        <translation>磁盘占用</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="455" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="458" />
+        <location filename="../crawler_gui/gui/widgets.py" line="459" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="466" />
+        <location filename="../crawler_gui/gui/widgets.py" line="467" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <location filename="../crawler_gui/gui/widgets.py" line="474" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="526" />
+        <location filename="../crawler_gui/gui/widgets.py" line="527" />
         <source>%1 (%2/s)</source>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="544" />
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <source>pool</source>
+        <translation>网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <source>pages</source>
+        <translation>页面库</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <source>WARC</source>
+        <translation>WARC</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="556" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="549" />
+        <location filename="../crawler_gui/gui/widgets.py" line="561" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="551" />
+        <location filename="../crawler_gui/gui/widgets.py" line="563" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="557" />
+        <location filename="../crawler_gui/gui/widgets.py" line="569" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="562" />
+        <location filename="../crawler_gui/gui/widgets.py" line="574" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>

@@ -396,3 +396,17 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
             assert noise not in art["text"]
         checked += 1
     assert checked > 100
+
+
+def test_feed_discovery_and_hub_history_options_reach_the_settings() -> None:
+    from crawler_gui.cli import build_parser, settings_from_args
+
+    parser = build_parser()
+    default = settings_from_args(parser.parse_args(["crawl", "p"]))
+    assert default.discover_feeds and default.hub_history == 5
+    s = settings_from_args(
+        parser.parse_args(["crawl", "p", "--no-discover-feeds", "--hub-history", "2"])
+    )
+    assert not s.discover_feeds and s.hub_history == 2
+    bad = cli("crawl", "p", "--hub-history", "0")
+    assert bad.returncode == 2 and "must be at least 1" in bad.stderr
