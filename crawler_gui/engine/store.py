@@ -84,6 +84,8 @@ HUB_HISTORY = 5
 #: At most this many ``listed/`` entries (feed and sitemap dates of articles) are kept: a
 #: crawl of days over sitemaps of millions of URLs must not grow the store without bound.
 MAX_LISTED = 1_000_000
+#: Listings kept in memory for reading before they are written.
+_LISTED_CACHE = 50_000
 # Level 1: nearly the ratio of level 6 on HTML at a third of the CPU (benchmarks/crawl.py).
 _ZLIB_LEVEL = 1
 
@@ -252,6 +254,8 @@ class PageStore:
         self._hubs: dict[str, dict[str, Any]] = {}
         self._listed_count = listed_count
         self._listed_batch: set[bytes] = set()
+        #: The latest listings added (read before they are written), bounded.
+        self._listed_cache: dict[str, dict[str, Any]] = {}
         self.path = path
         self.store_bodies = store_bodies
         self._next_seq = next_seq
@@ -515,6 +519,12 @@ class PageStore:
         dated = tuple(item for item in items if item[1] is not None or item[2] is not None)
         if dated:
             self._check()
+            cache = self._listed_cache
+            for url, published, updated in dated:
+                if url not in cache:
+                    cache[url] = {"published": published, "updated": updated, "via": via}
+            while len(cache) > _LISTED_CACHE:
+                del cache[next(iter(cache))]
             self._buffer.append((0, _Listed(via, dated)))
             self._maybe_flush()
 
@@ -535,9 +545,11 @@ class PageStore:
 
     def listed(self, url: str) -> dict[str, Any] | None:
         """What a feed or sitemap said of ``url`` (``published``, ``updated``, ``via``), or
-        None (flushed entries only)."""
+        None."""
         raw = self._db.get(_P_LISTED + url.encode("utf-8"))
-        return json.loads(raw) if raw is not None else None
+        if raw is not None:
+            return json.loads(raw)  # type: ignore[no-any-return]
+        return self._listed_cache.get(url)  # listed lately, perhaps not written yet
 
     def listed_count(self) -> int:
         """How many ``listed/`` entries are on disk."""

@@ -338,3 +338,34 @@ def test_demo_site_answers_conditional_requests(tmp_path: Path) -> None:
                 assert f"Sitemap: {site.sitemap_urls()[0]}" in await resp.text()
 
     run(main)
+
+
+def test_an_article_without_a_date_takes_its_feed_date(tmp_path: Path) -> None:
+    from crawler_gui.engine.extract.model import Article, Extraction
+    from crawler_gui.engine.extract.pool import ExtractPool
+    from crawler_gui.engine.extract.service import Articles
+    from crawler_gui.engine.store import PageStore
+
+    def article(published: str | None) -> Extraction:
+        return Extraction(
+            kind="article",
+            why="test",
+            article=Article("T", published, None, [], "zh", "text"),
+        )
+
+    feed = "http://127.0.0.1:8631/feed.xml"
+    undated, dated = "http://127.0.0.1:8631/a1.html", "http://127.0.0.1:8631/a2.html"
+    with PageStore.open(tmp_path / "pages") as store:
+        stamp = PUBLISHED.timestamp()
+        store.add_listed(feed, [(undated, stamp, stamp + 60), (dated, stamp, None)])
+        articles = Articles(ExtractPool(1), store)
+        articles._record(1, undated, article(None), 0.0)
+        articles._record(2, dated, article("2024-04-30T10:00:00+08:00"), 0.0)
+        store.flush_sync()
+        first, second = store.extraction(1), store.extraction(2)
+    assert first is not None and second is not None
+    assert first["article"]["published"] == "2024-05-01T08:30:00+00:00"
+    assert first["article"]["updated"] == "2024-05-01T08:31:00+00:00"
+    # The page's own date wins over the feed's.
+    assert second["article"]["published"] == "2024-04-30T10:00:00+08:00"
+    assert second["article"]["updated"] is None
