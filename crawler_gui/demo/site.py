@@ -203,6 +203,7 @@ class DemoSite:
         seed: int = 1,
         base: str = "127.0.0.",
         feeds: bool = False,
+        validators: bool = True,
     ) -> None:
         if not 1 <= hosts <= 254:
             raise ValueError("hosts must be between 1 and 254")
@@ -214,6 +215,9 @@ class DemoSite:
             raise ValueError("latency, slow_delay and slow_share must be non-negative")
         self.port = port
         self.feeds = feeds
+        #: Off: hubs carry no ETag/Last-Modified and conditional requests are not honoured
+        #: (a server without validators; benchmarks/hub_refresh.py compares).
+        self.validators = validators
         #: Conditional requests answered 304, and body bytes served for hubs, feeds, sitemaps.
         self.not_modified = 0
         self.hub_bytes = 0
@@ -737,6 +741,12 @@ class DemoSite:
         body = self._render(h, path, kind, arg)
         if kind not in _HUB_KINDS:
             return web.Response(body=body, headers={"Content-Type": h.content_type})
+        ctype = "application/rss+xml" if kind == "feed" else "application/xml"
+        if kind in ("home", "section"):
+            ctype = h.content_type
+        if not self.validators:
+            self.hub_bytes += len(body)
+            return web.Response(body=body, headers={"Content-Type": ctype})
         # Hubs, feeds and sitemaps: validators, and 304 to a request that has them.
         etag = f'"{hashlib.blake2b(body, digest_size=8).hexdigest()}"'
         validators = {"ETag": etag, "Last-Modified": _LAST_MODIFIED}
@@ -750,9 +760,6 @@ class DemoSite:
         if fresh:
             self.not_modified += 1
             return web.Response(status=304, headers=validators)
-        ctype = "application/rss+xml" if kind == "feed" else "application/xml"
-        if kind in ("home", "section"):
-            ctype = h.content_type
         self.hub_bytes += len(body)
         return web.Response(body=body, headers={"Content-Type": ctype, **validators})
 

@@ -369,3 +369,20 @@ def test_an_article_without_a_date_takes_its_feed_date(tmp_path: Path) -> None:
     # The page's own date wins over the feed's.
     assert second["article"]["published"] == "2024-04-30T10:00:00+08:00"
     assert second["article"]["updated"] is None
+
+
+def test_demo_site_without_validators_always_sends_the_body() -> None:
+    import aiohttp
+
+    async def main() -> None:
+        async with (
+            DemoSite(hosts=1, articles_per_host=8, validators=False) as site,
+            aiohttp.ClientSession() as http,
+        ):
+            url = site.hub_urls()[0]
+            async with http.get(url, headers={"If-None-Match": "*"}) as resp:
+                assert resp.status == 200 and "ETag" not in resp.headers
+                assert site.hub_bytes == len(await resp.read()) > 0
+            assert site.not_modified == 0
+
+    run(main)
