@@ -386,3 +386,31 @@ def test_demo_site_without_validators_always_sends_the_body() -> None:
             assert site.not_modified == 0
 
     run(main)
+
+
+def test_feeds_become_hubs_and_304s_succeed_on_a_redis_pool(
+    redis_server: str, tmp_path: Path
+) -> None:
+    import uuid
+
+    async def main() -> None:
+        async with serving(Site(children=1)) as site:
+            url = f"{redis_server}?name=feeds-{uuid.uuid4().hex[:10]}"
+            settings = replace(FAST, mode=CrawlMode.CONTINUOUS)
+            session = await CrawlSession.open(url, settings, store_dir=tmp_path / "w1")
+            async with session:
+                hub = site.url("/list.html")
+                await session.crawler.set_hubs([HubSpec(site.url("/"), 300.0), HubSpec(hub, 0.2)])
+                session.crawler.start()
+                await wait_for(lambda: site.fetches["/s0.html"] == 1, "the sitemap's article")
+                await wait_for(lambda: site.fetches["/f2.html"] == 1, "the feed's article")
+                await wait_for(lambda: site.not_modified >= 2, "two 304s")
+                await session.crawler.stop()
+                hubs = {h.url for h in await session.crawler.hubs()}
+                assert {site.url("/rss.xml"), site.url("/sitemap-index.xml")} <= hubs
+                assert site.url("/news-0.xml") in hubs
+                rows = {row.url: row for row in (await session.frontier.snapshot()).hubs}
+                assert rows[hub].last_result == "304" and not rows[hub].parked
+                assert (await session.frontier.snapshot()).totals.failed == 0
+
+    run(main)
