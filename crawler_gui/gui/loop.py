@@ -39,10 +39,22 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             self._add_callback(asyncio.Handle(self._drain_ready, (), self), 0)
         return handle
 
+    def run_forever(self) -> None:
+        # Callbacks queued while the loop was stopped (between two run_until_complete calls)
+        # run once it runs again.
+        if self._ready_handles and not self._drain_pending:
+            self._drain_pending = True
+            self._add_callback(asyncio.Handle(self._drain_ready, (), self), 0)
+        super().run_forever()
+
     def _drain_ready(self) -> None:
         """Run the callbacks queued before this turn; later ones wait for the next turn, so
         Qt's own events (painting, input) get their turn in between."""
         self._drain_pending = False
+        if not self.is_running():
+            # Qt delivered the timer while the loop is stopped (a dialog's or a test's own
+            # event processing): asyncio runs no callback then; run_forever drains them.
+            return
         ready = self._ready_handles
         for _ in range(len(ready)):
             handle = ready.popleft()

@@ -903,7 +903,8 @@ class MainWindow(QMainWindow):
         if path is None or self.session is None:
             return None
         try:
-            # The crawl's scope travels with the pool, so that the snapshot crawls on elsewhere.
+            # The crawl's scope travels with the pool, so that the snapshot crawls on elsewhere
+            # (an attached crawl adds its own).
             scope = self.session.crawler.scope.seed_domains
             n = int(await self.session.frontier.save_snapshot(path, scope=scope))
         except (CrawlerGuiError, OSError) as exc:
