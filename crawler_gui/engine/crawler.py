@@ -87,6 +87,8 @@ POLL_SECONDS = 1.0
 #: a site that announces a feed on every page, or an index of thousands of sitemaps, does not
 #: flood the hub list.
 AUTO_HUBS_PER_HOST = 10
+#: Feeds are looked for in this many first bytes of a page (its head).
+HEAD_BYTES = 256 * 1024
 #: At most this many child sitemaps of one sitemap index become hubs (the first listed; an
 #: index lists its newest first as a rule).
 INDEX_CHILDREN = 20
@@ -1185,7 +1187,9 @@ class Crawler:
         if links and follow:
             await self._add_links(lease.depth + 1, outcome.final_url, links)
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
-            feeds = discover_feeds(outcome.body, outcome.final_url, AUTO_HUBS_PER_HOST)
+            # The head only: a big page is not lowercased whole on the loop.
+            head = outcome.body[:HEAD_BYTES]
+            feeds = discover_feeds(head, outcome.final_url, AUTO_HUBS_PER_HOST)
             if feeds:
                 await self._add_found_hubs(feeds)
         seq = 0
