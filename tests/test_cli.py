@@ -375,11 +375,15 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
     out = tmp_path / "pages.jsonl"
     assert cli("export", str(pool), "-o", str(out)).returncode == 0
     records = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    site = DemoSite()  # the same seed: the same titles and times (not started)
-    checked = 0
+    site = DemoSite(feeds=True)  # the same seed: the same titles and times (not started)
+    checked = feeds = 0
     for r in records:
         m = re.fullmatch(r"http://127\.0\.0\.(\d+):\d+/\w+/a(\d+)\.html", r["final_url"])
         if r["status"] != 200:
+            continue
+        if r["final_url"].endswith(".xml"):  # the demo's feeds and sitemaps: not HTML
+            assert r["kind"] == "other" and r["article"] is None
+            feeds += 1
             continue
         if m is None:  # home and section pages
             assert r["kind"] == "list", (r["url"], r["why"])
@@ -396,6 +400,7 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
             assert noise not in art["text"]
         checked += 1
     assert checked > 100
+    assert feeds == 3 * len(site.feed_hosts()) > 0  # a feed, a sitemap index, a news sitemap
 
 
 def test_feed_discovery_and_hub_history_options_reach_the_settings() -> None:

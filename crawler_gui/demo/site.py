@@ -370,6 +370,10 @@ class DemoSite:
     def _has_feeds(self, host_index: int) -> bool:
         return self.feeds and host_index % 3 == 1
 
+    def feed_hosts(self) -> list[int]:
+        """The indexes of the hosts that serve a feed and sitemaps (none without ``feeds``)."""
+        return [h.index for h in self._hosts if self._has_feeds(h.index)]
+
     def feed_urls(self) -> list[str]:
         """The RSS feeds (announced on their host's home page; empty without ``feeds``)."""
         return [self._url(h.index, "/feed.xml") for h in self._hosts if self._has_feeds(h.index)]
