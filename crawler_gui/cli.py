@@ -53,7 +53,8 @@ from crawler_gui.engine.session import (
     write_scope_file,
 )
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings, CrawlState
-from crawler_gui.engine.store import PageStore
+from crawler_gui.engine.stats import disk_use
+from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
@@ -154,6 +155,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--hubs-file", metavar="FILE", help="hub pages, one per line: URL [span such as 300 or 5m]"
+    )
+    crawl.add_argument(
+        "--no-discover-feeds",
+        action="store_true",
+        help="do not make hubs of the feeds pages announce (<link rel=alternate>) and of the "
+        "sitemaps robots.txt names (on by default; at most 10 per host)",
+    )
+    crawl.add_argument(
+        "--hub-history",
+        type=_positive_int,
+        default=5,
+        metavar="N",
+        help="changed bodies of each hub kept in the page store (default 5; an unchanged "
+        "body is not stored again)",
     )
     crawl.add_argument(
         "--hub-span",
@@ -533,6 +548,8 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "discover_feeds": not args.no_discover_feeds,
+        "hub_history": args.hub_history,
         "sync": args.sync,
         "min_free_mb": args.min_free,
         "connect_timeout": args.connect_timeout,
@@ -1018,6 +1035,11 @@ async def stats_command(args: argparse.Namespace) -> int:
 
             live = await read_live_stats(store_dir, exc)
             live["refused"] = dict(live["refused"])
+            measured = await asyncio.to_thread(disk_use, store_dir, store_dir / PAGES_DIRNAME)
+            if "warc" in live.get("disk_use", {}):  # the crawl's WARC folder, wherever it is
+                measured["warc"] = live["disk_use"]["warc"]
+                measured["total"] += measured["warc"]
+            live["disk_use"] = measured
             print(json.dumps(live, indent=2, sort_keys=True))
             return 0
         from crawler_gui.engine.control import remove_stale
@@ -1036,6 +1058,9 @@ async def stats_command(args: argparse.Namespace) -> int:
         finally:
             store.close()
     totals["refused"] = dict(totals["refused"])
+    pool_path = None if is_pool_url(args.pool_dir) else store_dir
+    pages_path = store_dir / PAGES_DIRNAME if store_dir is not None else None
+    totals["disk_use"] = await asyncio.to_thread(disk_use, pool_path, pages_path)
     print(json.dumps(totals, indent=2, sort_keys=True))
     return 0
 

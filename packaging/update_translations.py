@@ -19,6 +19,11 @@ QM = TS.with_suffix(".qm")
 BIN = Path(sys.executable).parent
 
 ZH = {
+    # disk use of the crawl (overview)
+    "On disk": "磁盘占用",
+    "pool": "网址池",
+    "pages": "页面库",
+    "WARC": "WARC",
     # storage: sync mode, free space floor, a crawl paused for a full disk
     "Storage": "存储",
     "After every batch of results (safest, slowest)": "每批结果之后（最安全，最慢）",

@@ -777,86 +777,86 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="911" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="911" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="926" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="937" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="955" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="938" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="987" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="940" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="957" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="964" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="988" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="989" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1038" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1075" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1077" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -956,52 +956,72 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="454" />
+        <location filename="../crawler_gui/gui/widgets.py" line="451" />
+        <source>On disk</source>
+        <translation>磁盘占用</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="455" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="458" />
+        <location filename="../crawler_gui/gui/widgets.py" line="459" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="466" />
+        <location filename="../crawler_gui/gui/widgets.py" line="467" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <location filename="../crawler_gui/gui/widgets.py" line="474" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="526" />
+        <location filename="../crawler_gui/gui/widgets.py" line="527" />
         <source>%1 (%2/s)</source>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="544" />
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <source>pool</source>
+        <translation>网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <source>pages</source>
+        <translation>页面库</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <source>WARC</source>
+        <translation>WARC</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="556" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="549" />
+        <location filename="../crawler_gui/gui/widgets.py" line="561" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="551" />
+        <location filename="../crawler_gui/gui/widgets.py" line="563" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="557" />
+        <location filename="../crawler_gui/gui/widgets.py" line="569" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="562" />
+        <location filename="../crawler_gui/gui/widgets.py" line="574" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>

@@ -55,6 +55,10 @@ def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
     assert stats.returncode == 0, stats.stderr
     totals = json.loads(stats.stdout)
     assert totals["done"] > 100 and totals["waiting"] == 0 and totals["pending"] == 0
+    use = totals["disk_use"]  # bytes on disk: the pool (without its page store), the store
+    pages_bytes = sum(f.stat().st_size for f in (pool / "pages").iterdir())
+    assert use["pages"] == pages_bytes > 0 and use["pool"] > 0
+    assert use["total"] == use["pool"] + use["pages"]
     out = tmp_path / "pages.jsonl"
     exported = cli("export", str(pool), "-o", str(out))
     assert exported.returncode == 0, exported.stderr
@@ -371,11 +375,15 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
     out = tmp_path / "pages.jsonl"
     assert cli("export", str(pool), "-o", str(out)).returncode == 0
     records = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
-    site = DemoSite()  # the same seed: the same titles and times (not started)
-    checked = 0
+    site = DemoSite(feeds=True)  # the same seed: the same titles and times (not started)
+    checked = feeds = 0
     for r in records:
         m = re.fullmatch(r"http://127\.0\.0\.(\d+):\d+/\w+/a(\d+)\.html", r["final_url"])
         if r["status"] != 200:
+            continue
+        if r["final_url"].endswith(".xml"):  # the demo's feeds and sitemaps: not HTML
+            assert r["kind"] == "other" and r["article"] is None
+            feeds += 1
             continue
         if m is None:  # home and section pages
             assert r["kind"] == "list", (r["url"], r["why"])
@@ -392,3 +400,18 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
             assert noise not in art["text"]
         checked += 1
     assert checked > 100
+    assert feeds == 3 * len(site.feed_hosts()) > 0  # a feed, a sitemap index, a news sitemap
+
+
+def test_feed_discovery_and_hub_history_options_reach_the_settings() -> None:
+    from crawler_gui.cli import build_parser, settings_from_args
+
+    parser = build_parser()
+    default = settings_from_args(parser.parse_args(["crawl", "p"]))
+    assert default.discover_feeds and default.hub_history == 5
+    s = settings_from_args(
+        parser.parse_args(["crawl", "p", "--no-discover-feeds", "--hub-history", "2"])
+    )
+    assert not s.discover_feeds and s.hub_history == 2
+    bad = cli("crawl", "p", "--hub-history", "0")
+    assert bad.returncode == 2 and "must be at least 1" in bad.stderr

@@ -62,6 +62,7 @@ async def _serve(args: argparse.Namespace) -> None:
         slow_share=args.slow_share,
         slow_delay=args.slow_delay,
         seed=1 if args.seed is None else args.seed,
+        feeds=True,
     )
     async with site:
         log.info("serving %d hosts on port %d; press Ctrl-C to stop", len(site.hosts), site.port)

@@ -19,6 +19,16 @@ Per host:
 * ``/go/<n>.html`` -- 302 to an article on another host (absolute ``Location``);
 * ``/robots.txt`` -- allow all; some hosts disallow ``/private/`` and link to a page there.
 
+With ``feeds=True`` (the demo crawl), every third host (1, 4, 7, ...) also serves ``/feed.xml``
+(RSS 2.0, its newest 50 articles with their publication times), announced by a ``<link
+rel="alternate">`` in its home page's head, and ``/sitemap.xml``, a sitemap index named by a
+``Sitemap:`` line in its robots.txt, whose one child ``/sitemap-news.xml`` is a Google News
+sitemap of its articles (``feed_urls()``, ``sitemap_urls()``).
+
+Hub pages, feeds and sitemaps carry ``ETag`` and ``Last-Modified`` and answer a conditional
+request whose validator matches with ``304 Not Modified`` (no body); ``not_modified`` counts
+those answers and ``hub_bytes`` the body bytes served for hubs, feeds and sitemaps.
+
 Realism: about 15 % of hosts serve GBK-encoded Chinese labelled only by
 ``<meta charset="gbk">`` (``Content-Type: text/html``, no charset); the others UTF-8 with mixed
 Chinese and English. Some links carry ``#comments`` or ``?utm_source=hub&utm_medium=x`` (the
@@ -34,11 +44,15 @@ query string ignored, so a crawler that fetches a tracking-parameter duplicate i
 from __future__ import annotations
 
 import asyncio
+import email.utils
+import hashlib
 import html
 import logging
 import random
 from collections import Counter, OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from aiohttp import web
@@ -155,6 +169,22 @@ def _other_host(rng: random.Random, n: int, this: int) -> int:
 
 
 _PRIVATE_PATH = "/private/drafts.html"
+#: Routes that are hubs (home and section pages), feeds and sitemaps: they carry validators.
+_HUB_KINDS = frozenset({"home", "section", "feed", "sitemap_index", "news_sitemap"})
+#: The demo's pages never change: one fixed Last-Modified for all of them.
+_LAST_MODIFIED = "Fri, 01 Mar 2024 00:00:00 GMT"
+
+
+def _not_after(modified: str, since: str) -> bool:
+    """``Last-Modified`` is not after ``If-Modified-Since`` (an unreadable date: False)."""
+    try:
+        return email.utils.parsedate_to_datetime(modified) <= email.utils.parsedate_to_datetime(
+            since
+        )
+    except (TypeError, ValueError):
+        return False
+
+
 _CACHE_PAGES = 4096
 
 
@@ -172,6 +202,8 @@ class DemoSite:
         slow_delay: float = 1.5,
         seed: int = 1,
         base: str = "127.0.0.",
+        feeds: bool = False,
+        validators: bool = True,
     ) -> None:
         if not 1 <= hosts <= 254:
             raise ValueError("hosts must be between 1 and 254")
@@ -182,6 +214,13 @@ class DemoSite:
         if latency < 0 or slow_delay < 0 or not 0 <= slow_share <= 1:
             raise ValueError("latency, slow_delay and slow_share must be non-negative")
         self.port = port
+        self.feeds = feeds
+        #: Off: hubs carry no ETag/Last-Modified and conditional requests are not honoured
+        #: (a server without validators; benchmarks/hub_refresh.py compares).
+        self.validators = validators
+        #: Conditional requests answered 304, and body bytes served for hubs, feeds, sitemaps.
+        self.not_modified = 0
+        self.hub_bytes = 0
         self.latency = latency
         self.slow_delay = slow_delay
         self.seed = seed
@@ -291,6 +330,10 @@ class DemoSite:
                 routes[f"/go/{k}.html"] = ("go", k)
             if host.disallow_private:
                 routes[_PRIVATE_PATH] = ("private", None)
+            if self._has_feeds(host.index):
+                routes["/feed.xml"] = ("feed", None)
+                routes["/sitemap.xml"] = ("sitemap_index", None)
+                routes["/sitemap-news.xml"] = ("news_sitemap", None)
             self._routes.append(routes)
         return out
 
@@ -324,11 +367,30 @@ class DemoSite:
             out.extend(self._url(h.index, f"/{s}/") for s in h.sections)
         return out
 
+    def _has_feeds(self, host_index: int) -> bool:
+        return self.feeds and host_index % 3 == 1
+
+    def feed_hosts(self) -> list[int]:
+        """The indexes of the hosts that serve a feed and sitemaps (none without ``feeds``)."""
+        return [h.index for h in self._hosts if self._has_feeds(h.index)]
+
+    def feed_urls(self) -> list[str]:
+        """The RSS feeds (announced on their host's home page; empty without ``feeds``)."""
+        return [self._url(h.index, "/feed.xml") for h in self._hosts if self._has_feeds(h.index)]
+
+    def sitemap_urls(self) -> list[str]:
+        """The sitemap indexes named in robots.txt and their news sitemaps."""
+        out = []
+        for h in self._hosts:
+            if self._has_feeds(h.index):
+                out += [self._url(h.index, "/sitemap.xml"), self._url(h.index, "/sitemap-news.xml")]
+        return out
+
     def expected_urls(self) -> set[str]:
         """Canonical URLs of every reachable page that ends as a 2xx: home pages, sections and
         articles (redirect targets and recovering 500s included; robots-disallowed pages,
         redirects themselves and 404s excluded)."""
-        out = set(self.hub_urls())
+        out = set(self.hub_urls()) | set(self.feed_urls()) | set(self.sitemap_urls())
         for h in self._hosts:
             out.update(self._url(h.index, a.path) for a in h.articles)
         return out
@@ -420,11 +482,12 @@ class DemoSite:
         self._boiler[h.index] = result
         return result
 
-    def _page(self, h: _Host, title: str, main: str) -> bytes:
+    def _page(self, h: _Host, title: str, main: str, extra_head: str = "") -> bytes:
         head, frame = self._boilerplate(h)
         top, rest = frame.split("\n<!--MAIN-->\n", 1)
         doc = (
-            f'<!DOCTYPE html>\n<html lang="zh"><head>{head}<title>{html.escape(title)}</title>'
+            f'<!DOCTYPE html>\n<html lang="zh"><head>{head}{extra_head}'
+            f"<title>{html.escape(title)}</title>"
             f'</head><body>{top}<div class="wrap"><div class="main">{main}</div>{rest}'
             "</div></body></html>\n"
         )
@@ -531,7 +594,57 @@ class DemoSite:
             f"<h1>{html.escape(h.name)}</h1><h2>栏目 Sections</h2><ul>{sections}</ul>"
             f'<h2>头条 Top stories</h2><ul class="list">{"".join(tops)}</ul>{private}'
         )
-        return self._page(h, h.name, main)
+        feed = (
+            '<link rel="alternate" type="application/rss+xml" title="RSS" href="/feed.xml">'
+            if self._has_feeds(h.index)
+            else ""
+        )
+        return self._page(h, h.name, main, feed)
+
+    def _published_w3c(self, h: _Host, a: _Article) -> str:
+        return self.published(h.index, a.index) + "+08:00"
+
+    def _render_feed(self, h: _Host) -> bytes:
+        newest = sorted(h.articles, key=lambda a: self.published(h.index, a.index))[-50:]
+        items = []
+        for a in reversed(newest):
+            when = datetime.fromisoformat(self._published_w3c(h, a))
+            items.append(
+                f"<item><title>{html.escape(a.title)}</title>"
+                f"<link>{self._url(h.index, a.path)}</link>"
+                f"<guid>{self._url(h.index, a.path)}</guid>"
+                f"<pubDate>{email.utils.format_datetime(when)}</pubDate></item>"
+            )
+        doc = (
+            '<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel>'
+            f"<title>{html.escape(h.name)}</title><link>{self._url(h.index, '/')}</link>"
+            f"<description>{html.escape(h.name)}</description>{''.join(items)}</channel></rss>\n"
+        )
+        return doc.encode("utf-8")
+
+    def _render_sitemap_index(self, h: _Host) -> bytes:
+        return (
+            '<?xml version="1.0" encoding="utf-8"?>\n'
+            '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+            f"<sitemap><loc>{self._url(h.index, '/sitemap-news.xml')}</loc></sitemap>"
+            "</sitemapindex>\n"
+        ).encode()
+
+    def _render_news_sitemap(self, h: _Host) -> bytes:
+        urls = "".join(
+            f"<url><loc>{self._url(h.index, a.path)}</loc><news:news>"
+            f"<news:publication><news:name>{html.escape(h.name)}</news:name>"
+            "<news:language>zh</news:language></news:publication>"
+            f"<news:publication_date>{self._published_w3c(h, a)}</news:publication_date>"
+            f"<news:title>{html.escape(a.title)}</news:title></news:news></url>"
+            for a in h.articles
+        )
+        return (
+            '<?xml version="1.0" encoding="utf-8"?>\n'
+            '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+            'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">'
+            f"{urls}</urlset>\n"
+        ).encode()
 
     def _render(self, h: _Host, path: str, kind: str, arg: Any) -> bytes:
         key = (h.index, path)
@@ -545,6 +658,12 @@ class DemoSite:
             body = self._render_section(h, arg)
         elif kind == "article":
             body = self._render_article(h, arg)
+        elif kind == "feed":
+            body = self._render_feed(h)
+        elif kind == "sitemap_index":
+            body = self._render_sitemap_index(h)
+        elif kind == "news_sitemap":
+            body = self._render_news_sitemap(h)
         else:  # private
             body = self._page(h, "内部 Private", "<h1>内部稿件</h1><p>不应被抓取。</p>")
         self._cache[key] = body
@@ -555,6 +674,8 @@ class DemoSite:
     def _robots(self, h: _Host) -> bytes:
         lines = ["User-agent: *"]
         lines.append("Disallow: /private/" if h.disallow_private else "Disallow:")
+        if self._has_feeds(h.index):
+            lines.append(f"Sitemap: {self._url(h.index, '/sitemap.xml')}")
         return ("\n".join(lines) + "\n").encode("ascii")
 
     # -- serving -----------------------------------------------------------------------------
@@ -585,11 +706,13 @@ class DemoSite:
         try:
             if self.latency:
                 await asyncio.sleep(self.latency)
-            return await self._respond(h, path)
+            return await self._respond(h, path, request.headers)
         finally:
             self._open[key] -= 1
 
-    async def _respond(self, h: _Host, path: str) -> web.StreamResponse:
+    async def _respond(
+        self, h: _Host, path: str, headers: Mapping[str, str] | None = None
+    ) -> web.StreamResponse:
         route = self._routes[h.index - 1].get(path)
         if route is None:
             return web.Response(
@@ -620,7 +743,29 @@ class DemoSite:
             if art.slow and self.slow_delay:
                 await asyncio.sleep(self.slow_delay)
         body = self._render(h, path, kind, arg)
-        return web.Response(body=body, headers={"Content-Type": h.content_type})
+        if kind not in _HUB_KINDS:
+            return web.Response(body=body, headers={"Content-Type": h.content_type})
+        ctype = "application/rss+xml" if kind == "feed" else "application/xml"
+        if kind in ("home", "section"):
+            ctype = h.content_type
+        if not self.validators:
+            self.hub_bytes += len(body)
+            return web.Response(body=body, headers={"Content-Type": ctype})
+        # Hubs, feeds and sitemaps: validators, and 304 to a request that has them.
+        etag = f'"{hashlib.blake2b(body, digest_size=8).hexdigest()}"'
+        validators = {"ETag": etag, "Last-Modified": _LAST_MODIFIED}
+        asked = headers or {}
+        match = asked.get("If-None-Match")
+        if match is not None:
+            fresh = etag in [tag.strip() for tag in match.split(",")] or match.strip() == "*"
+        else:
+            since = asked.get("If-Modified-Since")
+            fresh = since is not None and _not_after(_LAST_MODIFIED, since)
+        if fresh:
+            self.not_modified += 1
+            return web.Response(status=304, headers=validators)
+        self.hub_bytes += len(body)
+        return web.Response(body=body, headers={"Content-Type": ctype, **validators})
 
     async def start(self) -> None:
         """Bind one TCP site per host address, all on one port (chosen by the OS when

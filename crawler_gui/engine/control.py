@@ -226,7 +226,7 @@ def snapshot_from_data(d: Mapping[str, Any]) -> PoolSnapshot:
 
 def stats_to_data(s: StatsSnapshot) -> dict[str, Any]:
     data = {f.name: getattr(s, f.name) for f in fields(s)}
-    for key in ("status_counts", "error_counts", "status_classes"):
+    for key in ("status_counts", "error_counts", "status_classes", "disk_use"):
         data[key] = dict(data[key])
     return data
 
@@ -236,6 +236,7 @@ def stats_from_data(d: Mapping[str, Any]) -> StatsSnapshot:
         kw = dict(d)
         for key in ("status_counts", "error_counts", "status_classes"):
             kw[key] = dict(kw[key])
+        kw["disk_use"] = {str(k): int(n) for k, n in dict(kw.get("disk_use", {})).items()}
         kw["response_hist"] = tuple((float(b), int(n)) for b, n in kw["response_hist"])
         kw["series"] = tuple((float(t), int(p), int(e)) for t, p, e in kw["series"])
         return StatsSnapshot(**kw)
@@ -1103,6 +1104,7 @@ async def read_live_stats(pool_dir: Path, error: PoolInUseError) -> dict[str, An
         "elapsed": round(float(stats["elapsed"]), 1),
         "attached_windows": max(0, int(data.get("clients", 1)) - 1),
     }
+    totals["disk_use"] = dict(stats.get("disk_use", {}))
     return totals
 
 

@@ -24,12 +24,14 @@ from typing import TYPE_CHECKING, Protocol
 from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
 from crawler_gui.engine.decode import decode_body, sniff_kind
+from crawler_gui.engine.feeds import HubDocument, HubKind, discover_feeds, parse_hub_document
+from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
 from crawler_gui.engine.links import extract_links
 from crawler_gui.engine.robots import RobotsCache
 from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
-from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
+from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
 from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.errors import (
     CrawlerGuiError,
@@ -80,6 +82,18 @@ SHARED_POLL_SECONDS = 1.0
 #: The longest the dispatcher waits for work without looking at the pool again: what catches
 #: the changes no event announces (another worker's, when there is no :class:`PoolSignal`).
 POLL_SECONDS = 1.0
+#: Feeds and sitemaps found by themselves (a page's ``<link rel="alternate">``, robots.txt's
+#: ``Sitemap:`` lines, a sitemap index's children) become hubs, at most this many per host:
+#: a site that announces a feed on every page, or an index of thousands of sitemaps, does not
+#: flood the hub list.
+AUTO_HUBS_PER_HOST = 10
+#: Feeds are looked for in this many first bytes of a page (its head).
+HEAD_BYTES = 256 * 1024
+#: At most this many child sitemaps of one sitemap index become hubs (the first listed; an
+#: index lists its newest first as a rule).
+INDEX_CHILDREN = 20
+#: How often the crawl's disk use (pool, page store, WARC) is measured for ``stats()``.
+DISK_USE_SECONDS = 10.0
 #: A worker waiting for work looks at the pool at most this often when other workers announce
 #: changes (:class:`PoolSignal`): bounds its round trips while the others crawl.
 REMOTE_WAKE_SECONDS = 0.05
@@ -316,6 +330,16 @@ class Crawler:
         #: a dialog; the command line stops and exits 1).
         self.storage_listeners: list[Callable[[str], None]] = []
         self._free_checked = 0.0
+        #: Hubs this crawl added by itself, per host (bounded by :data:`AUTO_HUBS_PER_HOST`),
+        #: and every URL it considered (so each is looked at once).
+        self._auto_hubs: dict[str, int] = {}
+        self._auto_seen: set[str] = set()
+        self._hub_lock = asyncio.Lock()
+        self._disk_use: dict[str, int] = {}
+        self._disk_measured = -DISK_USE_SECONDS
+        self._disk_task: asyncio.Task[dict[str, int]] | None = None
+        if store is not None:
+            store.hub_history = settings.hub_history
 
     # ---- run control ---------------------------------------------------------------------------
     @property
@@ -730,6 +754,8 @@ class Crawler:
             task.cancel()
         if tasks:
             await asyncio.gather(*tasks, return_exceptions=True)
+        if self._disk_task is not None:  # a disk measure: a short walk, let it end
+            await asyncio.gather(self._disk_task, return_exceptions=True)
         for robots in [*self._retired_robots, self.robots]:
             await robots.close()
         self._retired_robots.clear()
@@ -748,6 +774,9 @@ class Crawler:
 
     def stats(self) -> StatsSnapshot:
         snap = self._stats.snapshot()
+        self._measure_disk()
+        if self._disk_use:
+            snap = replace(snap, disk_use=self._disk_use)
         if self.articles is not None:
             snap = replace(
                 snap,
@@ -755,6 +784,36 @@ class Crawler:
                 extraction_backlog=self.articles.backlog,
             )
         return snap
+
+    def _measure_disk(self) -> None:
+        """Measure the disk use again in a worker thread when the last measure is older than
+        :data:`DISK_USE_SECONDS` (``stats()`` shows the last one meanwhile)."""
+        now = time.monotonic()
+        if self._disk_task is not None or now - self._disk_measured < DISK_USE_SECONDS:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._disk_measured = now
+        pool = getattr(self.frontier, "path", None)
+        warc = self.warc.directory if self.warc is not None else None
+        pages = self.store.path if self.store is not None else None
+        task = loop.create_task(
+            asyncio.to_thread(
+                disk_use,
+                pool if isinstance(pool, Path) else None,
+                pages,
+                Path(warc) if warc is not None else None,
+            )
+        )
+        self._disk_task = task
+        task.add_done_callback(self._disk_measured_done)
+
+    def _disk_measured_done(self, task: asyncio.Task[dict[str, int]]) -> None:
+        self._disk_task = None
+        if not task.cancelled() and task.exception() is None:
+            self._disk_use = task.result()
 
     @property
     def in_flight(self) -> int:
@@ -832,6 +891,8 @@ class Crawler:
         """Change settings live: politeness, limits and concurrency at once; timeouts, caps
         and the user agent for the next fetches (a fresh HTTP session)."""
         old, self.settings = self.settings, settings
+        if self.store is not None:
+            self.store.hub_history = settings.hub_history
         setter = getattr(self.frontier, "set_config", None)
         if callable(setter):
             setter(pool_config(settings))
@@ -1023,7 +1084,17 @@ class Crawler:
                     self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
                 self._complete(url, result)
                 return
-            outcome = await self.fetcher.fetch(url, hop_check=self._hop_check, known=self._known)
+            conditional = (
+                self.store.hub_validators(url) if lease.is_hub and self.store is not None else {}
+            )
+            if conditional:
+                outcome = await self.fetcher.fetch(
+                    url, hop_check=self._hop_check, known=self._known, conditional=conditional
+                )
+            else:
+                outcome = await self.fetcher.fetch(
+                    url, hop_check=self._hop_check, known=self._known
+                )
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
@@ -1044,6 +1115,10 @@ class Crawler:
             extract: tuple[int, str] | None = None
             if outcome.ok:
                 extract = await self._handle_page(lease, outcome)
+            elif outcome.not_modified and lease.is_hub and self.store is not None:
+                # Nothing new since the last refresh: a successful refresh that found no
+                # links (the pool counts a 304 as done). No body, no parse, nothing stored.
+                self.store.note_not_modified(url, self.clock(), outcome.headers)
             self._complete(url, result)
             if extract is not None and self.articles is not None:
                 # After the result is in: a page waiting here for room in the extraction
@@ -1077,6 +1152,10 @@ class Crawler:
         verdict = robots.allowed_cached(lease.url)
         if verdict is None:
             verdict = await robots.allowed(lease.url, self.fetcher.fetch_robots)
+            if self.settings.discover_feeds:
+                sitemaps = robots.sitemaps(lease.url)
+                if sitemaps:
+                    await self._add_found_hubs(sitemaps)
             delay = robots.crawl_delay(lease.url)
             if delay is not None and self._delays_sent.get(lease.host) != delay:
                 self._delays_sent[lease.host] = delay
@@ -1090,7 +1169,13 @@ class Crawler:
         title, encoding, links = "", "", list[str]()
         big = len(outcome.body) > THREAD_PARSE_BYTES
         follow = self.settings.max_depth is None or lease.depth + 1 <= self.settings.max_depth
-        if kind == "html":
+        hub_kind = HubKind.PAGE
+        if lease.is_hub:
+            hub_kind = sniff_hub_kind(outcome.body, outcome.content_type or "", outcome.final_url)
+        if hub_kind is not HubKind.PAGE:
+            # A feed or a sitemap: its items are its links, as a list page's.
+            title, links = await self._feed_links(outcome, big, follow)
+        elif kind == "html":
             # Only links in scope come back (checked where they were parsed).
             scope = self.scope if follow else None
             if big:
@@ -1106,25 +1191,33 @@ class Crawler:
                 _text, encoding = decode_body(outcome.body, outcome.content_type)
         if links and follow:
             await self._add_links(lease.depth + 1, outcome.final_url, links)
+        if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
+            # The head only: a big page is not lowercased whole on the loop.
+            head = outcome.body[:HEAD_BYTES]
+            feeds = discover_feeds(head, outcome.final_url, AUTO_HUBS_PER_HOST)
+            if feeds:
+                await self._add_found_hubs(feeds)
         seq = 0
         if self.store is not None:
-            seq = self.store.add(
-                PageRecord(
-                    url=lease.url,
-                    final_url=outcome.final_url,
-                    status=outcome.status or 0,
-                    fetched_at=self.clock(),
-                    content_type=outcome.content_type or "",
-                    encoding=encoding,
-                    title=title,
-                    depth=lease.depth,
-                    size=outcome.size,
-                    elapsed=outcome.elapsed,
-                    referrer=lease.referrer,
-                    redirect_chain=tuple(outcome.chain),
-                    body=outcome.body if self.settings.store_bodies and kind != "binary" else None,
-                )
+            add = self.store.add_hub_fetch if lease.is_hub else None
+            record = PageRecord(
+                url=lease.url,
+                final_url=outcome.final_url,
+                status=outcome.status or 0,
+                fetched_at=self.clock(),
+                content_type=outcome.content_type or "",
+                encoding=encoding,
+                title=title,
+                depth=lease.depth,
+                size=outcome.size,
+                elapsed=outcome.elapsed,
+                referrer=lease.referrer,
+                redirect_chain=tuple(outcome.chain),
+                body=outcome.body
+                if self.settings.store_bodies and (kind != "binary" or hub_kind is not HubKind.PAGE)
+                else None,
             )
+            seq = add(record, outcome.headers) if add is not None else self.store.add(record)
         if self.warc is not None:
             await self.warc.write_async(
                 outcome.final_url,
@@ -1135,6 +1228,70 @@ class Crawler:
                 outcome.peer,
             )
         return seq, kind
+
+    async def _feed_links(
+        self, outcome: FetchOutcome, big: bool, follow: bool
+    ) -> tuple[str, list[str]]:
+        """The title and the article links (in scope) of a hub that is a feed or a sitemap.
+        Their dates are kept in the page store (the article's published time when its page
+        gives none); a sitemap index's children become hubs (bounded, in scope)."""
+        args = (outcome.body, outcome.final_url, outcome.content_type or "")
+        if big:
+            doc: HubDocument = await asyncio.to_thread(parse_hub_document, *args)
+        else:
+            doc = parse_hub_document(*args)
+        if doc.problem:
+            log.info("%s: %s", outcome.final_url, doc.problem)
+        check = self.scope.check
+        items = [item for item in doc.items if check(item.url) is None]
+        if self.store is not None:
+            self.store.add_listed(
+                outcome.final_url,
+                (
+                    (
+                        item.url,
+                        item.published.timestamp() if item.published else None,
+                        item.updated.timestamp() if item.updated else None,
+                    )
+                    for item in items
+                ),
+            )
+        if doc.sitemaps:
+            await self._add_found_hubs(doc.sitemaps[:INDEX_CHILDREN])
+        return doc.title, [item.url for item in items] if follow else []
+
+    async def _add_found_hubs(self, urls: Iterable[str]) -> int:
+        """Feeds and sitemaps found by the crawl join the hub list: in scope only, each URL
+        considered once, at most :data:`AUTO_HUBS_PER_HOST` per host in a run, refreshed on
+        the crawl's hub span. Returns how many became hubs."""
+        async with self._hub_lock:
+            fresh: list[str] = []
+            for url in urls:
+                if url in self._auto_seen or self.scope.check(url) is not None:
+                    continue
+                host = host_of_url(url)
+                if self._auto_hubs.get(host, 0) >= AUTO_HUBS_PER_HOST:
+                    continue
+                self._auto_seen.add(url)
+                self._auto_hubs[host] = self._auto_hubs.get(host, 0) + 1
+                fresh.append(url)
+            if not fresh:
+                return 0
+            current = await list_hubs(self.frontier, self._hubs)
+            known = {hub.url for hub in current}
+            fresh = [url for url in fresh if url not in known]
+            if not fresh:
+                return 0
+            span = self.settings.hub_span
+            report = await self.frontier.set_hubs([*current, *(HubSpec(u, span) for u in fresh)])
+            self._hubs = await list_hubs(
+                self.frontier, [*current, *(HubSpec(u, span) for u in fresh)]
+            )
+        if report.added:
+            log.info("%d feed(s) or sitemap(s) found became hubs", report.added)
+            self._wake.set()
+            self._notify()
+        return report.added
 
     @classmethod
     def _parse_big(cls, outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:

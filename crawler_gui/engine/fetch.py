@@ -103,6 +103,11 @@ class FetchOutcome:
         """A 2xx response with a complete, decoded body."""
         return self.error is None and self.status is not None and 200 <= self.status < 300
 
+    @property
+    def not_modified(self) -> bool:
+        """A ``304 Not Modified`` answer to a conditional request: nothing new, no body."""
+        return self.error is None and self.status == 304
+
     def to_result(self) -> FetchResult:
         """The pool's view. A 2xx (or other non-redirect) status spoiled by an error is reported
         as no status, so the error decides (retry a timeout, fail a too-large body)."""
@@ -363,8 +368,14 @@ class Fetcher:
         *,
         hop_check: HopCheck | None = None,
         known: Callable[[str], bool] | None = None,
+        conditional: Mapping[str, str] | None = None,
     ) -> FetchOutcome:
         """Fetch ``url``, following same-host redirects. Never raises for network trouble.
+
+        ``conditional`` headers (``If-None-Match``, ``If-Modified-Since``: a hub refreshed
+        with the validators of its last fetch) go with the first request only (a redirect's
+        target has validators of its own); a ``304 Not Modified`` answer has no body and is
+        not :attr:`FetchOutcome.ok` (``not_modified`` tells it).
 
         ``known(target)`` true for a redirect target hands it back as ``redirect_to`` instead of
         fetching it (the pool already has it: fetching it again would be a duplicate)."""
@@ -400,9 +411,11 @@ class Fetcher:
             out.error = ErrorKind.BLOCKED_ADDRESS
             out.message = f"{key[1]}: a blocked or non-canonical IP address"
             return out
+        extra = dict(conditional) if conditional else None
         try:
             while True:
-                location = await self._request(session, current, out, timeout)
+                location = await self._request(session, current, out, timeout, extra)
+                extra = None
                 if location is None or out.error is not None:
                     return out
                 # A redirect: follow it, refuse it, or hand it back.
@@ -476,6 +489,7 @@ class Fetcher:
         url: str,
         out: FetchOutcome,
         timeout: aiohttp.ClientTimeout,
+        headers: Mapping[str, str] | None = None,
     ) -> str | None:
         """One request; fills ``out``. Returns the Location of a redirect to follow, if any."""
         async with session.get(
@@ -483,6 +497,7 @@ class Fetcher:
             allow_redirects=False,
             timeout=timeout,
             proxy=self._http_proxy,
+            headers=headers,
         ) as resp:
             status = resp.status
             out.status = status

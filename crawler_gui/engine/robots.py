@@ -25,6 +25,8 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
+from crawler_gui.engine.feeds import sitemaps_from_robots
+
 __all__ = [
     "MAX_ROBOTS_SIZE",
     "RobotsCache",
@@ -77,6 +79,7 @@ class _Entry:
     allow_all: bool
     status: int | None
     refusal: str = ""  # why our policy refused the robots fetch (then nothing is allowed)
+    sitemaps: tuple[str, ...] = ()  # its ``Sitemap:`` lines (absolute URLs)
 
 
 class RobotsCache:
@@ -184,7 +187,7 @@ class RobotsCache:
         except Exception as exc:  # the caller's fetch should not raise; treat it as unreachable
             logger.warning("robots.txt fetch for %s raised %r", origin, exc)
             status, body = None, b""
-        entry = self._entry_for(status, body)
+        entry = self._entry_for(status, body, url)
         self._store(origin, entry)
         return entry
 
@@ -201,16 +204,22 @@ class RobotsCache:
         entry = self._fresh(origin_of(url))
         return entry.refusal if entry is not None else ""
 
-    def _entry_for(self, status: int | None, body: bytes) -> _Entry:
+    def sitemaps(self, url: str) -> list[str]:
+        """The ``Sitemap:`` URLs of the cached robots.txt of ``url``'s origin."""
+        entry = self._fresh(origin_of(url))
+        return list(entry.sitemaps) if entry is not None else []
+
+    def _entry_for(self, status: int | None, body: bytes, url: str = "") -> _Entry:
         now = self._clock()
         if status is not None and 200 <= status < 300:
             text = body[:MAX_ROBOTS_SIZE].decode("utf-8", "replace")
+            sitemaps = tuple(sitemaps_from_robots(text.splitlines(), url)) if url else ()
             try:
                 parser = Protego.parse(text)
             except Exception as exc:  # Protego is lenient; a crash here must not stop a crawl
                 logger.warning("robots.txt could not be parsed: %r", exc)
-                return _Entry(now + self.lifetime, None, True, status)
-            return _Entry(now + self.lifetime, parser, True, status)
+                return _Entry(now + self.lifetime, None, True, status, sitemaps=sitemaps)
+            return _Entry(now + self.lifetime, parser, True, status, sitemaps=sitemaps)
         if status is not None and status != 429 and 300 <= status < 500:
             return _Entry(now + self.lifetime, None, True, status)
         return _Entry(now + self.error_lifetime, None, False, status)

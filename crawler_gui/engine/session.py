@@ -455,7 +455,7 @@ async def _start_demo_site(root: Path, *, live: bool = False) -> DemoSite | Live
             epoch = float(saved["live_epoch"])
 
     def make(port: int) -> DemoSite | LiveNewsSite:
-        return LiveNewsSite(port=port, epoch=epoch) if live else DemoSite(port=port)
+        return LiveNewsSite(port=port, epoch=epoch) if live else DemoSite(port=port, feeds=True)
 
     site = make(port)
     try:

@@ -72,6 +72,11 @@ class CrawlSettings:
     idle_span: float = 60.0
     hub_percent: int = 50
     hub_span: float = 300.0
+    #: Feeds announced on pages of the scope (``<link rel="alternate">``) and sitemaps named
+    #: in robots.txt become hubs by themselves (bounded per host).
+    discover_feeds: bool = True
+    #: How many changed bodies of each hub the page store keeps.
+    hub_history: int = 5
     failure_threshold: int = 3
     #: Seconds before the first retry of a failed fetch; doubles with each failure.
     retry_base: float = 30.0
@@ -118,6 +123,8 @@ class CrawlSettings:
                 raise ConfigError(f"{name} must be positive")
         if self.max_body < 1 or self.max_decompressed < 1:
             raise ConfigError("size caps must be positive")
+        if self.hub_history < 1:
+            raise ConfigError("hub history must be at least 1")
         if not 0 <= self.hub_percent <= 100:
             raise ConfigError("hub percent must be between 0 and 100")
         if self.max_depth is not None and self.max_depth < 0:

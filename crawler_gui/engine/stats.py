@@ -15,9 +15,11 @@ Time is injected (``clock``) so tests drive it without sleeping.
 from __future__ import annotations
 
 import math
+import os
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 __all__ = [
@@ -97,6 +99,51 @@ class StatsSnapshot:
     articles_found: int = 0
     #: Pages handed to extraction and not yet extracted (bounded by the extraction queue).
     extraction_backlog: int = 0
+    #: Bytes on disk (:func:`disk_use`): ``pool``, ``pages``, ``warc`` (those the crawl has)
+    #: and ``total``; empty until first measured (off the loop, every few seconds).
+    disk_use: Mapping[str, int] = field(default_factory=dict)
+
+
+def directory_bytes(path: Path, skip: Iterable[Path] = ()) -> int:
+    """The bytes of the files under ``path`` (recursively), leaving out the folders in
+    ``skip``; files that vanish while counting (LevelDB compacting) are not counted. Walks
+    the disk: call it in a worker thread."""
+    skipped = {os.path.realpath(p) for p in skip}
+    total = 0
+    stack = [str(path)]
+    while stack:
+        folder = stack.pop()
+        if os.path.realpath(folder) in skipped:
+            continue
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+            except OSError:
+                continue
+    return total
+
+
+def disk_use(
+    pool: Path | None = None, pages: Path | None = None, warc: Path | None = None
+) -> dict[str, int]:
+    """What a crawl keeps on disk, in bytes: its pool (without the page store and WARC folder
+    when they are inside it), its page store, its WARC files, and the total. A part that is
+    None (a Redis pool has no folder here; no WARC) is left out."""
+    parts = {"pool": pool, "pages": pages, "warc": warc}
+    inner = [p for p in (pages, warc) if p is not None]
+    out: dict[str, int] = {}
+    for name, path in parts.items():
+        if path is not None and path.exists():
+            out[name] = directory_bytes(path, inner if name == "pool" else ())
+    out["total"] = sum(out.values())
+    return out
 
 
 class CrawlStats:

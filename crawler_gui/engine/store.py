@@ -3,13 +3,20 @@ LevelDB of its own, normally ``<pool_dir>/pages/``.
 
 Key layout (also in ``docs/storage.md``, "Page store"):
 
-* ``meta/schema_version`` -> ``b"2"`` (a version-1 store is upgraded in place: 2 only adds
-  ``art/``)
+* ``meta/schema_version`` -> ``b"3"`` (a version-1 or -2 store is upgraded in place: 2 added
+  ``art/``, 3 added ``hub/``, ``listed/`` and ``meta/listed_count``)
 * ``page/<seq>`` -> compact JSON metadata (UTF-8); ``<seq>`` is 8 bytes big-endian, from 1
 * ``body/<seq>`` -> the zlib-compressed body (absent when bodies are not stored)
 * ``url/<url>`` -> ``<seq>`` of the latest record fetched for that URL; written for both the
   requested URL and the final URL after redirects
 * ``art/<seq>`` -> the page's extraction (kind, why, article), JSON; absent until extracted
+* ``hub/<url>`` -> a hub's refresh state, JSON: its validators (``etag``, ``last_modified``)
+  for conditional refreshes, the content hash of its last stored body, the sequence numbers of
+  the records that carry its last bodies (bounded history), and counts of unchanged and
+  not-modified refreshes
+* ``listed/<url>`` -> what a feed or sitemap said of an article it listed, JSON: ``published``
+  and ``updated`` (POSIX seconds or null) and ``via`` (the feed); the first listing is kept.
+  At most :data:`MAX_LISTED` entries (``meta/listed_count`` counts them).
 
 Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
 encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
@@ -22,11 +29,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,9 +62,10 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = b"2"
-#: Versions this program opens (1 lacks only ``art/`` records; opening upgrades it).
-_READABLE = (b"1", b"2")
+SCHEMA_VERSION = b"3"
+#: Versions this program opens (1 lacks ``art/`` records, 2 lacks ``hub/`` and ``listed/``:
+#: opening upgrades them; nothing else changed).
+_READABLE = (b"1", b"2", b"3")
 #: Name of the page store's directory inside a pool directory.
 PAGES_DIRNAME = "pages"
 #: ``add`` starts a flush when this many records are buffered.
@@ -67,6 +76,16 @@ _P_PAGE = b"page/"
 _P_BODY = b"body/"
 _P_URL = b"url/"
 _P_ART = b"art/"
+_P_HUB = b"hub/"
+_P_LISTED = b"listed/"
+_K_LISTED_COUNT = b"meta/listed_count"
+#: How many changed bodies of one hub are kept (older ones are deleted as new ones come).
+HUB_HISTORY = 5
+#: At most this many ``listed/`` entries (feed and sitemap dates of articles) are kept: a
+#: crawl of days over sitemaps of millions of URLs must not grow the store without bound.
+MAX_LISTED = 1_000_000
+#: Listings kept in memory for reading before they are written.
+_LISTED_CACHE = 50_000
 # Level 1: nearly the ratio of level 6 on HTML at a third of the CPU (benchmarks/crawl.py).
 _ZLIB_LEVEL = 1
 
@@ -138,6 +157,27 @@ class _Extracted:
     data: dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class _HubState:
+    """A buffered hub state (``hub/<url>``); ``drop`` lists body records to delete (the
+    history's oldest, past its bound)."""
+
+    url: str
+    data: dict[str, Any]
+    drop: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """Buffered feed/sitemap dates: ``(url, published, updated)`` as listed by ``via``."""
+
+    via: str
+    items: tuple[tuple[str, float | None, float | None], ...]
+
+
+_Buffered = PageRecord | _Extracted | _HubState | _Listed
+
+
 #: The article fields of an export record, in order.
 ARTICLE_FIELDS = ("title", "published", "updated", "authors", "lang", "text", "zone_inferred")
 
@@ -175,6 +215,15 @@ def _write_error(path: Path, exc: BaseException) -> CrawlerGuiError:
     return StoreWriteError(f"writing to the page store {path} failed: {_error_text(exc)}")
 
 
+def _keep_validators(state: dict[str, Any], headers: Mapping[str, str] | None) -> None:
+    """The ``ETag`` and ``Last-Modified`` of a response into a hub's state (a response
+    without them forgets the old ones: the server no longer offers conditional requests)."""
+    if headers is None:
+        return
+    state["etag"] = headers.get("ETag") or ""
+    state["last_modified"] = headers.get("Last-Modified") or ""
+
+
 def _iso(ts: float) -> str:
     text = datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")
     return text.replace("+00:00", "Z")
@@ -188,16 +237,33 @@ class PageStore:
     actual writes happen in worker threads, serialised and in order.
     """
 
-    def __init__(self, db: Any, path: Path, *, store_bodies: bool, next_seq: int) -> None:
+    def __init__(
+        self,
+        db: Any,
+        path: Path,
+        *,
+        store_bodies: bool,
+        next_seq: int,
+        hub_history: int = HUB_HISTORY,
+        listed_count: int = 0,
+    ) -> None:
         self._db = db
+        #: How many changed bodies of each hub are kept.
+        self.hub_history = max(1, hub_history)
+        #: Hub states read or written this session (one small dict per hub).
+        self._hubs: dict[str, dict[str, Any]] = {}
+        self._listed_count = listed_count
+        self._listed_batch: set[bytes] = set()
+        #: The latest listings added (read before they are written), bounded.
+        self._listed_cache: dict[str, dict[str, Any]] = {}
         self.path = path
         self.store_bodies = store_bodies
         self._next_seq = next_seq
-        self._buffer: list[tuple[int, PageRecord | _Extracted]] = []
+        self._buffer: list[tuple[int, _Buffered]] = []
         #: Sealed buffers waiting for a worker thread, oldest first.
-        self._pending: list[list[tuple[int, PageRecord | _Extracted]]] = []
+        self._pending: list[list[tuple[int, _Buffered]]] = []
         #: The batches a worker thread is writing right now (still readable by ``get``).
-        self._writing: list[list[tuple[int, PageRecord | _Extracted]]] = []
+        self._writing: list[list[tuple[int, _Buffered]]] = []
         #: Guards ``_pending`` and ``_writing``; held only for list operations, never for I/O,
         #: so ``add`` on the loop thread never waits for a write.
         self._list_lock = threading.Lock()
@@ -213,7 +279,12 @@ class PageStore:
 
     @classmethod
     def open(
-        cls, directory: Path | str, *, store_bodies: bool = True, create: bool = True
+        cls,
+        directory: Path | str,
+        *,
+        store_bodies: bool = True,
+        create: bool = True,
+        hub_history: int = HUB_HISTORY,
     ) -> PageStore:
         """Open (with ``create``, making it if it is new) the page store LevelDB at
         ``directory``.
@@ -278,6 +349,7 @@ class PageStore:
                 )
             last = next(db.iterator(prefix=_P_PAGE, reverse=True, include_value=False), None)
             next_seq = int.from_bytes(last[len(_P_PAGE) :], "big") + 1 if last else 1
+            listed_count = int(db.get(_K_LISTED_COUNT) or b"0")
         except StoreError:
             db.close()
             raise
@@ -288,14 +360,31 @@ class PageStore:
                     f"cannot open the page store {path}: the disk is full ({_error_text(exc)})"
                 ) from exc
             raise StoreError(f"the page store {path} cannot be read: {_error_text(exc)}") from exc
-        return cls(db, path, store_bodies=store_bodies, next_seq=next_seq)
+        return cls(
+            db,
+            path,
+            store_bodies=store_bodies,
+            next_seq=next_seq,
+            hub_history=hub_history,
+            listed_count=listed_count,
+        )
 
     @classmethod
     def open_in_pool(
-        cls, pool_dir: Path | str, *, store_bodies: bool = True, create: bool = True
+        cls,
+        pool_dir: Path | str,
+        *,
+        store_bodies: bool = True,
+        create: bool = True,
+        hub_history: int = HUB_HISTORY,
     ) -> PageStore:
         """Open the page store of a pool: ``<pool_dir>/pages/``."""
-        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies, create=create)
+        return cls.open(
+            Path(pool_dir) / PAGES_DIRNAME,
+            store_bodies=store_bodies,
+            create=create,
+            hub_history=hub_history,
+        )
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -344,6 +433,127 @@ class PageStore:
                     raw = snap.get(_P_BODY + k)
                     body = zlib.decompress(raw) if raw is not None else None
                 yield int.from_bytes(k, "big"), _record_from(meta, body)
+
+    # -- hubs: validators, changed bodies only, bounded history (``hub/<url>``) --------------
+
+    def hub_state(self, url: str) -> dict[str, Any]:
+        """The refresh state of hub ``url`` (empty for a hub never fetched)."""
+        state = self._hubs.get(url)
+        if state is None:
+            if self._closed:
+                raise StoreError("the page store is closed")
+            raw = self._db.get(_P_HUB + url.encode("utf-8"))
+            state = json.loads(raw) if raw is not None else {}
+            self._hubs[url] = state
+        return state
+
+    def hub_validators(self, url: str) -> dict[str, str]:
+        """The conditional request headers for refreshing hub ``url``: ``If-None-Match`` and
+        ``If-Modified-Since`` from the ``ETag`` and ``Last-Modified`` of its last fetch."""
+        state = self.hub_state(url)
+        headers: dict[str, str] = {}
+        if state.get("etag"):
+            headers["If-None-Match"] = state["etag"]
+        if state.get("last_modified"):
+            headers["If-Modified-Since"] = state["last_modified"]
+        return headers
+
+    def add_hub_fetch(self, record: PageRecord, headers: Mapping[str, str] | None) -> int:
+        """Store one fetch of a hub: the record always (its fetch noted), its body only when
+        the body's content hash differs from the last stored one; the last
+        :attr:`hub_history` changed bodies are kept, older ones deleted. The response's
+        validators are kept for the next, conditional, refresh. Returns the sequence number."""
+        state = dict(self.hub_state(record.url))
+        _keep_validators(state, headers)
+        body = record.body
+        drop: tuple[int, ...] = ()
+        if body is not None and self.store_bodies:
+            digest = hashlib.blake2b(body, digest_size=16).hexdigest()
+            if digest == state.get("hash") and state.get("bodies"):
+                record = replace(record, body=None)
+                state["unchanged"] = int(state.get("unchanged", 0)) + 1
+            else:
+                state["hash"] = digest
+                state["changed"] = int(state.get("changed", 0)) + 1
+        seq = self.add(record)
+        if record.body is not None and self.store_bodies:
+            bodies = [*state.get("bodies", ()), seq]
+            cut = max(0, len(bodies) - self.hub_history)
+            drop, state["bodies"] = tuple(bodies[:cut]), bodies[cut:]
+        state["fetched_at"] = record.fetched_at
+        self._put_hub(record.url, state, drop)
+        return seq
+
+    def note_not_modified(
+        self, url: str, fetched_at: float, headers: Mapping[str, str] | None
+    ) -> None:
+        """A conditional refresh of hub ``url`` answered ``304 Not Modified``: nothing is
+        stored but the count and the time (and validators the answer may renew)."""
+        state = dict(self.hub_state(url))
+        _keep_validators(state, headers)
+        state["not_modified"] = int(state.get("not_modified", 0)) + 1
+        state["fetched_at"] = fetched_at
+        self._put_hub(url, state, ())
+
+    def _put_hub(self, url: str, state: dict[str, Any], drop: tuple[int, ...]) -> None:
+        self._check()
+        self._hubs[url] = state
+        self._buffer.append((0, _HubState(url, dict(state), drop)))
+        self._maybe_flush()
+
+    def hub_bodies(self, url: str) -> list[tuple[int, bytes]]:
+        """The stored bodies of hub ``url`` (``(seq, body)``, oldest first; flushed only)."""
+        out = []
+        for seq in self.hub_state(url).get("bodies", ()):
+            raw = self._db.get(_P_BODY + int(seq).to_bytes(8, "big"))
+            if raw is not None:
+                out.append((int(seq), zlib.decompress(raw)))
+        return out
+
+    # -- feed and sitemap dates of the articles they list (``listed/<url>``) -----------------
+
+    def add_listed(self, via: str, items: Iterable[tuple[str, float | None, float | None]]) -> None:
+        """Keep what feed or sitemap ``via`` says of articles it lists: ``(url, published,
+        updated)`` (POSIX seconds or None). The first listing of a URL is kept; items without
+        a date are not stored; at most :data:`MAX_LISTED` URLs in all."""
+        dated = tuple(item for item in items if item[1] is not None or item[2] is not None)
+        if dated:
+            self._check()
+            cache = self._listed_cache
+            for url, published, updated in dated:
+                if url not in cache:
+                    cache[url] = {"published": published, "updated": updated, "via": via}
+            while len(cache) > _LISTED_CACHE:
+                del cache[next(iter(cache))]
+            self._buffer.append((0, _Listed(via, dated)))
+            self._maybe_flush()
+
+    def _encode_listed(self, r: _Listed) -> list[tuple[bytes, bytes | None]]:
+        out: list[tuple[bytes, bytes | None]] = []
+        seen = self._listed_batch
+        for url, published, updated in r.items:
+            key = _P_LISTED + url.encode("utf-8")
+            if key in seen or self._db.get(key) is not None:
+                continue
+            if self._listed_count >= MAX_LISTED:
+                break
+            seen.add(key)
+            self._listed_count += 1
+            data = {"published": published, "updated": updated, "via": r.via}
+            out.append((key, json.dumps(data, separators=(",", ":")).encode("utf-8")))
+        return out
+
+    def listed(self, url: str) -> dict[str, Any] | None:
+        """What a feed or sitemap said of ``url`` (``published``, ``updated``, ``via``), or
+        None."""
+        raw = self._db.get(_P_LISTED + url.encode("utf-8"))
+        if raw is not None:
+            return json.loads(raw)  # type: ignore[no-any-return]
+        return self._listed_cache.get(url)  # listed lately, perhaps not written yet
+
+    def listed_count(self) -> int:
+        """How many ``listed/`` entries are on disk."""
+        return self._listed_count
 
     def _maybe_flush(self) -> None:
         if len(self._buffer) >= AUTO_FLUSH_RECORDS:
@@ -398,12 +608,22 @@ class PageStore:
         except plyvel.Error as exc:
             raise _write_error(self.path, exc) from exc
 
-    def _encode(self, seq: int, r: PageRecord | _Extracted) -> list[tuple[bytes, bytes]]:
+    def _encode(self, seq: int, r: _Buffered) -> list[tuple[bytes, bytes | None]]:
+        """The writes of one buffered item (a value of None deletes the key)."""
         key = seq.to_bytes(8, "big")
+        if isinstance(r, _HubState):
+            writes: list[tuple[bytes, bytes | None]] = [
+                (_P_BODY + old.to_bytes(8, "big"), None) for old in r.drop
+            ]
+            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
+            writes.append((_P_HUB + r.url.encode("utf-8"), data.encode("utf-8")))
+            return writes
+        if isinstance(r, _Listed):
+            return self._encode_listed(r)
         if isinstance(r, _Extracted):
             data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
             return [(_P_ART + key, data.encode("utf-8"))]
-        out = [(_P_PAGE + key, _meta_json(r))]
+        out: list[tuple[bytes, bytes | None]] = [(_P_PAGE + key, _meta_json(r))]
         if self.store_bodies and r.body is not None:
             out.append((_P_BODY + key, zlib.compress(r.body, _ZLIB_LEVEL)))
         out.append((_P_URL + r.url.encode("utf-8"), key))
@@ -423,17 +643,25 @@ class PageStore:
                     return
                 batches, self._pending = self._pending, []
                 self._writing = batches
+            listed = self._listed_count
             try:
                 if self._reopen:
                     self._reopen_db()
-                items: list[tuple[bytes, bytes]] = []
+                items: list[tuple[bytes, bytes | None]] = []
+                self._listed_batch.clear()  # keys of this write batch (not yet readable)
                 for batch in batches:
                     for seq, record in batch:
                         items.extend(self._encode(seq, record))
+                if self._listed_count != listed:
+                    items.append((_K_LISTED_COUNT, str(self._listed_count).encode("ascii")))
                 with self._db.write_batch() as wb:
                     for key, value in items:
-                        wb.put(key, value)
+                        if value is None:
+                            wb.delete(key)
+                        else:
+                            wb.put(key, value)
             except BaseException as exc:
+                self._listed_count = listed
                 if isinstance(exc, plyvel.Error):
                     # LevelDB would append the next batch after a half-written record of its
                     # log (a corrupt log at the next open): reopen before writing again.
@@ -491,16 +719,33 @@ class PageStore:
         if r is not None:
             if not self.store_bodies and r.body is not None:
                 return replace(r, body=None)
-            return r
-        # Not buffered, pending nor being written: it is in the database (or nowhere).
-        key = self._db.get(_P_URL + url.encode("utf-8"))
-        if key is None:
-            return None
-        meta = self._db.get(_P_PAGE + key)
-        body = self._db.get(_P_BODY + key)
-        if meta is None:
-            return None
-        return _record_from(meta, zlib.decompress(body) if body is not None else None)
+        else:
+            # Not buffered, pending nor being written: it is in the database (or nowhere).
+            key = self._db.get(_P_URL + url.encode("utf-8"))
+            if key is None:
+                return None
+            meta = self._db.get(_P_PAGE + key)
+            body = self._db.get(_P_BODY + key)
+            if meta is None:
+                return None
+            r = _record_from(meta, zlib.decompress(body) if body is not None else None)
+        if r.body is None and self.store_bodies:
+            # A hub refreshed with the same body again: its body is the last one stored.
+            bodies = self.hub_state(r.url).get("bodies")
+            if bodies:
+                r = replace(r, body=self._body_of(int(bodies[-1])))
+        return r
+
+    def _body_of(self, seq: int) -> bytes | None:
+        """The body of record ``seq``, buffered or stored."""
+        with self._list_lock:
+            batches = [self._buffer, *self._pending, *self._writing]
+        for batch in batches:
+            for s, r in batch:
+                if s == seq and isinstance(r, PageRecord):
+                    return r.body
+        raw = self._db.get(_P_BODY + seq.to_bytes(8, "big"))
+        return zlib.decompress(raw) if raw is not None else None
 
     def iter_records(self, with_body: bool = False) -> Iterator[PageRecord]:
         """Every record, oldest first (buffered records are flushed first)."""

@@ -448,6 +448,7 @@ class OverviewWidget(QWidget):
                 ("errors", self.tr("Fetch errors")),
                 ("bytes", self.tr("Data")),
                 ("latency", self.tr("Response p50 / p90 / p99")),
+                ("disk", self.tr("On disk")),
             ]
         ):
             self._add_value(rgrid, i // 2, (i % 2) * 2, key, label)
@@ -527,6 +528,7 @@ class OverviewWidget(QWidget):
                 .replace("%1", fmt.data_size(g("bytes")))
                 .replace("%2", fmt.data_size(g("bytes_per_s_10s", 0.0)))
             )
+            v["disk"].setText(self.disk_text(dict(g("disk_use", {}) or {})))
             lat = [g(f"response_ms_p{q}", None) for q in (50, 90, 99)]
             v["latency"].setText(" / ".join("–" if x is None else f"{x:.0f} ms" for x in lat))
             classes = dict(g("status_classes", {}) or {})
@@ -538,6 +540,16 @@ class OverviewWidget(QWidget):
             self.status_detail.setText("  ".join(f"{k}: {fmt.count(n)}" for k, n in top))
             self.chart.set_series(g("series", ()) or (), g("time", 0.0))
         self.estimate.setText(self.estimate_text(snap, stats))
+
+    def disk_text(self, use: dict[str, int]) -> str:
+        """``12 MB (pool 2 MB, pages 9 MB, WARC 1 MB)``; "–" until first measured."""
+        if not use:
+            return "–"
+        labels = {"pool": self.tr("pool"), "pages": self.tr("pages"), "warc": self.tr("WARC")}
+        parts = ", ".join(
+            f"{label} {fmt.data_size(use[key])}" for key, label in labels.items() if key in use
+        )
+        return f"{fmt.data_size(use.get('total', 0))} ({parts})"
 
     def estimate_text(self, snap: PoolSnapshot | None, stats: Any | None) -> str:
         if snap is None:

@@ -147,7 +147,12 @@ def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
                 took = asyncio.get_running_loop().time() - started
                 await session.crawler.stop()
                 refreshes = [r for r in session.store.iter_records() if r.url == hub]
-                assert len(refreshes) >= 3
+                # The first fetch is stored; the demo's hub never changes, so every refresh
+                # after it is a conditional request answered 304: counted, not stored.
+                assert len(refreshes) == 1
+                state = session.store.hub_state(hub)
+                assert state["not_modified"] >= 2 and state["etag"]
+                assert site.not_modified >= 2
                 assert took >= 2 * 0.3  # refreshed on its span, not back to back
 
     run(main)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import time
+from pathlib import Path
 
 import pytest
 
@@ -197,3 +198,23 @@ def test_record_and_snapshot_are_cheap() -> None:
     per_snapshot = (time.perf_counter() - t0) / 200
     assert per_record < 20e-6
     assert per_snapshot < 0.5e-3
+
+
+def test_disk_use_counts_each_part_once(tmp_path: Path) -> None:
+    from crawler_gui.engine.stats import directory_bytes, disk_use
+
+    pool = tmp_path / "pool"
+    (pool / "pages").mkdir(parents=True)
+    (pool / "warc").mkdir()
+    (pool / "LOG").write_bytes(b"x" * 100)
+    (pool / "pages" / "000001.ldb").write_bytes(b"y" * 1000)
+    (pool / "warc" / "a.warc.gz").write_bytes(b"z" * 10)
+    assert directory_bytes(pool) == 1110
+    assert disk_use(pool, pool / "pages", pool / "warc") == {
+        "pool": 100,
+        "pages": 1000,
+        "warc": 10,
+        "total": 1110,
+    }
+    # A Redis pool has no folder here; a missing WARC folder is left out.
+    assert disk_use(None, pool / "pages", tmp_path / "none") == {"pages": 1000, "total": 1000}

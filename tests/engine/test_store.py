@@ -95,7 +95,7 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         store.add(rec(1, body=body))
     db = plyvel.DB(str(tmp_path / "p"))
     try:
-        assert db.get(b"meta/schema_version") == b"2"
+        assert db.get(b"meta/schema_version") == b"3"
         key = (1).to_bytes(8, "big")
         stored = db.get(b"body/" + key)
         assert stored is not None
@@ -232,7 +232,7 @@ def test_foreign_and_newer_databases_are_refused(tmp_path: Path) -> None:
         PageStore.open(tmp_path / "foreign")
 
     newer = plyvel.DB(str(tmp_path / "newer"), create_if_missing=True)
-    newer.put(b"meta/schema_version", b"3")
+    newer.put(b"meta/schema_version", b"4")
     newer.close()
     with pytest.raises(StoreError, match="schema version"):
         PageStore.open(tmp_path / "newer")
@@ -349,3 +349,107 @@ def test_version_1_store_still_opens(tmp_path: Path) -> None:
         assert store.export_jsonl(out) == 1
     record = json.loads(out.getvalue())
     assert record["kind"] is None and record["article"] is None  # not extracted yet
+
+
+def test_version_2_store_is_upgraded_and_keeps_its_records(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(rec(1, body=b"<html>one</html>"))
+    db = plyvel.DB(str(tmp_path / "pages"))
+    db.put(b"meta/schema_version", b"2")
+    db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        got = store.get(rec(1).url)
+        assert got is not None and got.body == b"<html>one</html>"
+        assert store.hub_state(rec(1).url) == {} and store.listed_count() == 0
+        store.add_listed("http://127.0.0.1:8631/feed.xml", [(rec(2).url, T0, None)])
+    db = plyvel.DB(str(tmp_path / "pages"))
+    try:
+        assert db.get(b"meta/schema_version") == b"3"
+    finally:
+        db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        assert store.listed(rec(2).url) == {
+            "published": T0,
+            "updated": None,
+            "via": "http://127.0.0.1:8631/feed.xml",
+        }
+        assert store.listed_count() == 1
+
+
+HUB = "http://127.0.0.1:8631/news/"
+
+
+def _bodies_on_disk(path: Path) -> int:
+    db = plyvel.DB(str(path))
+    try:
+        return sum(1 for _ in db.iterator(prefix=b"body/", include_value=False))
+    finally:
+        db.close()
+
+
+def test_unchanged_hub_body_is_stored_once_changed_one_again(tmp_path: Path) -> None:
+    validators = {"ETag": '"v1"', "Last-Modified": "Fri, 01 Mar 2024 00:00:00 GMT"}
+    with PageStore.open(tmp_path / "p") as store:
+        first = store.add_hub_fetch(rec(1, url=HUB, body=b"<ul>a b</ul>"), validators)
+        second = store.add_hub_fetch(rec(2, url=HUB, body=b"<ul>a b</ul>"), validators)
+        # The latest record of the hub reads with its (unchanged) body all the same.
+        latest = store.get(HUB)
+        assert latest is not None and latest.fetched_at == T0 + 2
+        assert latest.body == b"<ul>a b</ul>"
+        third = store.add_hub_fetch(rec(3, url=HUB, body=b"<ul>a b c</ul>"), validators)
+        assert first < second < third
+        assert store.hub_validators(HUB) == {
+            "If-None-Match": '"v1"',
+            "If-Modified-Since": "Fri, 01 Mar 2024 00:00:00 GMT",
+        }
+    assert _bodies_on_disk(tmp_path / "p") == 2  # the first and the changed one
+    with PageStore.open(tmp_path / "p") as store:
+        records = [r for r in store.iter_records(with_body=True) if r.url == HUB]
+        assert [r.body for r in records] == [b"<ul>a b</ul>", None, b"<ul>a b c</ul>"]
+        state = store.hub_state(HUB)
+        assert state["unchanged"] == 1 and state["changed"] == 2
+        assert state["bodies"] == [first, third]
+        assert [b for _s, b in store.hub_bodies(HUB)] == [b"<ul>a b</ul>", b"<ul>a b c</ul>"]
+
+
+def test_hub_history_is_bounded(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p", hub_history=3) as store:
+        for i in range(1, 9):
+            store.add_hub_fetch(rec(i, url=HUB, body=f"<ul>{i}</ul>".encode()), {})
+        store.add(rec(20, body=b"<p>an article</p>"))  # not a hub: untouched
+        assert store.hub_validators(HUB) == {}  # the server gave no validators
+    assert _bodies_on_disk(tmp_path / "p") == 3 + 1
+    with PageStore.open(tmp_path / "p", hub_history=3) as store:
+        kept = [body for _seq, body in store.hub_bodies(HUB)]
+        assert kept == [b"<ul>6</ul>", b"<ul>7</ul>", b"<ul>8</ul>"]
+        assert store.count() == 9  # every fetch is noted
+
+
+def test_not_modified_is_noted_without_a_record(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p") as store:
+        store.add_hub_fetch(rec(1, url=HUB, body=b"<ul>x</ul>"), {"ETag": '"a"'})
+        store.note_not_modified(HUB, T0 + 5, {"ETag": '"a"'})
+        store.note_not_modified(HUB, T0 + 9, None)
+    with PageStore.open(tmp_path / "p") as store:
+        assert store.count() == 1
+        state = store.hub_state(HUB)
+        assert state["not_modified"] == 2 and state["fetched_at"] == T0 + 9
+        assert store.hub_validators(HUB) == {"If-None-Match": '"a"'}
+
+
+def test_listed_dates_keep_the_first_listing_and_are_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import crawler_gui.engine.store as store_module
+
+    monkeypatch.setattr(store_module, "MAX_LISTED", 3)
+    feed = "http://127.0.0.1:8631/feed.xml"
+    with PageStore.open(tmp_path / "p") as store:
+        store.add_listed(feed, [(rec(1).url, T0, T0 + 1), (rec(2).url, None, None)])
+        store.add_listed("http://127.0.0.1:8631/sitemap.xml", [(rec(1).url, T0 + 50, None)])
+        store.add_listed(feed, [(rec(i).url, T0 + i, None) for i in range(3, 9)])
+    with PageStore.open(tmp_path / "p") as store:
+        assert store.listed(rec(1).url) == {"published": T0, "updated": T0 + 1, "via": feed}
+        assert store.listed(rec(2).url) is None  # no date: nothing to keep
+        assert store.listed_count() == 3
+        assert store.listed(rec(4).url) is not None and store.listed(rec(5).url) is None

@@ -6,6 +6,7 @@ import pytest
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from crawler_gui.core.frontier import PARKED_CRASHED
+from crawler_gui.gui import fmt
 from crawler_gui.gui.models import (
     HostsModel,
     HubsModel,
@@ -213,6 +214,12 @@ def test_overview_and_chart(qtbot):
     assert w.value("done") == "40"
     assert w.value("status_2xx") == "110"
     assert w.value("latency") == "120 ms / 400 ms / 900 ms"
+    assert w.value("disk") == "–"  # not measured yet
+    use = {"pool": 2 * 1024 * 1024, "pages": 9 * 1024 * 1024, "total": 11 * 1024 * 1024}
+    w.update_from(snap, stats(pages_per_s_60s=2.0, disk_use=use), "Running")
+    disk = w.value("disk")
+    assert disk.startswith(fmt.data_size(use["total"]))
+    assert f"pool {fmt.data_size(use['pool'])}" in disk and "WARC" not in disk
     estimate = w.estimate.text()
     assert "5 min" in estimate and "0 s" not in estimate and "lower bound" in estimate
     w.update_from(snap, stats(pages_per_s_60s=0.0, pages_per_s_avg=0.0), "Paused")

@@ -12,7 +12,8 @@ import asyncio
 import logging
 import time
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -114,6 +115,7 @@ class Articles:
         fut.add_done_callback(done)
 
     def _record(self, seq: int, url: str, ex: Extraction, found_at: float) -> None:
+        ex = self._listed_dates(url, ex)
         self.judged += 1
         self.kinds[ex.kind] = self.kinds.get(ex.kind, 0) + 1
         if ex.error:
@@ -154,6 +156,29 @@ class Articles:
                 self.store.add_extraction(seq, ex.to_dict())
             except Exception:
                 log.exception("the extraction of %s could not be stored", url)
+
+    def _listed_dates(self, url: str, ex: Extraction) -> Extraction:
+        """An article whose page gives no published (or updated) time takes the one the feed
+        or sitemap that listed it gave (UTC; kept by the page store)."""
+        article = ex.article
+        if article is None or self.store is None or self.store.closed:
+            return ex
+        if article.published is not None and article.updated is not None:
+            return ex
+        listed = self.store.listed(url)
+        if listed is None:
+            return ex
+
+        def iso(ts: object) -> str | None:
+            if not isinstance(ts, int | float):
+                return None
+            return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+        published = article.published or iso(listed.get("published"))
+        updated = article.updated or iso(listed.get("updated"))
+        if (published, updated) == (article.published, article.updated):
+            return ex
+        return replace(ex, article=replace(article, published=published, updated=updated))
 
     async def _warc_write(self, url: str, data: dict[str, object], at: float) -> None:
         assert self.warc is not None
