@@ -202,7 +202,14 @@ def test_heartbeats_show_as_rows_silence_shows_and_leases_count(
             assert len(await w1.pop(2, 0)) == 2
             assert len(await w2.pop(1, 0)) == 1
             await wait_for(lambda: model.rowCount() == 2 and model.find("crawl-2") is not None)
-            await wait_for(lambda: cell(model, "crawl-1", IN_FLIGHT) == "2")
+            # leases show on every refresh, heartbeats on the next read of them (0.2 s here)
+            await wait_for(
+                lambda: (
+                    cell(model, "crawl-1", IN_FLIGHT) == "2"
+                    and cell(model, "crawl-1", STATE) == "running"
+                    and cell(model, "crawl-2", STATE) == "paused"
+                )
+            )
             assert [cell(model, "crawl-1", c) for c in range(7)][2:] == [
                 "running",
                 "0 s ago",
