@@ -38,7 +38,8 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._ready_handles: deque[asyncio.Handle] = deque()
-        self._heap: list[asyncio.TimerHandle] = []
+        # TimerHandles; typed Any: their _when/_scheduled (asyncio's own bookkeeping) are private
+        self._heap: list[Any] = []
         self._heap_cancelled = 0
         self._wake = QTimer()
         self._wake.setSingleShot(True)
@@ -80,12 +81,12 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
     ) -> asyncio.TimerHandle:
         if self.get_debug():
             self._check_callback(callback, "call_at")
-        handle = asyncio.TimerHandle(when, callback, args, self, context=context)
+        handle: Any = asyncio.TimerHandle(when, callback, args, self, context=context)
         heapq.heappush(self._heap, handle)
         handle._scheduled = True
         if self._armed_at is None or when < self._armed_at:
             self._arm(when)
-        return handle
+        return handle  # type: ignore[no-any-return]
 
     def _check_callback(self, callback: Any, method: str) -> None:
         if asyncio.iscoroutine(callback) or asyncio.iscoroutinefunction(callback):
@@ -93,7 +94,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         if not callable(callback):
             raise TypeError(f"a callable object was expected by {method}(), got {callback!r}")
 
-    def _timer_handle_cancelled(self, handle: asyncio.TimerHandle) -> None:
+    def _timer_handle_cancelled(self, handle: Any) -> None:
         """Called by ``TimerHandle.cancel``: count it; the heap is swept when mostly dead."""
         if handle._scheduled:
             self._heap_cancelled += 1
