@@ -181,6 +181,7 @@ def role_crawler(args: argparse.Namespace) -> None:
             mode=CrawlMode.UNTIL_IDLE,
             idle_span=1.0,
             retry_base=0.05,
+            extract=args.extract,
         )
         t_open = time.perf_counter()
         session = await CrawlSession.open(pool_dir, settings, demo_site=site)
@@ -190,9 +191,24 @@ def role_crawler(args: argparse.Namespace) -> None:
             c0 = cpu_seconds()
             m0 = time.thread_time()
             t0 = time.perf_counter()
+            stalls = [0.0]
+            backlog = [0]
+
+            async def watch_loop() -> None:
+                # The loop's worst stall: how late a 10 ms sleep wakes up.
+                loop = asyncio.get_running_loop()
+                while True:
+                    before = loop.time()
+                    await asyncio.sleep(0.01)
+                    stalls[0] = max(stalls[0], loop.time() - before - 0.01)
+                    if crawler.articles is not None:
+                        backlog[0] = max(backlog[0], crawler.articles.backlog)
+
+            watcher = asyncio.get_running_loop().create_task(watch_loop())
             crawler.start()
             state = await crawler.wait()
             elapsed = time.perf_counter() - t0
+            watcher.cancel()
             cpu = cpu_seconds() - c0
             loop_cpu = time.thread_time() - m0
             totals = (await session.frontier.snapshot()).totals
@@ -209,6 +225,10 @@ def role_crawler(args: argparse.Namespace) -> None:
             "loop_cpu": loop_cpu,  # the event-loop thread alone (cpu - loop_cpu: workers)
             "open_seconds": t_open,
             "state": str(state),
+            "extract": args.extract,
+            "max_stall_ms": stalls[0] * 1000,
+            "max_backlog": backlog[0],
+            "articles": stats.articles_found,
             "requests": getattr(stats, "pages", None),
             "expected": len(expected),
             "missing": len(expected - set(finals)),
@@ -385,6 +405,8 @@ def run_one(args: argparse.Namespace, kind: str, run: int) -> dict[str, Any]:
         cmd += ["--concurrency", str(args.concurrency)]
         if kind == "crawler" and args.profile:
             cmd += ["--profile", f"{args.profile}.{run}", "--profiler", args.profiler]
+        if kind == "crawler":
+            cmd += ["--extract", args.extract]
         if kind == "crawler" and args.store_zlib_level is not None:
             cmd += ["--store-zlib-level", str(args.store_zlib_level)]
         if kind == "scrapy":
@@ -468,6 +490,12 @@ def main() -> None:
         default="default",
         help="Scrapy's scheduler priority queue (downloader-aware: its broad-crawl advice)",
     )
+    ap.add_argument(
+        "--extract",
+        choices=("on", "off", "later"),
+        default="off",
+        help="crawler-gui's article extraction (on: in worker processes during the crawl)",
+    )
     ap.add_argument("--timeout", type=float, default=400.0, help="per-process safety limit")
     ap.add_argument("--json", help="also write all results to this file")
     args = ap.parse_args()
@@ -501,6 +529,12 @@ def main() -> None:
                 f"server cpu {r['server_cpu']:.2f} s, rss {r['peak_rss_mb']:.0f} MB, "
                 f"missing {r['missing']}, dups {r['duplicates']}"
                 + (f", loop-thread cpu {r['loop_cpu']:.2f} s" if "loop_cpu" in r else "")
+                + (
+                    f", extract {r['extract']}: {r['articles']} articles, worst loop stall "
+                    f"{r['max_stall_ms']:.0f} ms, peak backlog {r['max_backlog']}"
+                    if "extract" in r
+                    else ""
+                )
                 + ")",
                 flush=True,
             )

@@ -1,4 +1,5 @@
-"""The headless command line: ``crawl``, ``export``, ``stats``, ``save`` and ``load``.
+"""The headless command line: ``crawl``, ``export``, ``stats``, ``save``, ``load`` and
+``repair``.
 
 ``crawl`` on a pool folder serves its crawl on a local control channel (``engine.control``,
 ``docs/control.md``): the window attaches to it, and ``stats`` of that pool prints the live
@@ -6,12 +7,15 @@ totals instead of "in use".
 
 Every command that takes a POOL_DIR also takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): ``crawl`` then joins the shared pool
-as one worker and keeps its pages in ``--store-dir`` (default ``./crawler-gui-<name>``);
+as one worker and keeps its pages in ``--store-dir`` (default: a store of its own under
+``./crawler-gui-<name>/``, see ``docs/redis.md``);
 ``export`` reads such a store directory.
 
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
-refused the credentials); 2 bad arguments; 3 the pool is in use by another process; 4 the pool
-or a file is corrupt, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
+refused the credentials; our own disk is full or failed a write; an output file or WARC folder
+cannot be written); 2 bad arguments (also an output inside the pool's own files, a pool URL that
+cannot be used); 3 the pool or the page store is in use by another process; 4 the pool or a file
+is corrupt, damaged, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
 """
 
 from __future__ import annotations
@@ -22,26 +26,44 @@ import contextlib
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb_pool import LevelDBPool
-from crawler_gui.engine.session import CrawlSession, is_pool_url, open_redis_pool
-from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.crawler import load_seed_domains
+from crawler_gui.engine.session import (
+    RECONNECT_SECONDS,
+    SCOPE_FILE,
+    SCOPE_MODES,
+    CrawlSession,
+    is_pool_url,
+    merged_scope,
+    open_redis_pool,
+    write_scope_file,
+)
+from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
+    DiskFullError,
     PoolCorruptError,
     PoolInUseError,
     PoolVersionError,
+    PoolWriteError,
     SnapshotError,
     StoreError,
+    StoreInUseError,
+    StoreWriteError,
+    is_disk_full,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +73,13 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
-COMMANDS = ("crawl", "export", "stats", "save", "load")
+COMMANDS = ("crawl", "export", "extract", "stats", "save", "load", "repair")
+#: The record types of ``export --records`` and what each holds (one place for all of them).
+EXPORT_RECORDS = {
+    "pages": "one record per stored page, as fetched",
+    "outcomes": "one record per URL of the pool with its state; a failed or refused URL with "
+    "its last status, reason and message, a redirected one with its target",
+}
 
 
 def _positive_int(text: str) -> int:
@@ -131,7 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="default refresh span of hubs (default 300)",
     )
-    crawl.add_argument("--concurrency", type=_positive_int, default=16, metavar="N")
+    crawl.add_argument(
+        "--concurrency",
+        type=_positive_int,
+        default=16,
+        metavar="N",
+        help="fetches in flight at once, over all hosts (default 16)",
+    )
     crawl.add_argument(
         "--delay",
         type=_non_negative,
@@ -147,9 +181,42 @@ def build_parser() -> argparse.ArgumentParser:
         help="also wait X times the last response time between two requests to one host "
         "(default 2)",
     )
-    crawl.add_argument("--max-depth", type=_depth, metavar="N")
+    defaults = CrawlSettings()
     crawl.add_argument(
-        "--max-pages", type=_positive_int, metavar="N", help="stop after this many fetches"
+        "--connect-timeout",
+        type=_positive,
+        default=defaults.connect_timeout,
+        metavar="SECONDS",
+        help="give up connecting to a server after this long "
+        f"(default {defaults.connect_timeout:g})",
+    )
+    crawl.add_argument(
+        "--read-timeout",
+        type=_positive,
+        default=defaults.read_timeout,
+        metavar="SECONDS",
+        help="give up when a server sends nothing for this long "
+        f"(default {defaults.read_timeout:g})",
+    )
+    crawl.add_argument(
+        "--timeout",
+        type=_positive,
+        default=defaults.total_timeout,
+        metavar="SECONDS",
+        help="the whole of one request, redirects followed included, may take at most this "
+        f"long (default {defaults.total_timeout:g})",
+    )
+    crawl.add_argument(
+        "--max-depth",
+        type=_depth,
+        metavar="N",
+        help="follow links at most N steps from a seed or hub (default: no limit)",
+    )
+    crawl.add_argument(
+        "--max-pages",
+        type=_positive_int,
+        metavar="N",
+        help="stop after this many fetches (default: no limit)",
     )
     crawl.add_argument(
         "--until-idle",
@@ -164,7 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DOMAIN",
         help="also crawl this domain (repeatable)",
     )
-    crawl.add_argument("--deny-domain", action="append", default=[], metavar="DOMAIN")
+    crawl.add_argument(
+        "--deny-domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="never crawl this domain or its subdomains (repeatable)",
+    )
     crawl.add_argument(
         "--allow-private",
         action="store_true",
@@ -172,7 +245,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument("--ignore-robots", action="store_true", help="do not obey robots.txt")
     crawl.add_argument("--warc", metavar="DIR", help="also write WARC files into DIR")
-    crawl.add_argument("--user-agent", metavar="TEXT")
+    crawl.add_argument(
+        "--extract",
+        choices=["on", "off", "later"],
+        default="on",
+        help="article extraction: during the crawl in worker processes (on, the default), "
+        "not at all (off), or later with `crawler-gui extract` (bodies are kept)",
+    )
+    _extract_options(crawl)
+    crawl.add_argument(
+        "--user-agent",
+        metavar="TEXT",
+        help=f"the User-Agent header (default {defaults.user_agent!r})",
+    )
     crawl.add_argument(
         "--no-progress",
         action="store_true",
@@ -194,10 +279,36 @@ def build_parser() -> argparse.ArgumentParser:
         "(default 300)",
     )
     crawl.add_argument(
+        "--sync",
+        choices=SYNC_MODES,
+        default="second",
+        help="when the pool's writes are forced to the disk: every batch of results "
+        "(safest, slowest), at least once a second, or when the OS decides; bounds what a "
+        "power cut can lose (default second; docs/storage.md)",
+    )
+    crawl.add_argument(
+        "--min-free",
+        type=_non_negative,
+        default=100.0,
+        metavar="MB",
+        help="stop cleanly when the disk of the pool (or the WARC folder) has less free "
+        "space than this; 0: only when a write fails (default 100)",
+    )
+    crawl.add_argument(
         "--store-dir",
         metavar="DIR",
-        help="Redis pool only: this worker's local page store (and scope.json); "
-        "default ./crawler-gui-NAME",
+        help="Redis pool only: this worker's local page store (and scope.json); default "
+        "./crawler-gui-NAME/ID with --worker ID, else the first store under "
+        "./crawler-gui-NAME/ that no running worker holds (auto-1, auto-2, ...)",
+    )
+    crawl.add_argument(
+        "--redis-retry",
+        type=_non_negative,
+        default=RECONNECT_SECONDS,
+        metavar="SECONDS",
+        help="Redis pool only: while the Redis server cannot be reached (a restart, a network "
+        "cut), keep retrying with backoff for this long before the worker gives up; its "
+        "leases are kept (default %(default).0f)",
     )
     crawl.add_argument(
         "--worker",
@@ -206,9 +317,33 @@ def build_parser() -> argparse.ArgumentParser:
         "restarted under the same id takes its unfinished URLs back at once",
     )
 
-    export = sub.add_parser("export", help="write the stored pages' records as JSON Lines")
-    export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
+    export = sub.add_parser(
+        "export",
+        help="write records as JSON Lines: the stored pages, or every URL's outcome",
+        description="Write records as JSON Lines, one object per line (docs/storage.md). "
+        + " ".join(f"{name}: {text}." for name, text in EXPORT_RECORDS.items()),
+    )
+    export.add_argument(
+        "pool_dir",
+        help="a pool directory; for pages also a Redis worker's --store-dir, for outcomes "
+        "also a Redis pool URL",
+    )
+    export.add_argument(
+        "--records",
+        choices=tuple(EXPORT_RECORDS),
+        default="pages",
+        help="which records (default pages)",
+    )
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
+
+    extract = sub.add_parser(
+        "extract",
+        help="extract articles from the stored pages (those not extracted yet; --all: every "
+        "page again)",
+    )
+    extract.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
+    extract.add_argument("--all", action="store_true", help="re-extract pages extracted before")
+    _extract_options(extract)
 
     stats = sub.add_parser(
         "stats",
@@ -231,7 +366,53 @@ def build_parser() -> argparse.ArgumentParser:
         "pool_dir", help="a pool directory or a Redis pool URL (every worker must be stopped)"
     )
     load.add_argument("file")
+    load.add_argument(
+        "--scope",
+        choices=SCOPE_MODES,
+        default="merge",
+        help="the crawl scope (seed domains) the snapshot carries: merge it with the pool's "
+        "(default), replace the pool's with it, or keep the pool's",
+    )
+
+    repair = sub.add_parser(
+        "repair",
+        help="repair a damaged pool into a copy (the pool itself is only read) and say what "
+        "was recovered and what was lost",
+    )
+    repair.add_argument("pool_dir", help="the damaged pool directory (left as it is)")
+    repair.add_argument(
+        "-o",
+        "--output",
+        metavar="NEW_POOL_DIR",
+        help="where the repaired copy goes; must not exist (default: POOL_DIR.repaired "
+        "next to it). Check it, then crawl it or swap the folders yourself",
+    )
     return parser
+
+
+def _zone(text: str) -> tuple[str, str]:
+    host, sep, offset = text.partition("=")
+    if not sep or not host or not re.fullmatch(r"[+-](0\d|1[0-4]):[0-5]\d", offset):
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST=+HH:MM (e.g. .sina.com.cn=+08:00)")
+    return host, offset
+
+
+def _extract_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--zone",
+        action="append",
+        type=_zone,
+        default=[],
+        metavar="HOST=+HH:MM",
+        help="time zone of a host's (or a .domain's) local times (repeatable); without one, "
+        "Chinese pages get +08:00, marked as inferred",
+    )
+    p.add_argument(
+        "--extract-workers",
+        type=_positive_int,
+        metavar="N",
+        help="extraction worker processes (default: every CPU but one)",
+    )
 
 
 def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
@@ -249,6 +430,14 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "sync": args.sync,
+        "min_free_mb": args.min_free,
+        "connect_timeout": args.connect_timeout,
+        "read_timeout": args.read_timeout,
+        "total_timeout": args.timeout,
+        "extract": args.extract,
+        "extract_workers": args.extract_workers,
+        "zones": tuple(args.zone),
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
@@ -259,9 +448,56 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     return CrawlSettings(**kw)
 
 
+class _QuietStream:
+    """Standard error that never raises: once a write fails (the reader went away, as in
+    ``crawler-gui crawl … 2>&1 | head``, or the disk under a redirect is full) further output
+    is dropped. Output is a courtesy; it must never stop a crawl, nor keep a stop signal from
+    stopping it (a print that raises inside the signal handler would)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream: TextIO | None = stream
+        self.broken = False
+
+    def write(self, text: str) -> int:
+        if self._stream is not None:
+            try:
+                self._stream.write(text)
+            except (OSError, ValueError):  # (ValueError: the stream was closed)
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.flush()
+            except (OSError, ValueError):
+                self._drop()
+
+    def isatty(self) -> bool:
+        try:
+            return self._stream is not None and self._stream.isatty()
+        except (OSError, ValueError):
+            return False
+
+    def _drop(self) -> None:
+        self._stream = None
+        self.broken = True
+
+
 def main(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    real_stderr = sys.stderr
+    quiet = _QuietStream(real_stderr)
+    sys.stderr = quiet
+    try:
+        return _main(args, parser)
+    finally:
+        if not quiet.broken:  # (a broken one stays: the exit-time flush must not fail again)
+            sys.stderr = real_stderr
+
+
+def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     logging.basicConfig(
         level=getattr(logging, args.log_level),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -272,12 +508,20 @@ def main(argv: list[str]) -> int:
             return asyncio.run(crawl_command(args, parser))
         if args.command == "export":
             return export_command(args)
+        if args.command == "extract":
+            return asyncio.run(extract_command(args))
         if args.command == "stats":
             return asyncio.run(stats_command(args))
+        if args.command == "repair":
+            return repair_command(args)
         return asyncio.run(snapshot_command(args))
-    except PoolInUseError as exc:
+    except (PoolInUseError, StoreInUseError) as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_IN_USE
+    except (DiskFullError, PoolWriteError, StoreWriteError) as exc:
+        # Our own disk failed a write: an error of this run, not a corrupt pool.
+        print(f"crawler-gui: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     except (PoolCorruptError, PoolVersionError, SnapshotError, StoreError) as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_CORRUPT
@@ -287,6 +531,9 @@ def main(argv: list[str]) -> int:
     except CrawlerGuiError as exc:
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except KeyboardInterrupt:  # Ctrl-C before the crawl's own handler was installed
+        print("crawler-gui: interrupted", file=sys.stderr)
+        return EXIT_ABORTED
     except BrokenPipeError:
         # The reader of our output went away (``export | head``): not an error of ours.
         with contextlib.suppress(OSError):
@@ -301,6 +548,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     redis = bool(args.pool_dir) and is_pool_url(args.pool_dir)
     if not redis and (args.store_dir or args.worker):
         parser.error("--store-dir and --worker are for a Redis pool URL only")
+    if not redis and args.redis_retry != RECONNECT_SECONDS:
+        parser.error("--redis-retry is for a Redis pool URL only")
     settings = settings_from_args(args)
     hubs: list[HubSpec] = []
     if args.hubs_file:
@@ -322,7 +571,12 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
     pool_dir = args.pool_dir or tempfile.mkdtemp(prefix="crawler-gui-demo-")
     if redis:
         session = await CrawlSession.open(
-            pool_dir, settings, demo=args.demo, store_dir=args.store_dir, worker=args.worker
+            pool_dir,
+            settings,
+            demo=args.demo,
+            store_dir=args.store_dir,
+            worker=args.worker,
+            redis_retry=args.redis_retry,
         )
     else:
         session = await CrawlSession.open(pool_dir, settings, demo=args.demo)
@@ -333,10 +587,14 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
             await crawler.set_hubs(hubs)
         if args.seed:
             from crawler_gui.core.hublist import REASON_TEXT
+            from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 
             report = await crawler.add_seeds(args.seed)
             for url, reason in report.refused:
-                print(f"seed refused: {url}: {REASON_TEXT.get(reason, reason)}", file=sys.stderr)
+                text = REASON_TEXT.get(reason) or SCOPE_REASONS.get(reason, reason)
+                print(f"seed refused: {url}: {text}", file=sys.stderr)
+        # URLs refused under the last run's settings that these settings allow come back.
+        await crawler.reconsider_refusals()
         totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
         # On a shared pool, URLs in flight at other workers may still bring new links.
         if not (totals.waiting or totals.hubs or totals.retrying or totals.pending):
@@ -352,10 +610,25 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         if control is not None:
             control.ending()
         try:
-            await session.close()
+            try:
+                await session.close()
+            except CrawlerGuiError:
+                if crawler.storage_error is None:
+                    raise
         finally:
             if control is not None:  # after the close: attached windows may open the pool now
                 await control.close(session.crawler.state)
+    if crawler.storage_error is not None:
+        # Our own disk: one line, exit 1; running the same command again resumes.
+        print(
+            f"crawler-gui: {crawler.storage_error}; the crawl stopped and nothing was lost: "
+            "free some space and run the same command again",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+    if isinstance(crawler.failure, PoolCorruptError):
+        print(f"crawler-gui: {crawler.failure}", file=sys.stderr)
+        return EXIT_CORRUPT
     snap_line = f"pool: {session.display_name}"
     if redis:
         snap_line += f"; worker {session.worker}; pages in {session.store_dir}"
@@ -386,19 +659,27 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
     stopper: asyncio.Task[None] | None = None
 
     def on_signal() -> None:
+        # The stop is scheduled before anything is printed, and no output error reaches the
+        # signal: a stop signal always stops the crawl, whatever happens to standard error.
         nonlocal presses, aborted, stopper
         presses += 1
         if presses == 1:
-            print(
-                "\nstopping: in-flight fetches finish (Ctrl-C again to stop at once)",
-                file=sys.stderr,
-            )
             stopper = loop.create_task(crawler.stop())
+            say = "\nstopping: in-flight fetches finish (Ctrl-C again to stop at once)"
         else:
             aborted = True
-            print("\nstopping now; unfinished URLs go back to the pool", file=sys.stderr)
             stopper = loop.create_task(crawler.stop(wait_in_flight=False))
+            say = "\nstopping now; unfinished URLs go back to the pool"
+        with contextlib.suppress(OSError, ValueError):
+            print(say, file=sys.stderr, flush=True)
 
+    def on_storage_full(_message: str) -> None:
+        # Headless, nobody is there to free space and press Resume: stop cleanly.
+        nonlocal stopper
+        if stopper is None:
+            stopper = loop.create_task(crawler.stop())
+
+    crawler.storage_listeners.append(on_storage_full)
     installed = []
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -434,7 +715,8 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
     t = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
     line = (
         f"{stats.pages_per_s_10s:7.1f} pages/s | done {t.done:,} | waiting {t.waiting:,} | "
-        f"in flight {t.pending:,} | retrying {t.retrying:,} | failed {t.failed:,} | "
+        f"in flight {t.pending:,} | retrying {t.retrying:,} | "
+        f"failed {t.failed - t.refused_urls:,} | refused {t.refused_urls:,} | "
         f"errors {stats.errors:,}"
     )
     if live:
@@ -446,21 +728,141 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
 
 # ---- export, stats, save, load ------------------------------------------------------------------
 def export_command(args: argparse.Namespace) -> int:
+    if args.records == "outcomes":
+        return asyncio.run(_export_outcomes(args))
     if is_pool_url(args.pool_dir):
         raise ConfigError(
             "export reads a local page store: give the worker's store directory "
             "(crawl --store-dir, default ./crawler-gui-NAME), not the Redis URL"
         )
     pool_dir = _existing_store(args.pool_dir)
-    store = PageStore.open_in_pool(pool_dir)
+    if args.output is not None:
+        _outside_pool(args.output, pool_dir, "export")
+    store = PageStore.open_in_pool(pool_dir, create=False)
     try:
         if args.output:
-            count = store.export_jsonl(Path(args.output))
+            count = _write_atomically(Path(args.output), store.export_jsonl)
         else:
             count = store.export_jsonl(sys.stdout)
     finally:
         store.close()
     print(f"{count} records exported", file=sys.stderr)
+    return 0
+
+
+async def _export_outcomes(args: argparse.Namespace) -> int:
+    """Every URL's outcome from the pool (a directory or a Redis pool URL)."""
+    count = 0
+    if is_pool_url(args.pool_dir):
+        redis_pool = await open_redis_pool(args.pool_dir)
+        try:
+            with _output(args.output) as out:
+                async for rec in redis_pool.iter_outcomes():
+                    _write_record(out, rec)
+                    count += 1
+        finally:
+            await redis_pool.close()
+    else:
+        pool_dir = _existing_pool(args.pool_dir)
+        if args.output is not None:
+            _outside_pool(args.output, pool_dir, "export")
+        pool = await LevelDBPool.open_async(pool_dir, create=False)
+        try:
+            with _output(args.output) as out:
+                for rec in pool.iter_outcomes():
+                    _write_record(out, rec)
+                    count += 1
+        finally:
+            await pool.close()
+    print(f"{count} records exported", file=sys.stderr)
+    return 0
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[TextIO]:
+    """Standard output, or a file written whole or not at all: a temporary file in the
+    target's folder, fsynced and renamed over it at the end (a failure, such as no space or no
+    permission, leaves the previous file as it was). Every OSError is one clear line."""
+    if not path:
+        yield sys.stdout
+        return
+    target = Path(path)
+    tmp: Path | None = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        tmp = Path(name)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, IsADirectoryError) or target.is_dir():
+            reason = "it is a folder"
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot write {target}: the disk is full") from exc
+        raise CrawlerGuiError(f"cannot write {target}: {reason}") from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def _write_record(out: TextIO, record: dict[str, Any]) -> None:
+    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
+    out.write("\n")
+
+
+async def extract_command(args: argparse.Namespace) -> int:
+    """Extract (or with --all re-extract) the stored pages, with progress on stderr."""
+    from crawler_gui.engine.decode import sniff_kind
+    from crawler_gui.engine.extract.pool import ExtractPool
+    from crawler_gui.engine.extract.service import Articles
+
+    if is_pool_url(args.pool_dir):
+        raise ConfigError("extract reads a local page store: give the worker's store directory")
+    pool_dir = _existing_store(args.pool_dir)
+    store = await asyncio.to_thread(PageStore.open_in_pool, pool_dir)
+    interactive = sys.stderr.isatty()
+    done = no_body = 0
+    try:
+        total = store.count()
+        async with ExtractPool(args.extract_workers) as pool:
+            articles = Articles(pool, store, dict(args.zone))
+            last = 0.0
+            for seq, record in store.iter_seq_records(only_unextracted=not args.all):
+                if record.body is None:
+                    no_body += 1
+                    continue
+                kind = sniff_kind(record.content_type, record.body)
+                await articles.page(
+                    seq, record.final_url, record.body, record.content_type, is_html=kind == "html"
+                )
+                done += 1
+                now = time.monotonic()
+                if now - last >= 1.0:
+                    last = now
+                    line = (
+                        f"extracting: {done} pages handed over of {total}, "
+                        f"{articles.judged} judged, {articles.found} articles"
+                    )
+                    print(("\r" + line) if interactive else line, end="", file=sys.stderr)
+                    if not interactive:
+                        print(file=sys.stderr)
+            await articles.drain()
+        await store.flush()
+    finally:
+        await store.aclose()
+    if interactive:
+        print(file=sys.stderr)
+    print(
+        f"{articles.judged} pages extracted: {articles.found} articles, "
+        f"{articles.kinds.get('list', 0)} lists, {articles.kinds.get('other', 0)} other "
+        f"({articles.failed} failed); {no_body} without a stored body skipped",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -476,7 +878,7 @@ async def stats_command(args: argparse.Namespace) -> int:
             raise ConfigError("--store-dir is for a Redis pool URL only")
         store_dir = _existing_pool(args.pool_dir)
         try:
-            pool = await LevelDBPool.open_async(store_dir)
+            pool = await LevelDBPool.open_async(store_dir, create=False)
         except PoolInUseError as exc:  # a crawl runs: ask it (its control channel)
             from crawler_gui.engine.control import read_live_stats
 
@@ -493,8 +895,8 @@ async def stats_command(args: argparse.Namespace) -> int:
             totals["paused"] = await pool.paused()
     finally:
         await pool.close()
-    if store_dir is not None:
-        store = PageStore.open_in_pool(store_dir)
+    if store_dir is not None and (store_dir / "pages").exists():
+        store = PageStore.open_in_pool(store_dir, create=False)
         try:
             totals["pages_stored"] = store.count()
         finally:
@@ -511,31 +913,131 @@ async def _redis_snapshot(args: argparse.Namespace) -> int:
             count = await pool.save_snapshot(args.file)
             print(f"saved {count} records to {args.file}", file=sys.stderr)
         else:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
             count = await pool.load_snapshot(args.file)
             print(
                 f"loaded {count} records from {args.file} into the Redis pool {pool.name!r}",
                 file=sys.stderr,
             )
+            current = await pool.scope_domains()
+            scope = merged_scope(current, loaded, args.scope)
+            if scope != current:
+                if scope >= current:
+                    await pool.add_scope_domains(scope - current)
+                else:
+                    await pool.replace_scope_domains(scope)
+            _say_scope(loaded, current, scope)
     finally:
         await pool.close()
     return 0
+
+
+def _say_scope(loaded: Iterable[str], before: set[str], after: set[str]) -> None:
+    loaded = set(loaded)
+    if not loaded:
+        print(
+            "the snapshot carries no crawl scope (an older file): scope unchanged",
+            file=sys.stderr,
+        )
+        return
+    print(
+        f"crawl scope: {len(loaded)} domain(s) in the snapshot; {len(before)} before, "
+        f"{len(after)} now",
+        file=sys.stderr,
+    )
 
 
 async def snapshot_command(args: argparse.Namespace) -> int:
     if is_pool_url(args.pool_dir):
         return await _redis_snapshot(args)
-    pool_dir = _existing_pool(args.pool_dir) if args.command == "save" else Path(args.pool_dir)
-    pool = await LevelDBPool.open_async(pool_dir)
+    saving = args.command == "save"
+    pool_dir = _existing_pool(args.pool_dir) if saving else Path(args.pool_dir)
+    if saving:
+        _outside_pool(args.file, pool_dir, "snapshot")
+    elif pool_dir.exists() and not pool_dir.is_dir():
+        raise ConfigError(f"{pool_dir} is a file, not a pool directory")
+    pool = await LevelDBPool.open_async(pool_dir, create=not saving)
+    scope_file = pool_dir / SCOPE_FILE
     try:
         if args.command == "save":
-            count = await pool.save_snapshot(args.file)
+            scope = load_seed_domains(scope_file)
+            count = await pool.save_snapshot(args.file, scope=scope)
             print(f"saved {count} records to {args.file}", file=sys.stderr)
         else:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
             count = await pool.load_snapshot(args.file)
             print(f"loaded {count} records from {args.file} into {pool_dir}", file=sys.stderr)
+            current = set(load_seed_domains(scope_file))
+            after = merged_scope(current, loaded, args.scope)
+            if after != current:
+                write_scope_file(scope_file, after)
+            _say_scope(loaded, current, after)
     finally:
         await pool.close()
     return 0
+
+
+def repair_command(args: argparse.Namespace) -> int:
+    """Repair a copy: LevelDB's repair, then the pool's invariants; the original is only
+    read, and is refused while a crawl has it open."""
+    from crawler_gui.core.leveldb_pool import repair_pool
+
+    if is_pool_url(args.pool_dir):
+        raise ConfigError("repair works on a pool directory (a Redis pool has no files here)")
+    src = _existing_pool(args.pool_dir)
+    dest = Path(args.output) if args.output else src.with_name(src.name + ".repaired")
+    if args.output is not None:
+        _outside_pool(args.output, src, "repaired copy")
+    if dest.exists():
+        raise ConfigError(f"{dest} exists already: give another folder with --output")
+    _refuse_if_open(src)
+    report = repair_pool(src, dest)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    print(
+        f"the damaged pool {src} was left as it is; crawl the copy with "
+        f"`crawler-gui crawl {dest}`, or move it in place of the old one",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _refuse_if_open(pool_dir: Path) -> None:
+    """A pool a crawl has open is not copied (the copy would be torn)."""
+    lock = pool_dir / "frontier" / "LOCK"
+    if not lock.exists():
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: LevelDB's own lock is checked later
+        return
+    with open(lock, "rb+") as fh:
+        try:
+            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise PoolInUseError(
+                f"the pool {pool_dir} is open in a crawler-gui process; stop it first"
+            ) from exc
+        fcntl.lockf(fh, fcntl.LOCK_UN)
+
+
+def _write_atomically(target: Path, write: Callable[[TextIO], int]) -> int:
+    """``write`` into ``target`` whole or not at all (see :func:`_output`)."""
+    with _output(str(target)) as fh:
+        return write(fh)
+
+
+def _outside_pool(target: str, pool_dir: Path, what: str) -> None:
+    """Refuse an output path inside a pool's own files (or the pool folder itself)."""
+    if not target.strip():
+        raise ConfigError(f"{what} needs a file name (an empty one was given)")
+    out = Path(target).expanduser().resolve()
+    root = pool_dir.expanduser().resolve()
+    if out == root or root in out.parents:
+        raise ConfigError(
+            f"{target} is inside the pool {pool_dir}: write the {what} somewhere else "
+            "(the pool's own files must not be overwritten)"
+        )
 
 
 def _existing_store(path: str) -> Path:

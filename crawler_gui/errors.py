@@ -6,6 +6,8 @@ anything else escaping is a bug.
 
 from __future__ import annotations
 
+import errno
+
 
 class CrawlerGuiError(Exception):
     """Base of every error crawler-gui raises on purpose."""
@@ -32,6 +34,11 @@ class PoolInUseError(PoolError):
 
 class PoolCorruptError(PoolError):
     """The pool's files cannot be read as a crawler-gui pool."""
+
+
+class PoolWriteError(PoolError):
+    """A write to the pool's database failed (an I/O error of our own disk). The pool's
+    state is what it was before that write: nothing was half-applied."""
 
 
 class PoolVersionError(PoolError):
@@ -62,5 +69,47 @@ class ConfigError(CrawlerGuiError, ValueError):
     """A setting or a command-line argument is invalid."""
 
 
+class PoolURLError(PoolError, ConfigError):
+    """A pool URL that cannot be used as written (a bad port, an unknown option, a bad name):
+    an argument error (exit code 2 on the command line), never a traceback."""
+
+
 class StoreError(CrawlerGuiError):
     """The page store cannot be opened or written."""
+
+
+class StoreInUseError(StoreError):
+    """Another process (or another ``PageStore``) has this page store open."""
+
+
+class StoreWriteError(StoreError):
+    """A write to the page store failed (an I/O error of our own disk, not a corrupt store)."""
+
+
+class DiskFullError(CrawlerGuiError):
+    """Our own disk (or quota) is full: the pool, the page store, a WARC or export file could
+    not be written. Nothing already saved is lost; the write can be tried again once there is
+    room. Never an attempt charged to a URL."""
+
+
+#: How LevelDB (through plyvel) and the OS say that a disk or a quota is full.
+_FULL_TEXTS = ("no space left", "disk quota exceeded", "enospc", "edquot")
+
+
+def is_disk_full(exc: BaseException | None) -> bool:
+    """True when ``exc`` (or an exception it was raised from) says the disk is full."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, DiskFullError):
+            return True
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        args = getattr(exc, "args", ())
+        text = args[0] if args else ""
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        if any(t in str(text).lower() for t in _FULL_TEXTS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False

@@ -19,6 +19,23 @@ QM = TS.with_suffix(".qm")
 BIN = Path(sys.executable).parent
 
 ZH = {
+    # storage: sync mode, free space floor, a crawl paused for a full disk
+    "Storage": "存储",
+    "After every batch of results (safest, slowest)": "每批结果之后（最安全，最慢）",
+    "At least once a second": "至少每秒一次",
+    "When the system decides (fastest)": "由系统决定（最快）",
+    "When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash "
+    "of the program alone loses nothing either way.": "网址池的写入何时强制落盘：限定断电时可能丢失的内容。"
+    "仅程序崩溃时两种方式都不会丢失任何内容。",
+    "The crawl pauses when a disk of the crawl has less free space; 0: never": "当爬取所用磁盘的剩余空间"
+    "低于此值时暂停爬取；0：从不",
+    "Write to the disk:": "写入磁盘：",
+    "Pause below free space:": "剩余空间低于此值时暂停：",
+    "Crawl paused": "爬取已暂停",
+    "Crawl stopped": "爬取已停止",
+    "The crawl stopped.": "爬取已停止。",
+    "The crawl is paused: its data could not be written. Nothing was lost. Free some space on "
+    "the disk, then press Resume.": "爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。",
     "Open &Redis pool…": "打开 &Redis 网址池…",
     "Join a shared URL pool on a Redis server": "加入 Redis 服务器上的共享网址池",
     "Open Redis pool": "打开 Redis 网址池",
@@ -31,6 +48,15 @@ ZH = {
     "Join a shared URL pool on a Redis server as one more worker. The window shows the whole "
     "pool; Pause and Resume reach every worker.": "作为又一个工作进程加入 Redis 服务器上的共享网址池。"
     "窗口显示整个网址池；暂停和继续会传达到每个工作进程。",
+    # the Articles pane and its text window
+    "Articles": "文章",
+    "Article": "文章",
+    "Found": "发现时间",
+    "Published": "发布时间",
+    "Headline": "标题",
+    "Words": "字数",
+    "Kind": "类型",
+    "unknown": "未知",
     # the Workers pane of a shared pool
     "Workers": "工作进程",
     "Worker": "工作进程",
@@ -247,6 +273,16 @@ ZH = {
     "now": "现在",
     "ok": "正常",
     "refreshing": "刷新中",
+    # a loaded snapshot's crawl scope
+    "The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's "
+    "scope, so that their links are followed?": "该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。"
+    "要把它们加入抓取范围，以便跟随它们的链接吗？",
+    "The crawl's scope was not changed.": "抓取范围未更改。",
+    # parked hubs (a hub page that kept stopping the crawl)
+    "parked": "已搁置",
+    "Why": "原因",
+    "Why a hub is not refreshed by itself (Refresh now resumes it)": "入口页为何不再自动刷新（“立即刷新”可恢复）",
+    "parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again": "已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试",
     "refused: %1": "已拒绝：%1",
     "the user agent must not be empty": "User-Agent 不能为空",
     "■ errors/s": "■ 错误/秒",

@@ -34,7 +34,7 @@ def _ping(port: int) -> bool:
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
             conn.sendall(b"PING\r\n")
-            return conn.recv(16).startswith(b"+PONG")
+            return conn.recv(16).startswith((b"+PONG", b"-NOAUTH"))  # (-NOAUTH: a password)
     except OSError:
         return False
 
@@ -112,6 +112,23 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         procs.stop()
 
 
+#: The password of the ``redis_password_server`` fixture: distinctive, so that a test can search
+#: every output for it.
+REDIS_PASSWORD = "pw-Zq7xK2-secret"
+
+
+@pytest.fixture(scope="session")
+def redis_password_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private redis-server that needs the password :data:`REDIS_PASSWORD`; yields
+    ``redis://127.0.0.1:PORT/0`` (without the password: each test says how it gives it)."""
+    procs = _RedisProcs(tmp_path_factory.mktemp("redis-auth"))
+    try:
+        port = procs.start("--requirepass", REDIS_PASSWORD)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        procs.stop()
+
+
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A private three-primary Redis Cluster on loopback; yields the URL of one node.
@@ -166,3 +183,58 @@ def any_redis(request: pytest.FixtureRequest) -> str:
     """The URL of the session's single redis-server, then of its Redis Cluster."""
     fixture = "redis_cluster" if request.param == "cluster" else "redis_server"
     return str(request.getfixturevalue(fixture))
+
+
+class RestartableRedis:
+    """A private redis-server of one test that can be stopped and started again on the same
+    port, with its data kept (append-only file, fsync always), as an operator's restart."""
+
+    def __init__(self, where: Path) -> None:
+        self.where = where
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+
+    def start(self) -> None:
+        assert self._proc is None
+        self._log = open(self.where / "redis.log", "ab")  # noqa: SIM115 - closed by stop()
+        self._proc = subprocess.Popen(
+            [
+                *(_redis_exe(), "--bind", "127.0.0.1", "--port", str(self.port)),
+                *("--dir", str(self.where), "--save", "", "--daemonize", "no"),
+                *("--appendonly", "yes", "--appendfsync", "always"),
+            ],
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and self._proc.poll() is None:
+            if _ping(self.port):
+                return
+            time.sleep(0.05)
+        self.stop()
+        pytest.fail(f"redis-server did not start; see {self.where / 'redis.log'}")
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+@pytest.fixture
+def restartable_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RestartableRedis]:
+    server = RestartableRedis(tmp_path_factory.mktemp("redis-restart"))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()

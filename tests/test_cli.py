@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,25 @@ def cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
         timeout=timeout,
         check=False,
     )
+
+
+def wait_for_stored_pages(pool: Path, proc: subprocess.Popen[Any], min_bytes: int) -> None:
+    """Wait (up to 90 s) until the running crawl's page store holds ``min_bytes`` of data:
+    pages were fetched and flushed, and each flush is followed by the commit of its results.
+    A condition, not a fixed sleep: a loaded machine only makes it take longer."""
+    pages = pool / "pages"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the crawl ended before it was interrupted"
+        stored = (
+            sum(f.stat().st_size for f in pages.glob("*") if f.suffix in (".log", ".ldb"))
+            if pages.is_dir()
+            else 0
+        )
+        if stored >= min_bytes:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"the crawl stored fewer than {min_bytes} bytes of pages in 90 s")
 
 
 def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
@@ -122,10 +143,7 @@ def test_ctrl_c_stops_gracefully_and_running_again_resumes(tmp_path: Path) -> No
         text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (pool / "pages").exists():
-            time.sleep(0.1)
-        time.sleep(1.5)
+        wait_for_stored_pages(pool, proc, 64 * 1024)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)
     finally:
@@ -169,10 +187,7 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not (pool / "pages").exists():
-            time.sleep(0.05)
-        time.sleep(2.0)
+        wait_for_stored_pages(pool, proc, 256 * 1024)  # several flushes, so several commits
         proc.kill()
     finally:
         proc.wait(timeout=60)
@@ -195,3 +210,185 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
     finally:
         store.close()
     assert done <= stored, sorted(done - stored)[:5]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_stop_signal_stops_the_crawl_when_stderr_is_a_closed_pipe(
+    tmp_path: Path, sig: signal.Signals
+) -> None:
+    """``crawler-gui crawl … 2>&1 | head``: once ``head`` has gone, every write to standard error
+    fails; the stop signal must still stop the crawl (the handler printed first, the print
+    raised BrokenPipeError and the stop was never scheduled)."""
+    pool = tmp_path / "pool"
+    proc = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "crawler_gui", "--log-level", "INFO", "crawl", str(pool)),
+            *("--demo", "--concurrency", "1", "--no-progress"),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    try:
+        # Read until the crawl runs (its log says so), then go away like ``head`` does.
+        seen = b""
+        while b"crawl running" not in seen:
+            line = proc.stdout.readline()
+            assert line, f"the crawl ended before it ran: {seen!r}"
+            seen += line
+        proc.stdout.close()
+        proc.send_signal(sig)
+        returncode = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert returncode == 0
+    held = LevelDBPool.open(pool)
+    try:
+        totals = asyncio.run(held.snapshot()).totals
+    finally:
+        held.close_sync()
+    assert totals.pending == 0 and totals.waiting > 0  # stopped gracefully, mid-crawl
+
+
+def test_refused_seeds_are_final_and_until_idle_ends_with_the_rest(tmp_path: Path) -> None:
+    """Addresses refused even with --allow-private (unspecified, multicast) are a final
+    outcome with their reason: the demo crawl ends as soon as its pages are done, never
+    waiting for retries of the refusals (10 minutes away with --retry-base 600)."""
+    pool = tmp_path / "pool"
+    started = time.monotonic()
+    done = cli(
+        "crawl",
+        str(pool),
+        "--demo",
+        "--concurrency",
+        "24",
+        "--no-progress",
+        "--retry-base",
+        "600",
+        "--seed",
+        "http://0.0.0.0/one",
+        "--seed",
+        "http://224.0.0.1/two",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "crawl finished" in done.stderr
+    assert time.monotonic() - started < 80
+    totals = json.loads(cli("stats", str(pool)).stdout)
+    # the two seeds, and the demo's robots.txt-disallowed pages
+    assert totals["refused_urls"] >= 2 and totals["retrying"] == 0 and totals["waiting"] == 0
+    assert f"| refused {totals['refused_urls']} |" in done.stderr
+    # every URL's outcome, the refusals with their reason
+    out = tmp_path / "outcomes.jsonl"
+    exported = cli("export", str(pool), "--records", "outcomes", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    records = {r["url"]: r for r in map(json.loads, out.read_text("utf-8").splitlines())}
+    assert len(records) == sum(
+        totals[k] for k in ("done", "failed", "redirected", "retrying", "waiting")
+    )
+    for seed in ("http://0.0.0.0/one", "http://224.0.0.1/two"):
+        assert records[seed]["state"] == "refused"
+        assert records[seed]["reason"] == "blocked_address"
+    refused = [r for r in records.values() if r["state"] == "refused"]
+    assert len(refused) == totals["refused_urls"]
+    assert {r["reason"] for r in refused} <= {"blocked_address", "robots", "out_of_scope"}
+    assert all(r["kind"] == "outcome" for r in records.values())
+    assert any(r["state"] == "done" for r in records.values())
+    nowhere = cli("export", str(pool), "--records", "outcomes", "-o", str(tmp_path / "no" / "x"))
+    assert nowhere.returncode == 1 and "Traceback" not in nowhere.stderr
+    assert nowhere.stderr.strip().startswith("crawler-gui: cannot write")
+
+
+def test_timeouts_on_the_command_line_reach_the_settings_with_defaults_in_help() -> None:
+    from crawler_gui.cli import build_parser, settings_from_args
+    from crawler_gui.engine.settings import CrawlSettings
+
+    parser = build_parser()
+    args = parser.parse_args(
+        ["crawl", "p", "--connect-timeout", "2.5", "--read-timeout", "4", "--timeout", "9"]
+    )
+    s = settings_from_args(args)
+    assert (s.connect_timeout, s.read_timeout, s.total_timeout) == (2.5, 4.0, 9.0)
+    d = settings_from_args(parser.parse_args(["crawl", "p"]))
+    default = CrawlSettings()
+    assert (d.connect_timeout, d.read_timeout, d.total_timeout) == (
+        default.connect_timeout,
+        default.read_timeout,
+        default.total_timeout,
+    )
+    shown = " ".join(cli("crawl", "--help").stdout.split())
+    for option, value in (
+        ("--connect-timeout", default.connect_timeout),
+        ("--read-timeout", default.read_timeout),
+        ("--timeout", default.total_timeout),
+    ):
+        assert option in shown
+        assert f"(default {value:g})" in shown
+    bad = cli("crawl", "p", "--timeout", "0")
+    assert bad.returncode == 2 and "must be more than 0" in bad.stderr
+
+
+def test_extract_later_then_extract_command(tmp_path: Path) -> None:
+    pool = tmp_path / "pool"
+    done = cli(
+        "crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", "--extract", "later"
+    )
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "before.jsonl"
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    before = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    assert before and all(r["kind"] is None for r in before)
+    ran = cli("extract", str(pool), "--extract-workers", "1", timeout=240)
+    assert ran.returncode == 0, ran.stderr
+    assert "articles" in ran.stderr
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    after = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    kinds = {r["url"]: r["kind"] for r in after}
+    assert all(k is not None for k in kinds.values())
+    articles = [r for r in after if r["kind"] == "article"]
+    assert articles and all(r["article"]["title"] and r["article"]["text"] for r in articles)
+    # Home and section pages of the demo site are lists, never articles.
+    hubs = [u for u in kinds if u.endswith("/")]
+    assert hubs and all(kinds[u] != "article" for u in hubs)
+    again = cli("extract", str(pool), timeout=120)  # nothing left to extract
+    assert again.returncode == 0 and "0 pages extracted" in again.stderr
+
+
+def test_bad_zone_is_a_usage_error(tmp_path: Path) -> None:
+    bad = cli("crawl", str(tmp_path / "p"), "--demo", "--zone", "example.cn=8")
+    assert bad.returncode == 2
+    assert "HOST=+HH:MM" in bad.stderr
+
+
+def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None:
+    from crawler_gui.demo.site import DemoSite
+
+    pool = tmp_path / "pool"
+    done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", timeout=240)
+    assert done.returncode == 0, done.stderr
+    out = tmp_path / "pages.jsonl"
+    assert cli("export", str(pool), "-o", str(out)).returncode == 0
+    records = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    site = DemoSite()  # the same seed: the same titles and times (not started)
+    checked = 0
+    for r in records:
+        m = re.fullmatch(r"http://127\.0\.0\.(\d+):\d+/\w+/a(\d+)\.html", r["final_url"])
+        if r["status"] != 200:
+            continue
+        if m is None:  # home and section pages
+            assert r["kind"] == "list", (r["url"], r["why"])
+            assert r["article"] is None
+            continue
+        host, index = int(m[1]), int(m[2])
+        assert r["kind"] == "article", (r["url"], r["why"])
+        art = r["article"]
+        assert art["title"] == site.article_title(host, index)
+        assert art["published"] == site.published(host, index) + "+08:00"
+        assert art["zone_inferred"] is True
+        assert len(art["authors"]) == 1
+        for noise in ("说得好", "相关 Related", "版权所有", "分享到"):
+            assert noise not in art["text"]
+        checked += 1
+    assert checked > 100

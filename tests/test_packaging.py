@@ -192,3 +192,22 @@ def test_a_part_without_a_licence_text_is_a_problem(tmp_path: Path):
         "crawler-gui: no licence text in its metadata (MIT); put the text"
     )
     assert problems[0].endswith("packaging/licenses/crawler-gui/")
+
+
+def test_every_package_of_the_source_tree_is_installed() -> None:
+    """``pip install .`` installs only the packages pyproject.toml lists: a subpackage left out
+    works in a checkout and is missing from every installed copy and the frozen app."""
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    listed = set(
+        tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"][
+            "packages"
+        ]
+    )
+    found = {
+        ".".join(init.parent.relative_to(root).parts)
+        for init in (root / "crawler_gui").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert found - listed == set()

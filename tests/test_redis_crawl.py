@@ -7,6 +7,7 @@ test's event loop on loopback, and ``python -m crawler_gui crawl redis://...`` w
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import sys
 import uuid
@@ -250,3 +251,54 @@ def test_stats_of_a_redis_pool_from_the_command_line(redis_server: str) -> None:
         check=False,
     )
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
+
+
+def test_three_workers_started_in_one_folder_each_get_a_store_and_a_restart_finds_one(
+    redis_server: str, tmp_path: Path
+) -> None:
+    """No --store-dir, no --worker: as the README starts N workers. Each gets a page store of
+    its own under ./crawler-gui-NAME/ (before: two of three exited "page store in use"), and a
+    worker started again later resumes one of them instead of making a new one."""
+    folder = tmp_path / "here"
+    folder.mkdir()
+
+    async def worker(url: str) -> asyncio.subprocess.Process:
+        return await asyncio.create_subprocess_exec(
+            *(sys.executable, "-m", "crawler_gui", "crawl", url, "--until-idle"),
+            *("--allow-private", "--concurrency", "4", "--delay", "0", "--no-progress"),
+            *("--retry-base", "0.2"),
+            cwd=folder,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+
+    async def main() -> None:
+        async with DemoSite(hosts=6, articles_per_host=12, latency=0.02) as site:
+            url = pool_url(redis_server)
+            name = url.rsplit("name=", 1)[1]
+            await seed_pool(url, site, tmp_path / "seeder")
+            procs = [await worker(url) for _ in range(WORKERS)]
+            results = await asyncio.wait_for(asyncio.gather(*(p.communicate() for p in procs)), 50)
+            errs = [err.decode() for _out, err in results]
+            assert [p.returncode for p in procs] == [0] * WORKERS, errs
+            base = folder / f"crawler-gui-{name}"
+            stores = sorted(p.name for p in base.iterdir())
+            assert stores == ["auto-1", "auto-2", "auto-3"]
+            for err in errs:  # each says where its pages went
+                assert f"pages in {base}{os.sep}auto-" in err
+            stored = {s: stored_final_urls(base / s) for s in stores}
+            finals = [u for urls in stored.values() for u in urls]
+            assert set(finals) == site.expected_urls() and len(finals) == len(set(finals))
+
+            # A restart (new pid, so a new default worker id) finds the first free store again.
+            before = len(stored["auto-1"])
+            async with DemoSite(hosts=1, articles_per_host=8) as more:
+                await seed_pool(url, more, tmp_path / "seeder")
+                again = await worker(url)
+                _out, err = await asyncio.wait_for(again.communicate(), 30)
+                assert again.returncode == 0, err.decode()
+                assert f"pages in {base / 'auto-1'}" in err.decode()
+            assert sorted(p.name for p in base.iterdir()) == stores  # no fourth store
+            assert len(stored_final_urls(base / "auto-1")) > before
+
+    asyncio.run(asyncio.wait_for(main(), 100))

@@ -10,10 +10,11 @@ All times are POSIX seconds from the pool's injected clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from crawler_gui.core.policy import FetchResult
 
@@ -54,6 +55,114 @@ class Lease(NamedTuple):
     started: float
     expires: float
     referrer: str | None = None
+
+
+#: Separates the parts of a failed URL's stored detail (never in a URL or a referrer).
+_SEP = "\x00"
+
+
+def pack_failure(referrer: str | None, result: FetchResult) -> str:
+    """The stored detail of a failed or refused URL: its referrer, then the last HTTP status,
+    the reason (an :class:`~crawler_gui.core.policy.ErrorKind` value, empty for an HTTP
+    status alone) and the message, NUL-separated. Both backends keep it in the URL record,
+    where a done or waiting URL keeps only its referrer."""
+    status = "" if result.status is None else str(result.status)
+    reason = "" if result.error is None else result.error.value
+    message = result.message.replace(_SEP, " ")[:500]
+    return _SEP.join(((referrer or "").replace(_SEP, ""), status, reason, message))
+
+
+class FailureDetail(NamedTuple):
+    referrer: str | None
+    status: int | None
+    reason: str
+    message: str
+
+
+def unpack_failure(extra: str | None) -> FailureDetail:
+    """Read :func:`pack_failure`'s text; a record from before it holds the referrer only."""
+    if not extra:
+        return FailureDetail(None, None, "", "")
+    parts = extra.split(_SEP, 3)
+    if len(parts) < 4:
+        return FailureDetail(parts[0] or None, None, "", "")
+    ref, status, reason, message = parts
+    return FailureDetail(ref or None, int(status) if status.isdigit() else None, reason, message)
+
+
+def referrer_of(extra: str | None) -> str | None:
+    """The referrer in a URL record's detail (whatever its state)."""
+    if not extra:
+        return None
+    return extra.split(_SEP, 1)[0] or None
+
+
+#: URL states by their one-letter code in both backends' URL records.
+STATE_BY_CODE = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
+
+
+def outcome_record(
+    url: str,
+    code: str,
+    depth: int,
+    attempts: int,
+    changed: float,
+    extra: str | None,
+    *,
+    refusal: str | None = None,
+    next_try: float | None = None,
+    last_error: str | None = None,
+) -> dict[str, Any]:
+    """One URL's outcome as an export record (``export --records outcomes``, documented in
+    ``docs/storage.md``), from the fields of a URL record of either backend. ``refusal`` is
+    the refusal index's ``reason TAB target`` when the URL was refused by policy."""
+    state = STATE_BY_CODE.get(code, code)
+    rec: dict[str, Any] = {
+        "kind": "outcome",
+        "url": url,
+        "state": state,
+        "depth": depth,
+        "attempts": attempts,
+        "changed_at": datetime.fromtimestamp(changed, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z"),
+        "changed_at_ts": changed,
+        "referrer": None,
+        "status": None,
+        "reason": None,
+        "message": None,
+        "target": None,
+    }
+    if code == "X":
+        rec["target"] = extra or None
+        return rec
+    if code == "F":
+        detail = unpack_failure(extra)
+        rec["referrer"] = detail.referrer
+        rec["status"] = detail.status
+        rec["reason"] = detail.reason or None
+        rec["message"] = detail.message or None
+        if refusal is not None:
+            reason, _tab, target = refusal.partition("\t")
+            rec["state"] = "refused"
+            rec["reason"] = reason
+            rec["target"] = target or None
+        return rec
+    rec["referrer"] = referrer_of(extra)
+    if code == "R":
+        rec["message"] = last_error
+        rec["next_try_ts"] = next_try
+    return rec
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """A URL refused by policy when it was fetched (address, robots.txt, scope), kept by the
+    pool so that a wider policy can look at it again (``requeue_refused``)."""
+
+    url: str
+    reason: str  #: an ErrorKind value: blocked_address, robots or out_of_scope
+    target: str  #: for out_of_scope, the redirect target that left the scope ("" if unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +232,16 @@ class HubRow(NamedTuple):
     last_result: str
     next_due: float
     in_flight: bool
+    #: Why the hub is parked ("" when it is not): :data:`PARKED_CRASHED`. A parked hub is not
+    #: refreshed until the user refreshes it (``refresh_hub``).
+    parked: str = ""
+    #: Leases of the hub lost in a row (its process died, or the lease expired).
+    crashes: int = 0
+
+
+#: ``HubRow.parked``: the hub's fetch was lost (the process died or the lease expired) as many
+#: times in a row as a page may lose it (``RetryPolicy.failure_threshold``).
+PARKED_CRASHED = "crashed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +258,9 @@ class PoolTotals:
     overflow: int
     failure_threshold: int
     pending_threshold: float
+    #: URLs refused by policy when fetched (blocked address, robots.txt, out of scope): a
+    #: permanent outcome, counted among ``failed`` too, but never an error nor retried.
+    refused_urls: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +326,12 @@ class Frontier(Protocol):
         """Raise the minimum politeness delay of one host (robots.txt ``Crawl-delay``)."""
         ...
 
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs that ``keep`` accepts (the policy grew wider: private
+        addresses allowed, robots.txt off, a wider scope); return how many. Each goes back at
+        its depth with its referrer, with no attempt counted."""
+        ...
+
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched, no attempt counted (a stop that cannot wait)."""
         ...
@@ -218,8 +346,10 @@ class Frontier(Protocol):
         """When the next URL or hub becomes poppable; None when nothing is waiting."""
         ...
 
-    async def save_snapshot(self, path: str | Path) -> int:
-        """Write the whole pool to one portable file (atomically); return records written."""
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Write the whole pool to one portable file (atomically); return records written.
+        ``scope``: the registered domains of the crawl's seeds and hubs, saved with it (a
+        shared pool adds its own scope set)."""
         ...
 
     async def load_snapshot(self, path: str | Path) -> int:

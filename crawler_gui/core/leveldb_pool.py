@@ -15,14 +15,19 @@ and snapshot files are written and read in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import logging
 import math
+import os
 import shutil
 import struct
+import threading
+import time
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -31,6 +36,7 @@ import plyvel
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
 from crawler_gui.core.frontier import (
+    PARKED_CRASHED,
     AddReport,
     AddRequest,
     HostRow,
@@ -40,18 +46,28 @@ from crawler_gui.core.frontier import (
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    Refusal,
     RetryRow,
+    outcome_record,
+    pack_failure,
+    referrer_of,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
 from crawler_gui.core.urls import canonicalize, host_of
 from crawler_gui.errors import (
+    CrawlerGuiError,
+    DiskFullError,
     InvalidURLError,
     PoolBusyError,
     PoolClosedError,
     PoolCorruptError,
+    PoolError,
     PoolInUseError,
     PoolVersionError,
+    PoolWriteError,
+    SnapshotError,
     SnapshotFormatError,
+    is_disk_full,
 )
 
 log = logging.getLogger(__name__)
@@ -69,6 +85,7 @@ P_LEASE = b"l/"  # l/<url> -> lease record
 P_RETRY = b"r/"  # r/<url> -> retry record (JSON)
 P_HUB = b"h/"  # h/<url> -> hub record (JSON)
 P_HOST = b"s/"  # s/<host> -> host record
+P_REFUSAL = b"n/"  # n/<url> -> reason TAB redirect target (a URL refused by policy; also F)
 
 # URL record: state, depth, attempts, seq, time; then the referrer (or redirect target), UTF-8.
 _UREC = struct.Struct(">cHHQd")
@@ -85,6 +102,11 @@ STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 
 READ_AHEAD = 16
 CHUNK = 5000
+#: How long closing waits for a snapshot save's thread to notice that it must stop.
+READER_STOP_SECONDS = 30.0
+#: URLs per write batch of ``add_many``, yielding to the loop in between: about 5 ms each (a
+#: page with 300,000 links must not freeze the window for the seconds they take in all).
+ADD_CHUNK = 500
 
 
 def _qkey(host: str, depth: int, seq: int) -> bytes:
@@ -197,7 +219,18 @@ class _Host:
 
 
 class _Hub:
-    __slots__ = ("due", "host", "in_flight", "last_refresh", "last_result", "span", "url")
+    __slots__ = (
+        "crashes",
+        "due",
+        "fails",
+        "host",
+        "in_flight",
+        "last_refresh",
+        "last_result",
+        "parked",
+        "span",
+        "url",
+    )
 
     def __init__(self, url: str, host: str, span: float) -> None:
         self.url = url
@@ -207,14 +240,36 @@ class _Hub:
         self.last_result = ""
         self.due = 0.0
         self.in_flight = False
+        #: Leases of this hub lost in a row (the process died, or the lease expired): a hub
+        #: that kills the process is parked after as many as a page may lose.
+        self.crashes = 0
+        #: Ordinary failed refreshes in a row: the backoff grows with them, up to the span.
+        self.fails = 0
+        #: Why the hub is parked (``hub_parked``), "" when it is not. A parked hub is never
+        #: due until the user refreshes it.
+        self.parked = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        rec: dict[str, Any] = {
             "span": self.span,
             "last": self.last_refresh,
             "result": self.last_result,
             "due": self.due,
         }
+        if self.crashes:
+            rec["crashes"] = self.crashes
+        if self.fails:
+            rec["fails"] = self.fails
+        if self.parked:
+            rec["parked"] = self.parked
+        return rec
+
+    def read_extra(self, rec: dict[str, Any]) -> None:
+        """The counters and the parked reason of a stored or snapshot hub record (absent in
+        records of older versions: zero and not parked)."""
+        self.crashes = int(rec.get("crashes", 0) or 0)
+        self.fails = int(rec.get("fails", 0) or 0)
+        self.parked = str(rec.get("parked", "") or "")
 
 
 class _Retry:
@@ -242,6 +297,47 @@ class _Retry:
 
     def to_json(self) -> bytes:
         return snapshot_file.dumps({"a": self.attempts, "e": self.last_error, "n": self.next_try})
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _reads_checked(method: _F) -> _F:
+    """A damaged table met while crawling (a queue or URL record in a bad block) is a clear
+    PoolCorruptError, not a LevelDB exception."""
+
+    @functools.wraps(method)
+    def checked(self: LevelDBPool, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except plyvel.CorruptionError as exc:
+            raise PoolCorruptError(
+                f"the pool {self.path} is corrupt: {_error_text(exc)}{_repair_hint(self.path)}"
+            ) from exc
+
+    return checked  # type: ignore[return-value]
+
+
+class _Batch:
+    """A LevelDB write batch whose ``write`` goes through the pool (failed writes)."""
+
+    __slots__ = ("_pool", "_wb", "delete", "put")
+
+    def __init__(self, pool: LevelDBPool, wb: Any) -> None:
+        self._pool = pool
+        self._wb = wb
+        self.put = wb.put
+        self.delete = wb.delete
+
+    def write(self) -> None:
+        self._pool._write(self._wb)
+
+    def __enter__(self) -> _Batch:
+        return self
+
+    def __exit__(self, exc_type: object, *_rest: object) -> None:
+        if exc_type is None:
+            self.write()
 
 
 class LevelDBPool:
@@ -276,24 +372,54 @@ class LevelDBPool:
         self._t_failed = 0
         self._t_retrying = 0
         self._t_redirected = 0
+        #: The write that failed (disk full, I/O error): no more writes until ``recover()``
+        #: has reopened the database (LevelDB keeps appending to a log it left half-written).
+        self._write_error: BaseException | None = None
+        self._last_sync = time.monotonic()
+        #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
+        self._readers: list[tuple[threading.Event, threading.Event]] = []
+        self._t_refused = 0
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
     def open(
-        cls, path: str | Path, config: PoolConfig | None = None, clock: Clock | None = None
+        cls,
+        path: str | Path,
+        config: PoolConfig | None = None,
+        clock: Clock | None = None,
+        *,
+        create: bool = True,
     ) -> LevelDBPool:
-        """Open (or create) the pool in directory ``path``.
+        """Open (or, with ``create``, make) the pool in directory ``path``.
+
+        A database is made only in a new pool: ``frontier/`` missing or empty. An existing
+        pool whose LevelDB metadata is missing or damaged is refused and left untouched
+        (LevelDB would otherwise start an empty database over it and delete its tables).
 
         Raises PoolInUseError if another process has it open, PoolCorruptError if the files are
-        not a crawler-gui pool, PoolVersionError if they were written by a newer version.
+        not a readable crawler-gui pool, PoolVersionError if they were written by a newer
+        version.
         """
         root = Path(path)
-        root.mkdir(parents=True, exist_ok=True)
+        if create:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise PoolError(f"cannot create the pool folder {root}: {exc}") from exc
         _recover_interrupted_load(root)
-        db = _open_db(root / DB_DIRNAME)
+        db = _open_db(root / DB_DIRNAME, create=create)
         pool = cls(root, db, config or PoolConfig(), clock or SystemClock())
         try:
             pool._load()
+        except plyvel.Error as exc:
+            db.close()
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the pool {root}: the disk is full ({_error_text(exc)})"
+                ) from exc
+            raise PoolCorruptError(
+                f"the pool {root} cannot be read: {_error_text(exc)}{_repair_hint(root)}"
+            ) from exc
         except BaseException:
             db.close()
             raise
@@ -301,11 +427,16 @@ class LevelDBPool:
 
     @classmethod
     async def open_async(
-        cls, path: str | Path, config: PoolConfig | None = None, clock: Clock | None = None
+        cls,
+        path: str | Path,
+        config: PoolConfig | None = None,
+        clock: Clock | None = None,
+        *,
+        create: bool = True,
     ) -> LevelDBPool:
-        return await asyncio.to_thread(cls.open, path, config, clock)
+        return await asyncio.to_thread(cls.open, path, config, clock, create=create)
 
-    def _load(self) -> None:
+    def _load(self, *, adopt_leases: bool = False) -> None:
         db = self._db
         version = db.get(K_SCHEMA)
         if version is None:
@@ -338,6 +469,8 @@ class LevelDBPool:
                 self._t_failed += h.failed
                 self._t_retrying += h.retrying
                 self._t_redirected += h.redirected
+            for _key in db.iterator(prefix=P_REFUSAL, include_value=False):
+                self._t_refused += 1
             for key, raw in db.iterator(prefix=P_HUB):
                 url = key[len(P_HUB) :].decode()
                 rec = snapshot_file.loads(raw)
@@ -345,8 +478,10 @@ class LevelDBPool:
                 hub.last_refresh = float(rec["last"])
                 hub.last_result = str(rec["result"])
                 hub.due = float(rec["due"])
+                hub.read_extra(rec)
                 self._hubs[url] = hub
-                heapq.heappush(self._hub_heap, (hub.due, url))
+                if not hub.parked:
+                    heapq.heappush(self._hub_heap, (hub.due, url))
             for key, raw in db.iterator(prefix=P_RETRY):
                 url = key[len(P_RETRY) :].decode()
                 rec = snapshot_file.loads(raw)
@@ -369,7 +504,9 @@ class LevelDBPool:
             leases = list(db.iterator(prefix=P_LEASE))
         except (struct.error, KeyError, ValueError, TypeError, UnicodeDecodeError) as exc:
             raise PoolCorruptError(f"{self.path}: a pool record cannot be read ({exc})") from exc
-        if leases:
+        if adopt_leases:  # a rebuild after a failed write: they are this process's fetches
+            self._adopt_leases(leases)
+        elif leases:
             self._reclaim_dead_leases(leases)
         now = self.clock.now()
         for h in self._hosts.values():
@@ -385,10 +522,31 @@ class LevelDBPool:
             len(self._hubs),
         )
 
+    def _adopt_leases(self, leases: list[tuple[bytes, bytes]]) -> None:
+        """The lease records are this process's own fetches in flight (a rebuild after a
+        failed write): keep them as leases."""
+        for key, raw in leases:
+            url = key[len(P_LEASE) :].decode()
+            started, expires, depth, seq, is_hub = _LREC.unpack(raw)
+            h = self._host(host_of(url))
+            h.in_flight += 1
+            attempts, ref = 0, None
+            if is_hub:
+                hub = self._hubs.get(url)
+                if hub is not None:
+                    hub.in_flight = True
+            else:
+                urec = self._db.get(P_URL + url.encode())
+                if urec is not None:
+                    _s, _d, attempts, _q, _t, ref = _read_urec(urec)
+            lease = Lease(url, h.name, depth, bool(is_hub), started, expires, ref)
+            self._leases[url] = (lease, seq, attempts, ref)
+            heapq.heappush(self._lease_heap, (expires, url))
+
     def _reclaim_dead_leases(self, leases: list[tuple[bytes, bytes]]) -> None:
         """Leases found at open belong to a process that died: each counts as an attempt."""
         now = self.clock.now()
-        with self._db.write_batch(transaction=True) as wb:
+        with self._batch() as wb:
             dirty: dict[_Host, None] = {}
             for key, raw in leases:
                 url = key[len(P_LEASE) :].decode()
@@ -397,9 +555,7 @@ class LevelDBPool:
                 if is_hub:
                     hub = self._hubs.get(url)
                     if hub is not None:
-                        hub.due = now
-                        heapq.heappush(self._hub_heap, (now, url))
-                        wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+                        self._hub_lost(wb, hub, now, "process stopped")
                     continue
                 h = self._host(host_of(url))
                 urec = self._db.get(P_URL + url.encode())
@@ -409,6 +565,27 @@ class LevelDBPool:
             for h in dirty:
                 wb.put(P_HOST + h.name.encode(), h.pack())
         log.warning("reclaimed %d leases left by a process that stopped", len(leases))
+
+    def _hub_lost(self, wb: Any, hub: _Hub, now: float, label: str) -> None:
+        """A hub's lease ended without a result (its process died, or the lease expired): one
+        attempt counted, as for a page. A hub that lost as many leases in a row as a page may
+        (``RetryPolicy.gives_up``) is parked until the user refreshes it: a page that kills
+        the process must not crash-loop the crawl."""
+        hub.in_flight = False
+        hub.crashes += 1
+        hub.last_result = label
+        if self.config.retry.gives_up(hub.crashes):
+            hub.parked = PARKED_CRASHED
+            log.warning(
+                "hub %s parked: its process stopped or its lease expired %d times in a row "
+                "while fetching it; refresh it to try again",
+                hub.url,
+                hub.crashes,
+            )
+        else:
+            hub.due = now
+            heapq.heappush(self._hub_heap, (now, hub.url))
+        wb.put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
 
     def _requeue_or_fail(
         self,
@@ -437,12 +614,115 @@ class LevelDBPool:
         self._t_waiting += 1
         self._buffer_insert(h, qkey, qval)
 
+    # ---- writing ------------------------------------------------------------------------------
+    def _batch(self, sync: bool = False) -> _Batch:
+        """A write batch, synced when asked, when the config syncs every batch, or when the
+        last synced write is older than ``config.sync_seconds`` (bounds a power cut's loss)."""
+        cfg = self.config
+        if not (sync or cfg.sync) and cfg.sync_seconds is not None:
+            now = time.monotonic()
+            sync = now - self._last_sync >= cfg.sync_seconds
+        if sync or cfg.sync:
+            sync = True
+            self._last_sync = time.monotonic()
+        return _Batch(self, self._db.write_batch(transaction=True, sync=sync))
+
+    def _put(self, key: bytes, value: bytes) -> None:
+        with self._batch() as wb:
+            wb.put(key, value)
+
+    def _write(self, wb: Any) -> None:
+        if self._write_error is not None:  # the caller changed memory: undo it
+            self._rebuild()
+            raise self._storage_error(self._write_error)
+        try:
+            wb.write()
+        except plyvel.Error as exc:
+            self._write_failed(exc)
+
+    def _storage_error(self, exc: BaseException) -> CrawlerGuiError:
+        text = _error_text(exc)
+        if is_disk_full(exc):
+            return DiskFullError(
+                f"the disk is full: the pool {self.path} cannot be written ({text})"
+            )
+        return PoolWriteError(f"writing to the pool {self.path} failed: {text}")
+
+    def _write_failed(self, exc: BaseException) -> None:
+        """A write batch failed: nothing of it reached the database, but the caller already
+        changed the state in memory. Rebuild that from the database (reads only); block
+        writes until :meth:`recover`."""
+        self._write_error = exc
+        log.info("a write to the pool failed: %s", _error_text(exc))
+        self._rebuild()
+        raise self._storage_error(exc) from exc
+
+    def _rebuild(self) -> None:
+        """The in-memory state again from the database; leases are kept as this process's."""
+        version = self._version
+        for name in (
+            "_hosts",
+            "_retries",
+            "_hubs",
+            "_leases",
+        ):
+            getattr(self, name).clear()
+        self._ready.clear()
+        self._sleep.clear()
+        self._lease_heap.clear()
+        self._retry_heap.clear()
+        self._hub_heap.clear()
+        self._t_waiting = self._t_done = self._t_failed = 0
+        self._t_retrying = self._t_redirected = 0
+        self._load(adopt_leases=True)
+        self._version = version + 1
+
+    @property
+    def write_error(self) -> str | None:
+        """Why writes are blocked (a failed write not yet recovered from), or None."""
+        return _error_text(self._write_error) if self._write_error is not None else None
+
+    def recover(self) -> bool:
+        """After a failed write (say the disk was full and space is back): reopen the database
+        (a fresh write-ahead log; the half-written one is read back up to its last whole
+        record) and rebuild the state, keeping the leases in flight. Returns False when there
+        was nothing to recover from; raises DiskFullError / PoolWriteError if it still fails."""
+        if self._write_error is None:
+            return False
+        if self._closed:
+            raise PoolClosedError("the pool is closed")
+        self._stop_readers()
+        self._db.close()
+        try:
+            self._db = _open_db(self.path / DB_DIRNAME, create=False)
+        except PoolError:
+            # Still no room (LevelDB writes a table and a new log when it opens): keep a
+            # handle for reads and stay blocked.
+            try:
+                self._db = _open_db(self.path / DB_DIRNAME, create=False)
+            except PoolError as again:
+                self._closed = True
+                raise again from None
+            raise self._storage_error(self._write_error) from None
+        try:
+            self._rebuild()
+            with self._batch(sync=True) as wb:  # proves that writes work again
+                wb.put(K_SEQ, _SEQ.pack(self._seq))
+        except plyvel.Error as exc:
+            self._write_error = exc
+            raise self._storage_error(exc) from exc
+        self._write_error = None
+        log.info("the pool %s is writable again", self.path)
+        return True
+
     # ---- helpers ------------------------------------------------------------------------------
     def _check_open(self) -> None:
         if self._closed:
             raise PoolClosedError("the pool is closed")
         if self._loading:
             raise PoolBusyError("a snapshot is being loaded into the pool; try again shortly")
+        if self._write_error is not None:
+            raise self._storage_error(self._write_error)
 
     def _host(self, name: str) -> _Host:
         h = self._hosts.get(name)
@@ -506,7 +786,7 @@ class LevelDBPool:
         chunk: list[AddRequest | str] = []
         for item in items:
             chunk.append(item)
-            if len(chunk) >= CHUNK:
+            if len(chunk) >= ADD_CHUNK:
                 report.merge(self.add_many_sync(chunk, always=always))
                 chunk = []
                 await asyncio.sleep(0)
@@ -514,6 +794,7 @@ class LevelDBPool:
             report.merge(self.add_many_sync(chunk, always=always))
         return report
 
+    @_reads_checked
     def add_many_sync(
         self, items: Iterable[AddRequest | str], *, always: bool = False
     ) -> AddReport:
@@ -528,7 +809,7 @@ class LevelDBPool:
         max_len = cfg.max_url_length
         batch: dict[str, None] = {}
         dirty: dict[_Host, None] = {}
-        wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        wb = self._batch()
         seq = self._seq
         for item in items:
             if isinstance(item, str):
@@ -591,6 +872,10 @@ class LevelDBPool:
         elif state == F:
             h.failed -= 1
             self._t_failed -= 1
+            nkey = P_REFUSAL + url.encode()
+            if self._db.get(nkey) is not None:
+                wb.delete(nkey)
+                self._t_refused -= 1
         elif state == X:
             h.redirected -= 1
             self._t_redirected -= 1
@@ -604,6 +889,7 @@ class LevelDBPool:
     async def pop(self, count: int, hub_percent: int = 50) -> list[Lease]:
         return self.pop_sync(count, hub_percent)
 
+    @_reads_checked
     def pop_sync(self, count: int, hub_percent: int = 50) -> list[Lease]:
         self._check_open()
         if count <= 0:
@@ -615,7 +901,7 @@ class LevelDBPool:
         max_if = cfg.politeness.max_in_flight
         expires = now + cfg.pending_threshold
         out: list[Lease] = []
-        wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         # 1. hubs that are due, at most hub_percent of the batch
         hub_quota = math.ceil(count * max(0, min(100, hub_percent)) / 100)
@@ -624,7 +910,7 @@ class LevelDBPool:
             while self._hub_heap and len(out) < hub_quota and self._hub_heap[0][0] <= now:
                 due, url = heapq.heappop(self._hub_heap)
                 hub = self._hubs.get(url)
-                if hub is None or hub.in_flight or hub.due != due:
+                if hub is None or hub.in_flight or hub.due != due or hub.parked:
                     continue  # stale heap entry
                 h = self._host(hub.host)
                 if h.in_flight >= max_if or h.allowed_at() > now:
@@ -706,7 +992,7 @@ class LevelDBPool:
         if not heap or heap[0][0] > now:
             return 0
         n = 0
-        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         while heap and heap[0][0] <= now:
             expires, url = heapq.heappop(heap)
@@ -721,11 +1007,7 @@ class LevelDBPool:
             if lease.is_hub:
                 hub = self._hubs.get(url)
                 if hub is not None:
-                    hub.in_flight = False
-                    hub.due = now
-                    hub.last_result = "lease expired"
-                    heapq.heappush(self._hub_heap, (now, url))
-                    wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+                    self._hub_lost(wb, hub, now, "lease expired")
             else:
                 self._requeue_or_fail(wb, h, url, lease.depth, seq, attempts, ref, now)
             log.warning(
@@ -740,12 +1022,57 @@ class LevelDBPool:
         wb.write()
         return n
 
+    def iter_outcomes(self) -> Iterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (``outcome_record``), from a consistent
+        view of the database; for ``export --records outcomes`` (the command line: this
+        reads the whole pool, without yielding to any loop)."""
+        self._check_open()
+        with self._db.snapshot() as snap:
+            refusals = {
+                key[len(P_REFUSAL) :].decode(): raw.decode()
+                for key, raw in snap.iterator(prefix=P_REFUSAL)
+            }
+            for key, raw in snap.iterator(prefix=P_URL):
+                url = key[len(P_URL) :].decode()
+                state, depth, attempts, _seq, t, extra = _read_urec(raw)
+                retry = self._retries.get(url) if state == R else None
+                yield outcome_record(
+                    url,
+                    state.decode(),
+                    depth,
+                    attempts,
+                    t,
+                    extra,
+                    refusal=refusals.get(url),
+                    next_try=retry.next_try if retry else None,
+                    last_error=retry.last_error if retry else None,
+                )
+
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
+        self._check_open()
+        wanted: list[AddRequest] = []
+        for n, (key, raw) in enumerate(self._db.iterator(prefix=P_REFUSAL)):
+            if n % CHUNK == CHUNK - 1:
+                await asyncio.sleep(0)
+            url = key[len(P_REFUSAL) :].decode()
+            reason, _tab, target = raw.decode().partition("\t")
+            if not keep(Refusal(url, reason, target)):
+                continue
+            urec = self._db.get(P_URL + url.encode())
+            if urec is None or urec[:1] != F:
+                continue
+            _s, depth, _a, _seq, _t, extra = _read_urec(urec)
+            wanted.append(AddRequest(url, depth, referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
+
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait): each goes back to where it was
         in its queue, with no attempt counted. Returns how many were released."""
         self._check_open()
         now = self.clock.now()
-        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         n = 0
         for url in urls:
@@ -780,7 +1107,7 @@ class LevelDBPool:
         heap = self._retry_heap
         if not heap or heap[0][0] > now:
             return
-        wb = self._db.write_batch(transaction=True, sync=self.config.sync)
+        wb = self._batch()
         dirty: dict[_Host, None] = {}
         while heap and heap[0][0] <= now:
             t, url = heapq.heappop(heap)
@@ -813,11 +1140,12 @@ class LevelDBPool:
     async def set_status_many(self, results: Sequence[tuple[str, FetchResult]]) -> None:
         self.set_status_many_sync(results)
 
+    @_reads_checked
     def set_status_many_sync(self, results: Sequence[tuple[str, FetchResult]]) -> None:
         self._check_open()
         now = self.clock.now()
         cfg = self.config
-        wb = self._db.write_batch(transaction=True, sync=cfg.sync)
+        wb = self._batch()
         put = wb.put
         dirty: dict[_Host, None] = {}
         follow: list[AddRequest] = []
@@ -869,13 +1197,25 @@ class LevelDBPool:
                 if result.redirect_to:
                     follow.append(AddRequest(result.redirect_to, lease.depth, url))
             elif outcome is Outcome.FAILED:
-                wb.put(ukey, _urec(F, lease.depth, attempts + 1, seq, now, ref))
+                wb.put(
+                    ukey, _urec(F, lease.depth, attempts + 1, seq, now, pack_failure(ref, result))
+                )
                 h.failed += 1
                 self._t_failed += 1
+            elif outcome is Outcome.REFUSED:  # decided by policy: no attempt counted
+                detail = pack_failure(ref, result)
+                wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, detail))
+                reason = result.error.value if result.error else "refused"
+                wb.put(P_REFUSAL + ub, f"{reason}\t{result.redirect_to or ''}".encode())
+                h.failed += 1
+                self._t_failed += 1
+                self._t_refused += 1
             else:  # RETRY or THROTTLED
                 attempts += 1
                 if cfg.retry.gives_up(attempts):
-                    wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, ref))
+                    wb.put(
+                        ukey, _urec(F, lease.depth, attempts, seq, now, pack_failure(ref, result))
+                    )
                     wb.delete(P_RETRY + url.encode())
                     h.failed += 1
                     self._t_failed += 1
@@ -979,13 +1319,18 @@ class LevelDBPool:
         hub.in_flight = False
         hub.last_refresh = now
         hub.last_result = result.label
+        hub.crashes = 0  # a result came back: the process survived this hub
         if outcome in (Outcome.RETRY,) or (
             outcome is Outcome.FAILED and result.error is not None and result.error.retryable
         ):
-            hub.due = now + min(hub.span, self.config.retry.delay(1))
+            # Network failures never park a hub: they back off, up to its span.
+            hub.fails += 1
+            hub.due = now + min(hub.span, self.config.retry.delay(hub.fails))
         elif outcome is Outcome.THROTTLED:
+            hub.fails = 0
             hub.due = now + max(hub.span, self.config.retry.throttle_delay(result.retry_after))
         else:
+            hub.fails = 0
             hub.due = now + hub.span
         heapq.heappush(self._hub_heap, (hub.due, url))
         wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
@@ -1012,7 +1357,7 @@ class LevelDBPool:
                 report.duplicate += 1
                 continue
             wanted[url] = (hostname, float(spec.span))
-        wb = self._db.write_batch(transaction=True, sync=True)
+        wb = self._batch(sync=True)
         for url in list(self._hubs):
             if url not in wanted:
                 del self._hubs[url]
@@ -1047,9 +1392,11 @@ class LevelDBPool:
         if hub is None:
             return False
         if not hub.in_flight:
+            hub.parked = ""  # the user asked: a parked hub gets its chances again
+            hub.crashes = 0
             hub.due = self.clock.now()
             heapq.heappush(self._hub_heap, (hub.due, hub.url))
-            self._db.put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
+            self._put(P_HUB + hub.url.encode(), snapshot_file.dumps(hub.to_json()))
             self._version += 1
         return True
 
@@ -1066,7 +1413,7 @@ class LevelDBPool:
             return False
         r.next_try = self.clock.now()
         heapq.heappush(self._retry_heap, (r.next_try, r.url))
-        self._db.put(P_RETRY + r.url.encode(), r.to_json())
+        self._put(P_RETRY + r.url.encode(), r.to_json())
         self._release_due_retries(r.next_try)
         return True
 
@@ -1082,7 +1429,7 @@ class LevelDBPool:
         h.failed += 1
         self._t_failed += 1
         now = self.clock.now()
-        with self._db.write_batch(transaction=True) as wb:
+        with self._batch() as wb:
             wb.delete(P_RETRY + r.url.encode())
             wb.put(P_URL + r.url.encode(), _urec(F, r.depth, r.attempts, r.seq, now, r.referrer))
             wb.put(P_HOST + h.name.encode(), h.pack())
@@ -1093,7 +1440,7 @@ class LevelDBPool:
         self._check_open()
         h = self._host(host)
         h.min_delay = max(0.0, float(seconds))
-        self._db.put(P_HOST + h.name.encode(), h.pack())
+        self._put(P_HOST + h.name.encode(), h.pack())
         self._touch(h)
 
     def set_config(self, config: PoolConfig) -> None:
@@ -1116,6 +1463,7 @@ class LevelDBPool:
             redirected=self._t_redirected,
             refused=dict(self._refused),
             overflow=self._overflow,
+            refused_urls=self._t_refused,
             failure_threshold=self.config.retry.failure_threshold,
             pending_threshold=self.config.pending_threshold,
         )
@@ -1165,6 +1513,8 @@ class LevelDBPool:
                 hub.last_result,
                 hub.due,
                 hub.in_flight,
+                hub.parked,
+                hub.crashes,
             )
             for hub in self._hubs.values()
         )
@@ -1209,7 +1559,7 @@ class LevelDBPool:
         while heap:  # drop stale entries on top: removed, in flight, or re-scheduled hubs
             due, url = heap[0]
             hub = self._hubs.get(url)
-            if hub is not None and not hub.in_flight and hub.due == due:
+            if hub is not None and not hub.in_flight and hub.due == due and not hub.parked:
                 times.append(due)
                 break
             heapq.heappop(heap)
@@ -1241,16 +1591,55 @@ class LevelDBPool:
         return _read_urec(raw)[2] if raw is not None else 0
 
     # ---- snapshots ----------------------------------------------------------------------------
-    async def save_snapshot(self, path: str | Path) -> int:
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Write the whole pool to a snapshot file, in a worker thread, from a consistent
+        LevelDB snapshot. Cancelled, the thread stops at its next record and removes its
+        temporary file; :meth:`close` stops it first too (it reads the database)."""
         self._check_open()
-        leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
-        snap = self._db.snapshot()
-        try:
-            return await asyncio.to_thread(
-                snapshot_file.write_snapshot, Path(path), _export_records(snap, leases)
+        target = Path(path)
+        if not str(path).strip():
+            raise SnapshotError("a snapshot needs a file name (an empty one was given)")
+        resolved, root = target.expanduser().resolve(), self.path.resolve()
+        if resolved == root or root in resolved.parents:
+            raise SnapshotError(
+                f"{path} is inside the pool {self.path}: save the snapshot somewhere else"
             )
-        finally:
+        leases = {url for url, entry in self._leases.items() if not entry[0].is_hub}
+        stop, done = threading.Event(), threading.Event()
+        snap = self._db.snapshot()
+
+        def all_records() -> Generator[dict[str, Any], None, None]:
+            yield from snapshot_file.scope_records(scope)
+            yield from _export_records(snap, leases, stop)
+
+        records = all_records()
+
+        def work() -> int:
+            try:
+                return snapshot_file.write_snapshot(target, records)
+            finally:
+                records.close()  # its iterators end here, in the thread that used them
+                done.set()
+
+        reader = (stop, done)
+        self._readers.append(reader)
+        future = asyncio.get_running_loop().run_in_executor(None, work)
+
+        def finished(_f: object = None) -> None:
+            if reader in self._readers:
+                self._readers.remove(reader)
             snap.close()
+
+        try:
+            return await asyncio.shield(future)
+        except asyncio.CancelledError:
+            stop.set()
+            raise
+        finally:
+            if future.done():
+                finished()
+            else:  # cancelled: the snapshot is released when the thread has stopped
+                future.add_done_callback(finished)
 
     async def load_snapshot(self, path: str | Path) -> int:
         self._check_open()
@@ -1263,12 +1652,17 @@ class LevelDBPool:
         try:
             count = await asyncio.to_thread(_build_staging, Path(path), staging)
             # Swap the databases with two renames; reopen and clean up off the loop thread.
+            # From here on the swap runs to its end even if the caller is cancelled: a pool
+            # left between two databases would hold a closed one.
             self._db.close()
-            live = self.path / DB_DIRNAME
+            swap = asyncio.ensure_future(asyncio.to_thread(self._swap_in, staging))
+            try:
+                fresh = await asyncio.shield(swap)
+            except asyncio.CancelledError:
+                fresh = await swap
+                self._take_over(fresh)
+                raise
             old = self.path / (DB_DIRNAME + ".old")
-            live.rename(old)
-            staging.rename(live)
-            fresh = await asyncio.to_thread(LevelDBPool.open, self.path, self.config, self.clock)
             version = self._version
             self.__dict__.update(fresh.__dict__)
             self._version = version + 1
@@ -1278,6 +1672,29 @@ class LevelDBPool:
         log.info("loaded %d records from snapshot %s", count, path)
         return count
 
+    def _stop_readers(self) -> None:
+        """Background readers (a snapshot save's thread) stop before the database closes: a
+        thread reading a closed LevelDB crashes the process."""
+        for stop, _done in self._readers:
+            stop.set()
+        for _stop, done in list(self._readers):
+            if not done.wait(READER_STOP_SECONDS):
+                log.error("a snapshot save did not stop in time; closing the database anyway")
+        self._readers.clear()
+
+    def _swap_in(self, staging: Path) -> LevelDBPool:
+        live = self.path / DB_DIRNAME
+        old = self.path / (DB_DIRNAME + ".old")
+        live.rename(old)
+        staging.rename(live)
+        snapshot_file.fsync_dir(self.path)  # the renames survive a power cut
+        return LevelDBPool.open(self.path, self.config, self.clock)
+
+    def _take_over(self, fresh: LevelDBPool) -> None:
+        version = self._version
+        self.__dict__.update(fresh.__dict__)
+        self._version = version + 1
+
     async def close(self) -> None:
         self.close_sync()
 
@@ -1285,6 +1702,12 @@ class LevelDBPool:
         if self._closed:
             return
         self._closed = True
+        self._stop_readers()
+        if self._write_error is None:
+            try:  # one synced write: everything written before it survives a power cut
+                self._db.put(K_SEQ, _SEQ.pack(self._seq), sync=True)
+            except (plyvel.Error, RuntimeError) as exc:
+                log.error("the last write to the pool failed: %s", _error_text(exc))
         self._db.close()
 
     def __enter__(self) -> LevelDBPool:
@@ -1306,28 +1729,77 @@ def _lookup(table: dict[str, _T], url: str) -> _T | None:
     return found
 
 
-def _open_db(path: Path) -> Any:
+#: What a LevelDB directory may hold before a database is made in it: its lock and info log.
+_NOT_DATA = frozenset({"LOCK", "LOG", "LOG.old"})
+
+
+def database_state(path: Path) -> str:
+    """``"new"`` (missing, or nothing but a lock and an info log), ``"ok"`` (has ``CURRENT``)
+    or ``"damaged"`` (files but no ``CURRENT``: never make a database over them)."""
+    try:
+        names = {p.name for p in path.iterdir()}
+    except FileNotFoundError:
+        return "new"
+    except NotADirectoryError:
+        return "damaged"
+    if not names - _NOT_DATA:
+        return "new"
+    return "ok" if "CURRENT" in names else "damaged"
+
+
+def _error_text(exc: BaseException) -> str:
+    """plyvel puts LevelDB's message in ``args[0]`` as bytes."""
+    if exc.args and isinstance(exc.args[0], bytes):
+        return exc.args[0].decode("utf-8", "replace")
+    return str(exc)
+
+
+def _repair_hint(root: Path) -> str:
+    return (
+        f"; its files were left untouched. `crawler-gui repair {root}` recovers what can be "
+        "read into a copy"
+    )
+
+
+def _open_db(path: Path, *, create: bool = True) -> Any:
+    root = path.parent
+    state = database_state(path)
+    if state == "damaged":
+        raise PoolCorruptError(
+            f"the pool {root} is damaged: {path.name}/CURRENT is missing{_repair_hint(root)}"
+        )
+    if state == "new" and not create:
+        raise PoolCorruptError(f"{root} holds no crawler-gui pool ({path.name}/ is missing)")
     try:
         return plyvel.DB(
             str(path),
-            create_if_missing=True,
+            create_if_missing=state == "new",
+            # Corruption (a damaged write-ahead log, a bad table block) is an error, never
+            # dropped in silence.
+            paranoid_checks=True,
             bloom_filter_bits=10,
             lru_cache_size=8 * 1024 * 1024,
             write_buffer_size=16 * 1024 * 1024,
             compression="snappy",
         )
     except plyvel.IOError as exc:
-        text = str(exc)
+        text = _error_text(exc)
         if "lock" in text.lower():
             raise PoolInUseError(
-                f"the pool {path.parent} is already open in another crawler-gui process "
+                f"the pool {root} is already open in another crawler-gui process "
                 "(or another window); close that one first"
             ) from exc
-        raise PoolCorruptError(f"cannot open the pool {path.parent}: {text}") from exc
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot open the pool {root}: the disk is full ({text})") from exc
+        raise PoolCorruptError(f"cannot open the pool {root}: {text}{_repair_hint(root)}") from exc
     except plyvel.CorruptionError as exc:
-        raise PoolCorruptError(f"the pool {path.parent} is corrupt: {exc}") from exc
+        raise PoolCorruptError(
+            f"the pool {root} is corrupt: {_error_text(exc)}{_repair_hint(root)}"
+        ) from exc
     except plyvel.Error as exc:
-        raise PoolCorruptError(f"cannot open the pool {path.parent}: {exc}") from exc
+        raise PoolCorruptError(
+            f"cannot open the pool {root}: {_error_text(exc)}{_repair_hint(root)}"
+        ) from exc
 
 
 def _recover_interrupted_load(root: Path) -> None:
@@ -1348,54 +1820,70 @@ def _recover_interrupted_load(root: Path) -> None:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _export_records(snap: Any, leases: set[str]) -> Iterable[dict[str, Any]]:
-    """Every record of a pool as snapshot dicts, from a consistent LevelDB snapshot."""
-    for key, raw in snap.iterator(prefix=P_HOST):
-        h = _Host(key[len(P_HOST) :].decode())
-        h.unpack(raw)
-        if h.min_delay or h.backoff_until:
+def _export_records(
+    snap: Any, leases: set[str], stop: threading.Event | None = None
+) -> Generator[dict[str, Any], None, None]:
+    """Every record of a pool as snapshot dicts, from a consistent LevelDB snapshot. Raises
+    SnapshotError as soon as ``stop`` is set (the pool is closing, the save was cancelled)."""
+
+    def stopped() -> bool:
+        return stop is not None and stop.is_set()
+
+    halt = SnapshotError("the snapshot save was stopped")
+    with snap.iterator(prefix=P_HOST) as it:
+        for key, raw in it:
+            if stopped():
+                raise halt
+            h = _Host(key[len(P_HOST) :].decode())
+            h.unpack(raw)
+            if h.min_delay or h.backoff_until:
+                yield {
+                    "t": "host",
+                    "host": h.name,
+                    "min_delay": h.min_delay,
+                    "backoff_until": h.backoff_until,
+                }
+    with snap.iterator(prefix=P_HUB) as it:
+        for key, raw in it:
+            if stopped():
+                raise halt
+            rec = snapshot_file.loads(raw)
             yield {
-                "t": "host",
-                "host": h.name,
-                "min_delay": h.min_delay,
-                "backoff_until": h.backoff_until,
+                "t": "hub",
+                "url": key[len(P_HUB) :].decode(),
+                "span": rec["span"],
+                "last_refresh": rec["last"],
+                "last_result": rec["result"],
+                "due": rec["due"],
+                **{k: rec[k] for k in ("crashes", "fails", "parked") if rec.get(k)},
             }
-    for key, raw in snap.iterator(prefix=P_HUB):
-        rec = snapshot_file.loads(raw)
-        yield {
-            "t": "hub",
-            "url": key[len(P_HUB) :].decode(),
-            "span": rec["span"],
-            "last_refresh": rec["last"],
-            "last_result": rec["result"],
-            "due": rec["due"],
-        }
-    retry = {
-        key[len(P_RETRY) :].decode(): snapshot_file.loads(raw)
-        for key, raw in snap.iterator(prefix=P_RETRY)
-    }
-    for key, raw in snap.iterator(prefix=P_URL):
-        url = key[len(P_URL) :].decode()
-        state, depth, attempts, seq, t, extra = _read_urec(raw)
-        out: dict[str, Any] = {
-            "t": "url",
-            "url": url,
-            "state": STATE_NAMES[state],
-            "depth": depth,
-            "attempts": attempts,
-            "seq": seq,
-            "time": t,
-        }
-        if state == X:
-            out["target"] = extra
-        elif extra:
-            out["referrer"] = extra
-        if state == R and url in retry:
-            out["next_try"] = retry[url]["n"]
-            out["last_error"] = retry[url]["e"]
-        if url in leases:
-            out["state"] = "waiting"  # in flight when saved: fetched again after a load
-        yield out
+    with snap.iterator(prefix=P_RETRY) as it:
+        retry = {key[len(P_RETRY) :].decode(): snapshot_file.loads(raw) for key, raw in it}
+    with snap.iterator(prefix=P_URL) as it:
+        for key, raw in it:
+            if stopped():
+                raise halt
+            url = key[len(P_URL) :].decode()
+            state, depth, attempts, seq, t, extra = _read_urec(raw)
+            out: dict[str, Any] = {
+                "t": "url",
+                "url": url,
+                "state": STATE_NAMES[state],
+                "depth": depth,
+                "attempts": attempts,
+                "seq": seq,
+                "time": t,
+            }
+            if state == X:
+                out["target"] = extra
+            elif referrer_of(extra):
+                out["referrer"] = referrer_of(extra)
+            if state == R and url in retry:
+                out["next_try"] = retry[url]["n"]
+                out["last_error"] = retry[url]["e"]
+            if url in leases:
+                out["state"] = "waiting"  # in flight when saved: fetched again after a load
+            yield out
 
 
 def _build_staging(src: Path, staging: Path) -> int:
@@ -1464,17 +1952,14 @@ def _build_staging(src: Path, staging: Path) -> int:
                 if span <= 0:
                     raise SnapshotFormatError(f"hub {url} has a span that is not positive")
                 hosts.setdefault(hostname, _Host(hostname))
-                wb.put(
-                    P_HUB + url.encode(),
-                    snapshot_file.dumps(
-                        {
-                            "span": span,
-                            "last": _num(rec, "last_refresh"),
-                            "result": str(rec.get("last_result", "")),
-                            "due": _num(rec, "due"),
-                        }
-                    ),
-                )
+                hub = _Hub(url, hostname, span)
+                hub.last_refresh = _num(rec, "last_refresh")
+                hub.last_result = str(rec.get("last_result", ""))
+                hub.due = _num(rec, "due")
+                hub.read_extra(rec)
+                wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+            elif kind == "scope":
+                snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
             elif kind == "host":
                 name = rec["host"]
                 if not isinstance(name, str) or not name:
@@ -1495,6 +1980,9 @@ def _build_staging(src: Path, staging: Path) -> int:
         wb.put(K_SEQ, _SEQ.pack(max_seq))
         wb.put(K_SCHEMA, str(SCHEMA_VERSION).encode())
         wb.write()
+        # One synced write: LevelDB fsyncs its log, which holds everything not yet in its
+        # (already synced) tables: the staged database is on the disk before the swap.
+        db.put(K_SCHEMA, str(SCHEMA_VERSION).encode(), sync=True)
         ok = True
     except (KeyError, TypeError, ValueError, struct.error) as exc:
         if isinstance(exc, SnapshotFormatError):
@@ -1504,7 +1992,10 @@ def _build_staging(src: Path, staging: Path) -> int:
         db.close()
         if not ok:
             shutil.rmtree(staging, ignore_errors=True)
-    (staging / ".complete").touch()
+    marker = staging / ".complete"
+    with open(marker, "wb") as f:
+        os.fsync(f.fileno())
+    snapshot_file.fsync_dir(staging)
     return count
 
 
@@ -1531,4 +2022,188 @@ def _num(rec: dict[str, Any], key: str) -> float:
     return float(v)
 
 
-__all__ = ["SCHEMA_VERSION", "ErrorKind", "LevelDBPool"]
+# ---- repair ------------------------------------------------------------------------------------
+@dataclass
+class RepairReport:
+    """What ``repair_pool`` recovered and what it lost (``crawler-gui repair``)."""
+
+    output: Path
+    #: URLs recovered, by state name.
+    urls: Counter[str] = field(default_factory=Counter)
+    hubs: int = 0
+    #: What the pool's own counters claimed before the repair, by state name.
+    claimed: Counter[str] = field(default_factory=Counter)
+    #: Records dropped because they could not be read or pointed nowhere, by kind.
+    dropped: Counter[str] = field(default_factory=Counter)
+    #: Fixes made to keep the pool consistent, by kind.
+    fixed: Counter[str] = field(default_factory=Counter)
+    #: Damaged files LevelDB's repair set aside (in ``<db>/lost/``), per database.
+    lost_files: dict[str, int] = field(default_factory=dict)
+    pages: int | None = None
+
+    def lines(self) -> list[str]:
+        out = [f"repaired copy: {self.output}"]
+        names = ("waiting", "done", "failed", "retrying", "redirected")
+        got = ", ".join(f"{self.urls[n]:,} {n}" for n in names)
+        out.append(f"recovered: {sum(self.urls.values()):,} URLs ({got}), {self.hubs:,} hubs")
+        if self.pages is not None:
+            out.append(f"page store: {self.pages:,} page records")
+        lost = {n: self.claimed[n] - self.urls[n] for n in names if self.claimed[n] > self.urls[n]}
+        if lost:
+            out.append(
+                "lost (the pool's counters named more): "
+                + ", ".join(f"{v:,} {n}" for n, v in lost.items())
+            )
+        for db, n in self.lost_files.items():
+            if n:
+                out.append(f"{db}: {n} damaged table file(s) set aside in {db}/lost/")
+        if self.dropped:
+            out.append(
+                "dropped records: "
+                + ", ".join(f"{v:,} {k}" for k, v in sorted(self.dropped.items()))
+            )
+        if self.fixed:
+            out.append("fixed: " + ", ".join(f"{v:,} {k}" for k, v in sorted(self.fixed.items())))
+        if not lost and not self.dropped and not any(self.lost_files.values()):
+            out.append("nothing was lost")
+        return out
+
+
+def repair_pool(src: str | Path, dest: str | Path) -> RepairReport:
+    """Repair a copy of the pool ``src`` into ``dest`` (which must not exist); ``src`` is
+    only read. LevelDB's repair (``plyvel.repair_db``) runs on the copy, then the pool's
+    invariants are checked and restored: host counters match the URL records, every waiting
+    URL has its queue entry and nothing else does, every retrying URL its retry record,
+    leases go back to waiting (no attempt counted), unreadable records are dropped."""
+    src, dest = Path(src), Path(dest)
+    if dest.exists():
+        raise PoolError(f"{dest} exists already: give another --output folder")
+    if not (src / DB_DIRNAME).is_dir():
+        raise PoolError(f"{src} is not a crawler-gui pool directory (no {DB_DIRNAME}/ inside)")
+    try:
+        shutil.copytree(src, dest, ignore=shutil.ignore_patterns("LOCK"))
+    except OSError as exc:
+        shutil.rmtree(dest, ignore_errors=True)
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot copy {src} to {dest}: the disk is full") from exc
+        raise PoolError(f"cannot copy {src} to {dest}: {exc}") from exc
+    report = RepairReport(dest)
+    for name in (DB_DIRNAME, "pages"):
+        folder = dest / name
+        if not folder.is_dir():
+            continue
+        try:
+            plyvel.repair_db(str(folder), paranoid_checks=False)
+        except plyvel.Error as exc:
+            raise PoolCorruptError(f"LevelDB cannot repair {folder}: {_error_text(exc)}") from exc
+        lost = folder / "lost"  # where LevelDB's repair puts what it could not use
+        report.lost_files[name] = (
+            sum(1 for p in lost.iterdir() if p.suffix in (".ldb", ".sst")) if lost.is_dir() else 0
+        )
+    db = plyvel.DB(str(dest / DB_DIRNAME), paranoid_checks=True)
+    try:
+        _restore_invariants(db, report)
+    finally:
+        db.close()
+    if (dest / "pages").is_dir():
+        pages = plyvel.DB(str(dest / "pages"))
+        try:
+            report.pages = sum(1 for _ in pages.iterator(prefix=b"page/", include_value=False))
+        finally:
+            pages.close()
+    return report
+
+
+def _restore_invariants(db: Any, report: RepairReport) -> None:
+    hosts: dict[str, _Host] = {}
+    for key, raw in db.iterator(prefix=P_HOST):
+        try:
+            h = _Host(key[len(P_HOST) :].decode())
+            h.unpack(raw)
+        except (struct.error, UnicodeDecodeError):
+            report.dropped["host records"] += 1
+            db.delete(key)
+            continue
+        for name in ("waiting", "done", "failed", "retrying", "redirected"):
+            report.claimed[name] += getattr(h, name)
+        h.waiting = h.done = h.failed = h.retrying = h.redirected = 0
+        hosts[h.name] = h
+    wb = db.write_batch()
+    for key in db.iterator(prefix=P_QUEUE, include_value=False):  # rebuilt from the URLs
+        wb.delete(key)
+    for key in db.iterator(prefix=P_LEASE, include_value=False):
+        report.fixed["leases put back to waiting"] += 1
+        wb.delete(key)
+    retries = {}
+    for key, raw in db.iterator(prefix=P_RETRY):
+        try:
+            rec = snapshot_file.loads(raw)
+            retries[key[len(P_RETRY) :].decode()] = (int(rec["a"]), float(rec["n"]))
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+            report.dropped["retry records"] += 1
+            wb.delete(key)
+    wb.write()
+    max_seq = 0
+    wb = db.write_batch()
+    for key, raw in db.iterator(prefix=P_URL):
+        try:
+            url = key[len(P_URL) :].decode()
+            state, depth, attempts, seq, _t, extra = _read_urec(raw)
+            hostname = host_of(url)
+            name = STATE_NAMES[state]
+        except (struct.error, UnicodeDecodeError, KeyError, ValueError, InvalidURLError):
+            report.dropped["URL records"] += 1
+            wb.delete(key)
+            continue
+        max_seq = max(max_seq, seq)
+        h = hosts.get(hostname) or hosts.setdefault(hostname, _Host(hostname))
+        report.urls[name] += 1
+        if state == W:
+            h.waiting += 1
+            wb.put(_qkey(hostname, depth, seq), _qval(url, attempts, extra))
+        elif state == D:
+            h.done += 1
+        elif state == F:
+            h.failed += 1
+        elif state == X:
+            h.redirected += 1
+        else:
+            h.retrying += 1
+            if url not in retries:
+                report.fixed["retry records made again"] += 1
+                wb.put(
+                    P_RETRY + url.encode(),
+                    snapshot_file.dumps({"a": attempts, "e": "repaired", "n": 0.0}),
+                )
+        if state == R:
+            retries.pop(url, None)
+    for url in retries:  # a retry record of a URL that is not retrying
+        report.dropped["stray retry records"] += 1
+        wb.delete(P_RETRY + url.encode())
+    for key, raw in db.iterator(prefix=P_HUB):
+        try:
+            rec = snapshot_file.loads(raw)
+            if not float(rec["span"]) > 0:
+                raise ValueError("span")
+            float(rec["due"])
+            host_of(key[len(P_HUB) :].decode())
+            report.hubs += 1
+        except (ValueError, KeyError, TypeError, UnicodeDecodeError, InvalidURLError):
+            report.dropped["hub records"] += 1
+            wb.delete(key)
+    for h in hosts.values():
+        wb.put(P_HOST + h.name.encode(), h.pack())
+    raw_seq = db.get(K_SEQ)
+    try:
+        old_seq = _SEQ.unpack(raw_seq)[0] if raw_seq else 0
+    except struct.error:
+        old_seq = 0
+    if old_seq < max_seq:
+        report.fixed["sequence counter"] += 1
+    wb.put(K_SEQ, _SEQ.pack(max(old_seq, max_seq)))
+    wb.put(K_SCHEMA, str(SCHEMA_VERSION).encode())
+    wb.write()
+    db.put(K_SCHEMA, str(SCHEMA_VERSION).encode(), sync=True)
+
+
+__all__ = ["SCHEMA_VERSION", "ErrorKind", "LevelDBPool", "RepairReport", "repair_pool"]

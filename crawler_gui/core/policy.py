@@ -32,6 +32,13 @@ class ErrorKind(enum.StrEnum):
     def retryable(self) -> bool:
         return self in _RETRYABLE_ERRORS
 
+    @property
+    def refusal(self) -> bool:
+        """A refusal by the crawl's own policy (address, robots.txt, scope), not a failure:
+        decided once, never retried, never counted as an error. The pool keeps the reason, so
+        a wider policy (``--allow-private``, robots off, a wider scope) can look again."""
+        return self in REFUSALS
+
 
 _RETRYABLE_ERRORS = frozenset(
     {
@@ -43,6 +50,10 @@ _RETRYABLE_ERRORS = frozenset(
         ErrorKind.INTERNAL,
     }
 )
+
+
+#: The error kinds that are refusals by policy (:attr:`ErrorKind.refusal`).
+REFUSALS = frozenset({ErrorKind.BLOCKED_ADDRESS, ErrorKind.ROBOTS, ErrorKind.OUT_OF_SCOPE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +86,7 @@ class FetchResult:
 class Outcome(enum.Enum):
     DONE = "done"  #: permanent success
     FAILED = "failed"  #: permanent failure
+    REFUSED = "refused"  #: refused by policy (address, robots.txt, scope): permanent, no error
     REDIRECTED = "redirected"  #: done; the target is queued
     RETRY = "retry"  #: try again later with backoff
     THROTTLED = "throttled"  #: try again after Retry-After; slow the whole host down
@@ -83,6 +95,8 @@ class Outcome(enum.Enum):
 def classify(result: FetchResult) -> Outcome:
     """Map a fetch result to what the pool does with the URL."""
     status = result.status
+    if result.error is not None and result.error.refusal:
+        return Outcome.REFUSED  # also a 3xx whose target left the scope
     if status is None:
         if result.error is not None and result.error.retryable:
             return Outcome.RETRY
@@ -180,8 +194,13 @@ class PoolConfig:
     politeness: Politeness = field(default_factory=Politeness)
     #: Default refresh span of a hub, seconds.
     hub_span: float = 300.0
-    #: fsync every write batch (survives power loss, slower). Off: survives kill -9.
+    #: fsync every write batch (survives power loss, slowest). Off: see ``sync_seconds``.
     sync: bool = False
+    #: With ``sync`` off, fsync a write batch whenever the last synced one is older than this
+    #: many seconds: a power cut loses at most about this much of the crawl's writes. ``None``:
+    #: never (a crash of the process still loses nothing; a power cut can lose whatever the
+    #: OS had not written yet). docs/storage.md, "What a power cut can lose".
+    sync_seconds: float | None = 1.0
 
     def __post_init__(self) -> None:
         if self.pending_threshold <= 0:
@@ -190,3 +209,5 @@ class PoolConfig:
             raise ValueError("max_depth must be >= 0")
         if self.max_per_host is not None and self.max_per_host < 1:
             raise ValueError("max_per_host must be >= 1")
+        if self.sync_seconds is not None and not self.sync_seconds >= 0:
+            raise ValueError("sync_seconds must be >= 0")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import itertools
 import json
 import logging
 import math
@@ -21,11 +23,11 @@ import os
 import socket
 import uuid
 import zlib
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
@@ -48,8 +50,12 @@ from crawler_gui.core.frontier import (
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    Refusal,
     RetryRow,
     WorkerRow,
+    outcome_record,
+    pack_failure,
+    referrer_of,
 )
 from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
@@ -60,14 +66,18 @@ from crawler_gui.errors import (
     PoolBusyError,
     PoolClosedError,
     PoolError,
+    PoolURLError,
     PoolVersionError,
     SnapshotFormatError,
 )
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
 CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
+#: URLs (or hubs, or hosts) per export script of a snapshot save: a few milliseconds each.
+EXPORT_CHUNK = 2000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
 
 STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
@@ -75,6 +85,7 @@ STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 _OUTCOME_CODES = {
     Outcome.DONE: "D",
     Outcome.FAILED: "F",
+    Outcome.REFUSED: "N",
     Outcome.REDIRECTED: "X",
     Outcome.RETRY: "R",
     Outcome.THROTTLED: "T",
@@ -107,6 +118,16 @@ WORKER_FORGET_SECONDS = 86400.0
 #: Seconds to wait for a TCP connection to the server unless the URL says otherwise
 #: (``socket_connect_timeout=``): an unreachable host fails fast with a clear error.
 CONNECT_TIMEOUT = 10.0
+#: Seconds a pool operation keeps retrying (with backoff) while the server cannot be reached,
+#: e.g. during a redis-server restart, before it fails (``--redis-retry`` on the command line).
+RECONNECT_SECONDS = 120.0
+#: Pauses between two tries: from the first to the last, doubling.
+_RETRY_FIRST, _RETRY_MAX = 0.1, 5.0
+#: Scripts never tried twice: a swap whose reply was lost may have happened.
+_NO_RETRY = frozenset({"swap"})
+#: What "the server is not there right now" looks like (BusyLoadingError, a server still
+#: loading its data after a restart, is a ConnectionError).
+_TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
 
 
 class RedisUnreachableError(PoolError):
@@ -164,6 +185,30 @@ return redis.call('HINCRBY', KEYS[1], 'generation', 1)
 }
 
 
+#: Query keys of a pool URL: ours (taken out before redis-py sees the URL), redis-py's typed
+#: options (``redis.connection.URL_QUERY_ARGUMENT_PARSERS``) and its text options; anything else
+#: would reach redis-py's connection class as an unknown keyword and fail with a traceback.
+_OUR_URL_KEYS = frozenset({"name", "worker", "groups"})
+_REDIS_URL_KEYS = frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) | {
+    "password",
+    "username",
+    "client_name",
+    "encoding",
+    "encoding_errors",
+}
+_TLS_URL_KEYS = frozenset(
+    {
+        "ssl_keyfile",
+        "ssl_certfile",
+        "ssl_cert_reqs",
+        "ssl_ca_certs",
+        "ssl_ca_path",
+        "ssl_ciphers",
+        "ssl_password",
+    }
+)
+
+
 def parse_pool_url(url: str) -> tuple[str, str, str | None]:
     """Split ``redis://host:port/db?name=news&worker=w1`` into (redis URL, name, worker)."""
     redis_url, name, worker, _groups = parse_pool_url_full(url)
@@ -172,12 +217,31 @@ def parse_pool_url(url: str) -> tuple[str, str, str | None]:
 
 def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
     """As :func:`parse_pool_url`, plus the ``groups=`` parameter (None when absent)."""
-    parts = urlsplit(url)
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not 0-65535
+    except ValueError as exc:
+        raise PoolURLError(f"invalid Redis URL {shown!r}: {exc}") from exc
     if parts.scheme not in ("redis", "rediss", "unix"):
-        raise PoolError(
-            f"not a Redis URL: {redact_url(url)!r} (expected redis://host:port/db?name=...)"
+        raise PoolURLError(f"not a Redis URL: {shown!r} (expected redis://host:port/db?name=...)")
+    db = parts.path.strip("/")
+    if parts.scheme != "unix" and db and not db.isdigit():
+        raise PoolURLError(
+            f"invalid Redis URL {shown!r}: the database after the host is not a number"
         )
     query = parse_qsl(parts.query, keep_blank_values=True)
+    unknown = sorted(
+        {key for key, _ in query}
+        - _OUR_URL_KEYS
+        - _REDIS_URL_KEYS
+        - (_TLS_URL_KEYS if parts.scheme == "rediss" else frozenset())
+    )
+    if unknown:
+        raise PoolURLError(
+            f"invalid Redis URL {shown!r}: unknown option(s) {', '.join(map(repr, unknown))} "
+            "(ours: name, worker, groups; and redis-py's, such as socket_timeout)"
+        )
     name = "default"
     worker: str | None = None
     groups: int | None = None
@@ -193,11 +257,13 @@ def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
             except ValueError:
                 groups = 0
             if not 1 <= groups <= MAX_GROUPS:
-                raise PoolError(f"invalid groups={value!r}: a whole number from 1 to {MAX_GROUPS}")
+                raise PoolURLError(
+                    f"invalid groups={value!r}: a whole number from 1 to {MAX_GROUPS}"
+                )
         else:
             rest.append((key, value))
     if not name or not set(name) <= _NAME_OK:
-        raise PoolError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
+        raise PoolURLError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
     return urlunsplit(parts._replace(query=urlencode(rest))), name, worker, groups
 
 
@@ -270,8 +336,12 @@ class RedisPool:
         clock: Clock,
         *,
         groups: int | None = None,
+        reconnect_seconds: float = RECONNECT_SECONDS,
     ) -> None:
         self.redis_url = redis_url
+        #: How long an operation keeps retrying while the server cannot be reached.
+        self.reconnect_seconds = reconnect_seconds
+        self._outage_since: float | None = None
         self.name = name
         self.worker = worker
         self.config = config
@@ -299,6 +369,7 @@ class RedisPool:
         clock: Clock | None = None,
         *,
         worker: str | None = None,
+        reconnect_seconds: float = RECONNECT_SECONDS,
     ) -> RedisPool:
         """Open (or create) the pool ``name`` on the Redis server of ``url``.
 
@@ -308,19 +379,29 @@ class RedisPool:
         Redis Cluster: the cluster is detected. Without a worker id a unique one is made up
         (``hostname:pid:random``). Raises PoolError when the server cannot be reached,
         PoolVersionError when the pool was written by a newer version.
+
+        Once open, an operation that finds the server gone (a redis-server restart, a network
+        cut) retries with backoff for up to ``reconnect_seconds`` before it fails; the worker's
+        leases stay in the pool meanwhile (nothing is reclaimed on reconnection).
         """
         redis_url, name, url_worker, groups = parse_pool_url_full(url)
         worker = worker or url_worker or _unique_worker_id()
         if "\t" in worker:
             raise PoolError("a worker id cannot contain a tab")
         pool = cls(
-            redis_url, name, worker, config or PoolConfig(), clock or SystemClock(), groups=groups
+            redis_url,
+            name,
+            worker,
+            config or PoolConfig(),
+            clock or SystemClock(),
+            groups=groups,
+            reconnect_seconds=reconnect_seconds,
         )
         try:
             await pool._start()
-        except ValueError as exc:  # redis-py's URL parser: a bad port, an unknown option, ...
+        except (ValueError, TypeError) as exc:  # redis-py's URL parser: a bad value, ...
             await pool.close()
-            raise PoolError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
+            raise PoolURLError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
         except BaseException:
             await pool.close()
             raise
@@ -421,14 +502,20 @@ class RedisPool:
         self, script: str, group: str, *args: str | int | float, now: float | None = None
     ) -> Any:
         """Run a pool script on one key group (``group`` is its prefix)."""
-        lc = await self._loop_client()
         head: list[str | int | float] = [
             group,
             self.clock.now() if now is None else now,
             self.config.politeness.max_in_flight,
         ]
-        try:
+
+        async def call() -> Any:
+            lc = await self._loop_client()
             return await lc.scripts[script](keys=[group + "meta"], args=head + list(args))
+
+        try:
+            if script in _NO_RETRY:
+                return await call()
+            return await self._retrying(call)
         except redis.ResponseError as exc:
             if str(exc).startswith("BUSY "):
                 raise PoolBusyError(
@@ -440,6 +527,46 @@ class RedisPool:
             raise PoolError(
                 f"the Redis pool at {redact_url(self.redis_url)} failed: {exc}"
             ) from exc
+
+    async def _retrying(self, call: Callable[[], Awaitable[_T]]) -> _T:
+        """``call()``, tried again with backoff while the server cannot be reached, for up to
+        :attr:`reconnect_seconds` from the start of the outage; then its error is raised.
+
+        A script whose reply was lost with the connection may have run: every pool script is
+        safe to run twice (a result for a URL no longer in flight is ignored, an added URL is
+        deduplicated), except a ``pop``, whose leases then wait for their expiry (as after a
+        SIGKILL), and ``swap``, which is never retried."""
+        delay = _RETRY_FIRST
+        while True:
+            try:
+                result = await call()
+            except _TRANSIENT as exc:
+                if self._closed:
+                    raise
+                loop_now = asyncio.get_running_loop().time()
+                if self._outage_since is None:
+                    self._outage_since = loop_now
+                    log.warning(
+                        "lost the Redis server at %s (%s); retrying for up to %.0f s",
+                        redact_url(self.redis_url),
+                        exc,
+                        self.reconnect_seconds,
+                    )
+                left = self._outage_since + self.reconnect_seconds - loop_now
+                if left <= 0:
+                    raise
+                await asyncio.sleep(min(delay, left))
+                delay = min(delay * 2, _RETRY_MAX)
+                continue
+            if self._outage_since is not None:
+                gone = asyncio.get_running_loop().time() - self._outage_since
+                self._outage_since = None
+                log.warning(
+                    "the Redis server at %s is back after %.1f s",
+                    redact_url(self.redis_url),
+                    gone,
+                )
+            return result
 
     def _sync_client(self) -> Any:
         if self._closed:
@@ -585,15 +712,21 @@ class RedisPool:
         (ready time, then name: the single group's order), each group asked for its share;
         then, with whatever room is left, groups whose retries or expired leases are due
         (their scripts put those URLs back and lease them)."""
-        client = await self._client()
-        pipe = client.pipeline(transaction=False)
-        for group in self.groups:
-            pipe.zrangebyscore(group + "hubdue", "-inf", now, start=0, num=max(1, quota))
-            pipe.zrangebyscore(group + "ready", "-inf", now, start=0, num=count, withscores=True)
-            pipe.zrangebyscore(group + "retry", "-inf", now, start=0, num=1)
-            pipe.zrangebyscore(group + "lease", "-inf", now, start=0, num=1)
+
+        async def read() -> list[Any]:
+            client = await self._client()
+            pipe = client.pipeline(transaction=False)
+            for group in self.groups:
+                pipe.zrangebyscore(group + "hubdue", "-inf", now, start=0, num=max(1, quota))
+                pipe.zrangebyscore(
+                    group + "ready", "-inf", now, start=0, num=count, withscores=True
+                )
+                pipe.zrangebyscore(group + "retry", "-inf", now, start=0, num=1)
+                pipe.zrangebyscore(group + "lease", "-inf", now, start=0, num=1)
+            return list(await pipe.execute())
+
         with self._errors():
-            found = await pipe.execute()
+            found = await self._retrying(read)
         plan: list[tuple[str, int, int]] = []
         ready: list[tuple[float, str, str]] = []
         chores: list[str] = []
@@ -626,6 +759,62 @@ class RedisPool:
             return 0
         thresh = self.config.retry.failure_threshold
         return sum([int(await self._run("reclaim", g, thresh, worker)) for g in self.groups])
+
+    async def iter_outcomes(self) -> AsyncIterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (``outcome_record``), group by group,
+        read in batches (HSCAN): the server is never blocked for long, and a crawl may run
+        meanwhile (the records are then not one atomic picture)."""
+        client = await self._client()
+        for group in self.groups:
+            with self._errors():
+                refusals: Any = await client.hgetall(group + "refusals")
+                rdata: Any = await client.hgetall(group + "rdata")
+                scored: Any = await client.zrange(group + "retry", 0, -1, withscores=True)
+            retry = dict(scored)
+            cursor: Any = 0
+            while True:
+                with self._errors():
+                    reply: Any = await client.hscan(group + "url", cursor, count=CHUNK)
+                cursor, batch = reply
+                for url, raw in batch.items():
+                    st, depth, attempts, _seq, t, extra = raw.split("\t", 5)
+                    yield outcome_record(
+                        url,
+                        st,
+                        int(depth),
+                        int(attempts),
+                        float(t),
+                        extra,
+                        refusal=refusals.get(url),
+                        next_try=retry.get(url),
+                        last_error=rdata.get(url),
+                    )
+                if not cursor:
+                    break
+
+    async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:
+        """Queue again the refused URLs ``keep`` accepts (see ``Frontier.requeue_refused``)."""
+        client = await self._client()
+        wanted: list[AddRequest] = []
+        for group in self.groups:
+            with self._errors():
+                index: Any = await client.hgetall(group + "refusals")  # decoded: str
+            chosen = []
+            for url, value in index.items():
+                reason, _tab, target = value.partition("\t")
+                if keep(Refusal(url, reason, target)):
+                    chosen.append(url)
+            for start in range(0, len(chosen), CHUNK):
+                part = chosen[start : start + CHUNK]
+                with self._errors():
+                    recs: Any = await client.hmget(group + "url", part)
+                for url, raw in zip(part, recs, strict=True):
+                    if raw is None or not raw.startswith("F"):
+                        continue
+                    _st, depth, _att, _seq, _t, extra = raw.split("\t", 5)
+                    wanted.append(AddRequest(url, int(depth), referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
 
     async def release(self, urls: Sequence[str]) -> int:
         """Give leases back unfetched (a stop that cannot wait), no attempt counted."""
@@ -717,6 +906,13 @@ class RedisPool:
             final,
             final_host,
             (result.redirect_to or "") if outcome is Outcome.REDIRECTED else "",
+            # after the referrer the script takes from the URL record
+            pack_failure(None, result) if outcome is not Outcome.DONE else "",
+            (
+                f"{result.error.value}\t{result.redirect_to or ''}"
+                if outcome is Outcome.REFUSED and result.error is not None
+                else ""
+            ),
         ]
 
     # ---- hubs, retries, delays ----------------------------------------------------------------
@@ -813,9 +1009,13 @@ class RedisPool:
 
     async def control(self) -> tuple[bool, int]:
         """(paused, generation) in one round trip: what a worker polls."""
-        client = await self._client()
+
+        async def read() -> list[Any]:
+            client = await self._client()
+            return list(await client.hmget(self.prefix + "meta", ["paused", "generation"]))
+
         with self._errors():
-            paused, generation = await client.hmget(self.prefix + "meta", ["paused", "generation"])
+            paused, generation = await self._retrying(read)
         return paused == "1", int(str(generation or 0))
 
     # ---- the workers' heartbeats ------------------------------------------------------------
@@ -894,6 +1094,19 @@ class RedisPool:
             await client.hincrby(self.prefix + "meta", "scopegen", 1)
         return int(added)
 
+    async def replace_scope_domains(self, domains: Iterable[str]) -> None:
+        """Make the pool-wide scope set exactly ``domains`` (a snapshot loaded with
+        ``--scope replace``). Workers running meanwhile keep what they knew."""
+        items = sorted({d for d in domains if d})
+        client = await self._client()
+        with self._errors():
+            pipe = client.pipeline(transaction=True)  # one key: one slot, also on a Cluster
+            pipe.delete(self.prefix + "scope")
+            if items:
+                pipe.sadd(self.prefix + "scope", *items)
+            await pipe.execute()
+            await client.hincrby(self.prefix + "meta", "scopegen", 1)
+
     async def scope_domains(self) -> set[str]:
         """Every domain in the pool-wide scope set."""
         client = await self._client()
@@ -914,8 +1127,8 @@ class RedisPool:
             if gen == self._scope_seen:
                 return
             domains = {str(d) for d in await client.smembers(self.prefix + "scope")}
-        except redis.RedisError:
-            log.warning("cannot read the shared scope", exc_info=True)
+        except redis.RedisError as exc:
+            log.warning("cannot read the shared scope: %s", exc)
             return
         self._scope_seen = gen
         listener = self._scope_listener
@@ -939,7 +1152,7 @@ class RedisPool:
             sinces = self._versions.get(int(since))
         complete = sinces is None
         versions: list[int] = []
-        totals_sum = [0] * 6
+        totals_sum = [0] * 7
         refused: dict[str, int] = {}
         hosts: list[HostRow] = []
         pending: list[PendingRow] = []
@@ -953,7 +1166,7 @@ class RedisPool:
             )
             version, t, refused_raw, hosts_raw, leases_raw, retry_raw, hubs_raw, nd, nh = reply
             versions.append(int(version))
-            for i in range(6):
+            for i in range(7):
                 totals_sum[i] += int(t[i])
             for i in range(0, len(refused_raw), 2):
                 reason = refused_raw[i]
@@ -988,6 +1201,7 @@ class RedisPool:
             redirected=totals_sum[4],
             refused=refused,
             overflow=totals_sum[5],
+            refused_urls=totals_sum[6],
             failure_threshold=cfg.retry.failure_threshold,
             pending_threshold=cfg.pending_threshold,
         )
@@ -1039,18 +1253,60 @@ class RedisPool:
         return any(r.hexists(group + key, url) for key in ("url", "ldata", "hubs"))
 
     # ---- snapshots ----------------------------------------------------------------------------
-    async def save_snapshot(self, path: str | Path) -> int:
-        """Write the pool to a snapshot file (the LevelDB pool's format). Each key group is
-        read in one atomic script: on a single group, a consistent picture even while workers
-        run; on several, each group's part is consistent (pause the crawl for one instant)."""
-        replies = [await self._run("export", g) for g in self.groups]
-        records = (rec for reply in replies for rec in _export_records(reply))
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Write the pool to a snapshot file (the LevelDB pool's format), with the crawl's
+        scope: ``scope`` and the pool's shared scope set.
+
+        The pool is read in bounded chunks (``export.lua``: one HSCAN step of
+        :data:`EXPORT_CHUNK` URLs per script, a few milliseconds each), streamed into the file
+        from a thread: neither the server nor this process holds the whole pool at once, and
+        the workers keep running between two chunks. Each URL is written once (a URL that
+        HSCAN returns twice, as it may while the hash grows, is skipped by its 8-byte digest),
+        in the state of the chunk that read it; pause the crawl for a file of one instant."""
+        domains = set(scope) | await self.scope_domains()
+        head = [self.clock.now(), self.config.politeness.max_in_flight]
+        client = self._sync_client()
+        script = client.register_script(_SOURCES["export"])
+
+        def chunks() -> Iterator[dict[str, Any]]:
+            seen: set[bytes] = set()
+            for group in self.groups:
+                for part in ("hosts", "hubs", "urls"):
+                    cursor = "0"
+                    while True:
+                        try:
+                            args = [group, *head, part, cursor, EXPORT_CHUNK]
+                            reply = script(keys=[group + "meta"], args=args)
+                        except redis.RedisError as exc:
+                            raise PoolError(
+                                f"the Redis pool at {redact_url(self.redis_url)} failed while "
+                                f"saving a snapshot: {exc}"
+                            ) from exc
+                        cursor = str(reply[0])
+                        for rec in _export_records(reply[1:]):
+                            if rec["t"] != "host":
+                                key = hashlib.blake2b(
+                                    (rec["t"] + rec["url"]).encode(), digest_size=8
+                                ).digest()
+                                if key in seen:
+                                    continue
+                                seen.add(key)
+                            yield rec
+                        if cursor == "0":
+                            break
+
+        records = itertools.chain(snapshot_file.scope_records(domains), chunks())
         return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
     async def load_snapshot(self, path: str | Path) -> int:
-        """Replace the pool with a snapshot file. The whole file is read and checked first;
-        then each key group is written under a staging prefix and swapped in by one script.
-        On a bad file the pool is unchanged. Needs nothing in flight (PoolBusyError)."""
+        """Replace the pool with a snapshot file. Needs nothing in flight (PoolBusyError).
+
+        The file is streamed, never held whole: each batch of records is checked and written
+        under a staging prefix per key group (``cg:…~load:<random>:``, keys that expire after
+        :data:`STAGING_TTL`), in pipelines of bounded size; a URL named twice is caught by
+        HSETNX. Only the per-host counters stay in memory. When the whole file has been read
+        and checked, each group is swapped in by one script (``swap.lua``). On a bad file the
+        staging keys are removed and the pool is unchanged."""
         client = await self._client()
         with self._errors():
             busy = 0
@@ -1060,85 +1316,20 @@ class RedisPool:
             raise PoolBusyError(
                 f"{busy} URLs are in flight; stop every worker before loading a snapshot"
             )
-        staging = await asyncio.to_thread(_read_staging, Path(path), self.config)
-        parts = _split_staging(staging, self.groups, self._group)
         tag = uuid.uuid4().hex
-        for group, part in parts.items():
-            sprefix = f"{group}~load:{tag}:"
-            written: list[str] = []
-            try:
-                await self._write_staging(client, sprefix, part, written)
-                await self._run("swap", group, sprefix)
-            except BaseException:
-                if written:
-                    with contextlib.suppress(redis.RedisError):
-                        for key in written:  # one slot per group; one key at a time is safe
-                            await client.unlink(key)
-                raise
+        stage = _StreamStaging(self, client, {g: f"{g}~load:{tag}:" for g in self.groups})
+        try:
+            count = await stage.fill(Path(path))
+            for group in self.groups:
+                await self._run("swap", group, stage.prefixes[group])
+        except BaseException:
+            await stage.discard()
+            raise
         if len(self.groups) > 1 or self.groups[0] != self.prefix:
             with self._errors():  # the swaps raised each group's; the workers read this one
                 await client.hincrby(self.prefix + "meta", "generation", 1)
-        log.info(
-            "loaded %d records from snapshot %s into redis pool %s", staging.count, path, self.name
-        )
-        return staging.count
-
-    async def _write_staging(
-        self, client: aredis.Redis, sp: str, st: _Staging, written: list[str]
-    ) -> None:
-        pipe = client.pipeline(transaction=False)
-        ops = 0
-
-        async def op(key: str) -> None:
-            nonlocal ops, pipe
-            if key not in seen:
-                seen.add(key)
-                written.append(key)
-                pipe.expire(key, STAGING_TTL)
-            ops += 1
-            if ops >= 500:
-                await pipe.execute()
-                pipe = client.pipeline(transaction=False)
-                ops = 0
-
-        seen: set[str] = set()
-        for chunk in _chunks(list(st.urls.items()), 1000):
-            pipe.hset(sp + "url", mapping=dict(chunk))
-            await op(sp + "url")
-        for host, queue in st.queues.items():
-            for chunk in _chunks(queue, 1000):
-                pipe.zadd(f"{sp}q:{{{host}}}", dict(chunk))
-                await op(f"{sp}q:{{{host}}}")
-        for name, h in st.hosts.items():
-            pipe.hset(f"{sp}h:{{{name}}}", mapping=h.fields())
-            await op(f"{sp}h:{{{name}}}")
-            pipe.zadd(sp + "hosts", {name: 0})
-            await op(sp + "hosts")
-            if h.wait > 0:
-                pipe.zadd(sp + "ready", {name: max(h.na, h.bo)})
-                await op(sp + "ready")
-        for chunk in _chunks(list(st.retry.items()), 1000):
-            pipe.zadd(sp + "retry", {url: next_try for url, (next_try, _e) in chunk})
-            await op(sp + "retry")
-            pipe.hset(sp + "rdata", mapping={url: err for url, (_n, err) in chunk})
-            await op(sp + "rdata")
-        for url, (rec, due) in st.hubs.items():
-            pipe.hset(sp + "hubs", url, rec)
-            await op(sp + "hubs")
-            pipe.zadd(sp + "hubdue", {url: due})
-            await op(sp + "hubdue")
-        hosts = st.hosts.values()
-        totals: dict[FieldT, EncodableT] = {
-            "seq": st.max_seq,
-            "tw": sum(h.wait for h in hosts),
-            "td": sum(h.done for h in hosts),
-            "tf": sum(h.fail for h in hosts),
-            "tr": sum(h.retr for h in hosts),
-            "tx": sum(h.redir for h in hosts),
-        }
-        pipe.hset(sp + "meta", mapping=totals)
-        await op(sp + "meta")
-        await pipe.execute()
+        log.info("loaded %d records from snapshot %s into redis pool %s", count, path, self.name)
+        return count
 
     async def close(self) -> None:
         if self._closed:
@@ -1202,12 +1393,37 @@ def _retry_rows(retry_raw: list[Any]) -> list[RetryRow]:
     ]
 
 
+def _hub_fields(raw: str) -> tuple[str, str, str, str, str, str, int, int, str]:
+    """A hub record (``common.lua`` ``get_hub``): host, span, last, due, in flight, result,
+    crashes, fails, parked; the last three are absent in records of older versions."""
+    f = raw.split("\t", 8)
+    f += [""] * (9 - len(f))
+    return f[0], f[1], f[2], f[3], f[4], f[5], _int_or0(f[6]), _int_or0(f[7]), f[8]
+
+
+def _int_or0(text: str) -> int:
+    try:
+        return int(float(text)) if text else 0
+    except ValueError:
+        return 0
+
+
 def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
     rows = []
     for i in range(0, len(hubs_raw), 2):
-        host, span, last, due, infl, res = hubs_raw[i + 1].split("\t", 5)
+        host, span, last, due, infl, res, crashes, _fails, parked = _hub_fields(hubs_raw[i + 1])
         rows.append(
-            HubRow(hubs_raw[i], host, float(span), float(last), res, float(due), infl == "1")
+            HubRow(
+                hubs_raw[i],
+                host,
+                float(span),
+                float(last),
+                res,
+                float(due),
+                infl == "1",
+                parked,
+                crashes,
+            )
         )
     return rows
 
@@ -1226,8 +1442,8 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
                 "backoff_until": backoff,
             }
     for i in range(0, len(hubs_raw), 2):
-        _host, span, last, due, _infl, res = hubs_raw[i + 1].split("\t", 5)
-        yield {
+        _host, span, last, due, _infl, res, crashes, fails, parked = _hub_fields(hubs_raw[i + 1])
+        hub: dict[str, Any] = {
             "t": "hub",
             "url": hubs_raw[i],
             "span": float(span),
@@ -1235,6 +1451,10 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
             "last_result": res,
             "due": float(due),
         }
+        for key, value in (("crashes", crashes), ("fails", fails), ("parked", parked)):
+            if value:
+                hub[key] = value
+        yield hub
     next_try = {retry_raw[i]: float(retry_raw[i + 1]) for i in range(0, len(retry_raw), 2)}
     errors = {rdata_raw[i]: rdata_raw[i + 1] for i in range(0, len(rdata_raw), 2)}
     leased = set(leased_raw)
@@ -1252,8 +1472,8 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
         }
         if st == "X":
             out["target"] = extra or None
-        elif extra:
-            out["referrer"] = extra
+        elif referrer_of(extra):
+            out["referrer"] = referrer_of(extra)
         if st == "R" and url in next_try:
             out["next_try"] = next_try[url]
             out["last_error"] = errors.get(url, "")
@@ -1289,113 +1509,207 @@ class _StagingHost:
         }
 
 
-@dataclass(slots=True)
-class _Staging:
-    count: int = 0
-    max_seq: int = 0
-    urls: dict[str, str] = field(default_factory=dict)
-    queues: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
-    hosts: dict[str, _StagingHost] = field(default_factory=dict)
-    retry: dict[str, tuple[float, str]] = field(default_factory=dict)
-    hubs: dict[str, tuple[str, float]] = field(default_factory=dict)
-
-
 def _fmt(x: float) -> str:
     return repr(float(x)) if x != int(x) else str(int(x))
 
 
-def _read_staging(src: Path, config: PoolConfig) -> _Staging:
-    """Read and check a whole snapshot file (the checks of ``leveldb_pool._build_staging``)."""
-    st = _Staging()
-    try:
-        for rec in snapshot_file.read_snapshot(src):
-            st.count += 1
-            kind = rec["t"]
-            if kind == "url":
-                url, host = _valid_url(rec["url"])
-                state = STATE_CODES.get(rec["state"])
-                if state is None:
-                    raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
-                depth, attempts, seq = _int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq")
-                t = _num(rec, "time")
-                st.max_seq = max(st.max_seq, seq)
-                h = st.hosts.get(host) or st.hosts.setdefault(host, _StagingHost())
-                extra = rec.get("target") if state == "X" else rec.get("referrer")
-                if extra is not None and not isinstance(extra, str):
-                    raise SnapshotFormatError("a referrer or target is not text")
-                depth, attempts = min(depth, 65535), min(attempts, 65535)
-                if url in st.urls:
-                    raise SnapshotFormatError(f"the snapshot holds {url} twice")
-                st.urls[url] = "\t".join(
-                    (state, str(depth), str(attempts), str(seq), _fmt(t), extra or "")
-                )
-                if state == "W":
-                    score = float(min(depth, 8191) * (1 << 40) + seq)
-                    st.queues.setdefault(host, []).append((url, score))
-                    h.wait += 1
-                elif state == "D":
-                    h.done += 1
-                elif state == "F":
-                    h.fail += 1
-                elif state == "X":
-                    h.redir += 1
-                else:
-                    h.retr += 1
-                    st.retry[url] = (_num(rec, "next_try"), str(rec.get("last_error", "")))
-            elif kind == "hub":
-                url, host = _valid_url(rec["url"])
-                span = _num(rec, "span")
-                if span <= 0:
-                    raise SnapshotFormatError(f"hub {url} has a span that is not positive")
-                st.hosts.setdefault(host, _StagingHost())
-                last, due = _num(rec, "last_refresh"), _num(rec, "due")
-                result = str(rec.get("last_result", "")).replace("\t", " ")
-                rec_text = "\t".join((host, _fmt(span), _fmt(last), _fmt(due), "0", result))
-                st.hubs[url] = (rec_text, due)
-            elif kind == "host":
-                name = rec["host"]
-                if not isinstance(name, str) or not name or "\t" in name:
-                    raise SnapshotFormatError("a host record has no host")
-                h = st.hosts.get(name) or st.hosts.setdefault(name, _StagingHost())
-                h.md = _num(rec, "min_delay")
-                h.bo = _num(rec, "backoff_until")
+#: Records read from a snapshot file per step, and commands per pipeline of a load: what a
+#: load holds at once, whatever the size of the file.
+LOAD_BATCH = 1000
+
+
+def _take(records: Iterator[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    return list(itertools.islice(records, n))
+
+
+class _StreamStaging:
+    """A snapshot file streamed into staging keys, one group prefix per key group, checked as
+    ``leveldb_pool._build_staging`` checks (``RedisPool.load_snapshot``)."""
+
+    def __init__(self, pool: RedisPool, client: aredis.Redis, prefixes: dict[str, str]) -> None:
+        self.pool = pool
+        self.client = client
+        self.prefixes = prefixes
+        self.hosts: dict[str, _StagingHost] = {}
+        self.max_seq = 0
+        self.keys: dict[str, None] = {}  # every staging key written: about two per host
+        self.pipe: Any = client.pipeline(transaction=False)
+        self.ops = 0
+        #: The batch being gathered: staging key -> field -> value (hashes) or member -> score
+        #: (sorted sets), written by one command per key at the next flush.
+        self.hashes: dict[str, dict[str, str]] = {}
+        self.zsets: dict[str, dict[str, float]] = {}
+
+    async def fill(self, src: Path) -> int:
+        records = snapshot_file.read_snapshot(src)
+        count = 0
+        try:
+            while batch := await asyncio.to_thread(_take, records, LOAD_BATCH):
+                for rec in batch:
+                    self._record(rec, src)
+                    if self.ops >= LOAD_BATCH:
+                        await self._flush()
+                count += len(batch)
+            self._finish()
+            await self._flush()
+        finally:
+            close = getattr(records, "close", None)  # the file, also when a check failed
+            if close is not None:
+                close()
+        return count
+
+    def _sp(self, host: str) -> str:
+        return self.prefixes[self.pool._group(host)]
+
+    def _host(self, name: str) -> _StagingHost:
+        return self.hosts.get(name) or self.hosts.setdefault(name, _StagingHost())
+
+    def _wrote(self, key: str) -> None:
+        """Count a command written to ``key`` (which exists now): the first one also sets
+        the key's expiry, so that a crash mid-load leaves nothing for good."""
+        if key not in self.keys:
+            self.keys[key] = None
+            self.pipe.expire(key, STAGING_TTL)
+            self.ops += 1
+        self.ops += 1
+
+    def _hset(self, key: str, field: str, value: str) -> None:
+        self.hashes.setdefault(key, {})[field] = value
+        self.ops += 1
+
+    def _zadd(self, key: str, member: str, score: float) -> None:
+        self.zsets.setdefault(key, {})[member] = score
+        self.ops += 1
+
+    def _record(self, rec: dict[str, Any], src: Path) -> None:
+        try:
+            self._check_and_write(rec)
+        except (KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, SnapshotFormatError):
+                raise
+            raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
+
+    def _check_and_write(self, rec: dict[str, Any]) -> None:
+        kind = rec["t"]
+        if kind == "url":
+            url, host = _valid_url(rec["url"])
+            state = STATE_CODES.get(rec["state"])
+            if state is None:
+                raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
+            depth, attempts, seq = _int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq")
+            t = _num(rec, "time")
+            extra = rec.get("target") if state == "X" else rec.get("referrer")
+            if extra is not None and not isinstance(extra, str):
+                raise SnapshotFormatError("a referrer or target is not text")
+            self.max_seq = max(self.max_seq, seq)
+            depth, attempts = min(depth, 65535), min(attempts, 65535)
+            sp, h = self._sp(host), self._host(host)
+            value = "\t".join((state, str(depth), str(attempts), str(seq), _fmt(t), extra or ""))
+            batch = self.hashes.get(sp + "url")
+            if batch is not None and url in batch:
+                raise SnapshotFormatError(f"the snapshot holds {url} twice")
+            self._hset(sp + "url", url, value)  # (a URL of an earlier batch: caught at flush)
+            if state == "W":
+                self._zadd(f"{sp}q:{{{host}}}", url, float(min(depth, 8191) * (1 << 40) + seq))
+                h.wait += 1
+            elif state == "D":
+                h.done += 1
+            elif state == "F":
+                h.fail += 1
+            elif state == "X":
+                h.redir += 1
             else:
-                raise SnapshotFormatError(f"unknown record type {kind!r}")
-    except (KeyError, TypeError, ValueError) as exc:
-        if isinstance(exc, SnapshotFormatError):
-            raise
-        raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
-    for queue in st.queues.values():
-        queue.sort(key=lambda e: e[1])
-    if config.politeness.max_in_flight < 1:  # pragma: no cover - Politeness forbids it
-        raise PoolError("max_in_flight must be at least 1")
-    return st
+                h.retr += 1
+                self._zadd(sp + "retry", url, _num(rec, "next_try"))
+                self._hset(sp + "rdata", url, str(rec.get("last_error", "")))
+        elif kind == "hub":
+            url, host = _valid_url(rec["url"])
+            span = _num(rec, "span")
+            if span <= 0:
+                raise SnapshotFormatError(f"hub {url} has a span that is not positive")
+            self._host(host)
+            last, due = _num(rec, "last_refresh"), _num(rec, "due")
+            result = str(rec.get("last_result", "")).replace("\t", " ")
+            parked = str(rec.get("parked", "") or "").replace("\t", " ")
+            crashes, fails = (_int(rec, k) if k in rec else 0 for k in ("crashes", "fails"))
+            fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
+            fields += [str(crashes), str(fails), parked]
+            sp = self._sp(host)
+            self._hset(sp + "hubs", url, "\t".join(fields))
+            if not parked:  # a parked hub is due only when the user refreshes it
+                self._zadd(sp + "hubdue", url, due)
+        elif kind == "scope":
+            snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
+        elif kind == "host":
+            name = rec["host"]
+            if not isinstance(name, str) or not name or "\t" in name:
+                raise SnapshotFormatError("a host record has no host")
+            h = self._host(name)
+            h.md = _num(rec, "min_delay")
+            h.bo = _num(rec, "backoff_until")
+        else:
+            raise SnapshotFormatError(f"unknown record type {kind!r}")
 
+    def _finish(self) -> None:
+        """The per-host rows, the host and ready sets and each group's totals."""
+        totals = {sp: {"seq": self.max_seq, "tw": 0, "td": 0, "tf": 0, "tr": 0, "tx": 0}
+                  for sp in self.prefixes.values()}  # fmt: skip
+        for name, h in self.hosts.items():
+            sp = self._sp(name)
+            self.pipe.hset(f"{sp}h:{{{name}}}", mapping=h.fields())
+            self._wrote(f"{sp}h:{{{name}}}")
+            self.pipe.zadd(sp + "hosts", {name: 0})
+            self._wrote(sp + "hosts")
+            if h.wait > 0:
+                self.pipe.zadd(sp + "ready", {name: max(h.na, h.bo)})
+                self._wrote(sp + "ready")
+            t = totals[sp]
+            t["tw"] += h.wait
+            t["td"] += h.done
+            t["tf"] += h.fail
+            t["tr"] += h.retr
+            t["tx"] += h.redir
+        for sp, t in totals.items():  # every group gets its meta, so every group is replaced
+            mapping: dict[FieldT, EncodableT] = {k: v for k, v in t.items()}
+            self.pipe.hset(sp + "meta", mapping=mapping)
+            self._wrote(sp + "meta")
 
-def _split_staging(
-    st: _Staging, groups: tuple[str, ...], group_of_host: Callable[[str], str]
-) -> dict[str, _Staging]:
-    """Deal a checked snapshot out to the pool's key groups (by host); every group gets a
-    part, empty or not, so that loading replaces every group."""
-    if len(groups) == 1:
-        return {groups[0]: st}
-    parts = {g: _Staging(count=0, max_seq=st.max_seq) for g in groups}
-    for url, rec in st.urls.items():
-        parts[group_of_host(url_host(url))].urls[url] = rec
-    for host, queue in st.queues.items():
-        parts[group_of_host(host)].queues[host] = queue
-    for host, h in st.hosts.items():
-        parts[group_of_host(host)].hosts[host] = h
-    for url, retry in st.retry.items():
-        parts[group_of_host(url_host(url))].retry[url] = retry
-    for url, hub in st.hubs.items():
-        parts[group_of_host(url_host(url))].hubs[url] = hub
-    return parts
+    async def _flush(self) -> None:
+        """Write the gathered batch: one command per key (after a look at which of its URLs
+        an earlier batch staged already: a URL named twice)."""
+        url_keys = [sp + "url" for sp in self.prefixes.values() if sp + "url" in self.hashes]
+        if url_keys:
+            check = self.client.pipeline(transaction=False)
+            for key in url_keys:
+                check.hmget(key, list(self.hashes[key]))
+            with self.pool._errors():
+                found = await check.execute()
+            for key, values in zip(url_keys, found, strict=True):
+                for url, old in zip(self.hashes[key], values, strict=True):
+                    if old is not None:
+                        raise SnapshotFormatError(f"the snapshot holds {url} twice")
+        pipe = self.pipe
+        for key, mapping in self.hashes.items():
+            pipe.hset(key, mapping=mapping)
+            self._wrote(key)
+        for key, members in self.zsets.items():
+            pipe.zadd(key, members)
+            self._wrote(key)
+        self.pipe = self.client.pipeline(transaction=False)
+        self.ops = 0
+        self.hashes, self.zsets = {}, {}
+        with self.pool._errors():
+            await pipe.execute()
 
-
-def _chunks(items: list[Any], size: int) -> Iterable[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
+    async def discard(self) -> None:
+        """Remove every staging key written (the pool itself was not touched)."""
+        with contextlib.suppress(redis.RedisError, PoolClosedError):
+            keys = list(self.keys)
+            for i in range(0, len(keys), 500):
+                pipe = self.client.pipeline(transaction=False)
+                for key in keys[i : i + 500]:  # one key per command: any layout
+                    pipe.execute_command("UNLINK", key)
+                await pipe.execute()
 
 
 __all__ = [

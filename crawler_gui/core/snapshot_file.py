@@ -2,10 +2,17 @@
 
 Format (documented in ``docs/storage.md``): gzip-compressed JSON Lines, UTF-8.
 
-* line 1, the header: ``{"format": "crawler-gui-pool-snapshot", "version": 1, "created": <time>,
+* line 1, the header: ``{"format": "crawler-gui-pool-snapshot", "version": 2, "created": <time>,
   "generator": "crawler-gui <version>"}``
-* then one JSON object per record, each with a ``"t"`` field: ``"url"``, ``"hub"`` or ``"host"``;
+* then one JSON object per record, each with a ``"t"`` field: ``"scope"``, ``"url"``, ``"hub"``
+  or ``"host"``;
 * last line, the trailer: ``{"t": "end", "records": <number of records before it>}``.
+
+Version 2 added the crawl's scope: one ``{"t": "scope", "domain": "example.com"}`` record per
+registered domain of the crawl's seeds and hubs (so that a snapshot loaded into a new pool
+follows the same sites' links), and the optional ``crashes``/``fails``/``parked`` fields of hub
+records. Files of version 1 still load (no scope: the pool's own is kept). A reader of version
+1 refuses a version 2 file as "newer" rather than drop its scope in silence.
 
 A missing trailer (a truncated file), a count that does not match, a bad gzip CRC, a line that is
 not a JSON object, a foreign header or a pickle all raise
@@ -16,6 +23,7 @@ folder.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -29,8 +37,10 @@ from crawler_gui import __version__
 from crawler_gui.errors import SnapshotError, SnapshotFormatError, SnapshotVersionError
 
 FORMAT = "crawler-gui-pool-snapshot"
-VERSION = 1
+VERSION = 2
 MAX_LINE = 1 << 20
+#: The longest registered domain a scope record may hold (a DNS name's limit).
+MAX_DOMAIN = 253
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 _decoder = json.JSONDecoder()
@@ -50,6 +60,7 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
     path = Path(path)
     folder = path.parent if str(path.parent) else Path(".")
     tmp = folder / f".{path.name}.{os.getpid()}.tmp"
+    _remove_stale_temporaries(folder, path.name)
     count = 0
     try:
         with (
@@ -77,7 +88,7 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
             raw.flush()
             os.fsync(raw.fileno())
         os.replace(tmp, path)
-        _fsync_dir(folder)
+        fsync_dir(folder)
     except OSError as exc:
         raise SnapshotError(f"cannot write the snapshot {path}: {exc.strerror or exc}") from exc
     finally:
@@ -86,7 +97,33 @@ def write_snapshot(path: Path, records: Iterable[dict[str, Any]]) -> int:
     return count
 
 
-def _fsync_dir(folder: Path) -> None:
+def _remove_stale_temporaries(folder: Path, name: str) -> None:
+    """Remove the ``.NAME.PID.tmp`` files that saves of processes no longer running left
+    (killed mid-save, or a power cut)."""
+    if os.name != "posix":  # os.kill(pid, 0) is a probe only on POSIX
+        return
+    prefix, suffix = f".{name}.", ".tmp"
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        middle = entry.name[len(prefix) : -len(suffix)]
+        if not (entry.name.startswith(prefix) and entry.name.endswith(suffix)):
+            continue
+        if not middle.isdigit() or int(middle) == os.getpid():
+            continue
+        try:
+            os.kill(int(middle), 0)
+        except ProcessLookupError:
+            with contextlib.suppress(OSError):
+                entry.unlink()
+        except OSError:
+            pass  # alive (another user's process)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a folder's entries (a rename, a new file) survive a power cut (best effort)."""
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
@@ -97,6 +134,32 @@ def _fsync_dir(folder: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def scope_records(domains: Iterable[str]) -> Iterator[dict[str, Any]]:
+    """The scope records of a crawl whose seeds and hubs cover ``domains``."""
+    for domain in sorted({d for d in domains if d}):
+        yield {"t": "scope", "domain": domain}
+
+
+def scope_domain(rec: dict[str, Any]) -> str:
+    """The domain of a scope record, checked: a short, lower-case name without spaces."""
+    domain = rec.get("domain")
+    if (
+        not isinstance(domain, str)
+        or not domain
+        or len(domain) > MAX_DOMAIN
+        or domain != domain.strip().lower()
+        or any(c.isspace() or c in "/:@?#" for c in domain)
+    ):
+        raise SnapshotFormatError(f"a scope record holds no valid domain ({domain!r:.80})")
+    return domain
+
+
+def read_scope(path: Path) -> frozenset[str]:
+    """The scope domains of a snapshot file (empty for a version 1 file), reading and checking
+    the whole file as :func:`read_snapshot` does."""
+    return frozenset(scope_domain(rec) for rec in read_snapshot(path) if rec.get("t") == "scope")
 
 
 def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
@@ -117,7 +180,9 @@ def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
     count = 0
     try:
         with gzip.open(path, "rb") as gz:
-            first = gz.readline(MAX_LINE)
+            first = gz.readline(MAX_LINE + 1)
+            if len(first) > MAX_LINE:
+                raise SnapshotFormatError(f"{path}: line 1 is too long")
             header = _parse(first, 1, path)
             if header.get("format") != FORMAT:
                 raise SnapshotFormatError(f"{path} is not a crawler-gui pool snapshot")
@@ -131,7 +196,11 @@ def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
                 )
             line_no = 1
             ended = False
-            for line in gz:
+            while True:
+                # Bounded: a line longer than MAX_LINE is never read whole.
+                line = gz.readline(MAX_LINE + 1)
+                if not line:
+                    break
                 line_no += 1
                 if ended:
                     raise SnapshotFormatError(f"{path}: data after the end record")
@@ -164,6 +233,8 @@ def _parse(line: bytes, line_no: int, path: Path) -> dict[str, Any]:
         obj = json.loads(line)
     except (UnicodeDecodeError, ValueError) as exc:
         raise SnapshotFormatError(f"{path}: line {line_no} is not JSON") from exc
+    except RecursionError as exc:  # "[[[[..." nested deeper than Python's stack allows
+        raise SnapshotFormatError(f"{path}: line {line_no} is nested too deeply") from exc
     if not isinstance(obj, dict):
         raise SnapshotFormatError(f"{path}: line {line_no} is not a JSON object")
     return obj

@@ -32,6 +32,7 @@ REASONS: dict[str, str] = {
     "no_host": "the URL has no host",
     "host_without_dot": "the host has no dot (not a public host name)",
     "bad_host": "the host name is not valid",
+    "long_host": "the host name is longer than 253 characters, or one of its labels than 63",
     "bad_port": "the port is not a number from 1 to 65535",
     "userinfo": "URLs with a user name or password are not crawled",
     "too_deep": "the URL is deeper than the depth limit",
@@ -40,6 +41,9 @@ REASONS: dict[str, str] = {
 }
 
 DEFAULT_MAX_LENGTH = 2048
+#: DNS limits (RFC 1035): a name of at most 253 characters, each label at most 63.
+MAX_HOST_LENGTH = 253
+MAX_LABEL_LENGTH = 63
 
 #: Query parameters that only track the reader; removed by default.
 TRACKING_PARAMS: frozenset[str] = frozenset(
@@ -150,6 +154,8 @@ def _encode_host(host: str, raw: str) -> str:
     if host.isascii():
         host = host.lower()
     else:
+        if host_too_long(host):  # before the codec, which says only "label too long"
+            raise InvalidURLError(raw, "long_host", REASONS["long_host"])
         try:
             host = host.encode("idna").decode("ascii")
         except UnicodeError as exc:
@@ -162,7 +168,20 @@ def _encode_host(host: str, raw: str) -> str:
         raise InvalidURLError(raw, "bad_host", REASONS["bad_host"])
     if "." not in host:
         raise InvalidURLError(raw, "host_without_dot", REASONS["host_without_dot"])
+    if host_too_long(host):
+        raise InvalidURLError(raw, "long_host", REASONS["long_host"])
     return host
+
+
+def host_too_long(host: str) -> bool:
+    """True when a host name is over the DNS limits: no resolver can look it up (and
+    Python's would raise "label too long" from deep inside a connection attempt)."""
+    if len(host) <= MAX_LABEL_LENGTH:  # the common case: no label can be too long
+        return False
+    host = host.rstrip(".")
+    if len(host) > MAX_HOST_LENGTH:
+        return True
+    return any(len(label) > MAX_LABEL_LENGTH for label in host.split("."))
 
 
 def canonicalize(

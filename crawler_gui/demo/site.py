@@ -43,6 +43,8 @@ from typing import Any
 
 from aiohttp import web
 
+from crawler_gui.demo.news_templates import comment_block, dateline
+
 __all__ = ["DemoSite"]
 
 log = logging.getLogger(__name__)
@@ -84,6 +86,7 @@ _CITIES = (
     "Maplewood",
     "Clearwater",
 )
+_REPORTERS = ("王明", "李华", "张伟", "刘洋", "陈静")
 _CN_CITIES = ("港湾", "河畔", "湖景", "山城", "东港", "北原", "西溪", "南门", "松林", "石桥")
 
 _CSS = (
@@ -449,25 +452,42 @@ class DemoSite:
             links.append(f'<li><a href="/go/{a.go}.html">合作媒体 partner story</a></li>')
         elsewhere = [f"<li>{self._link(h, o, k)}</li>" for o, k in a.cross]
         section = _SECTIONS[a.section]
+        when = self.published(h.index, a.index)
+        printed = (
+            f"{when[:4]}年{when[5:7]}月{when[8:10]}日 {when[11:16]}"
+            if h.gbk
+            else f"发布时间：{when[:10]} {when[11:19]}"
+        )
         head = (
             f"<h1>{html.escape(a.title)}</h1>"
+            f"{dateline(printed, h.name, [_REPORTERS[a.index % len(_REPORTERS)]])}"
             f'<p class="meta">{section} | <a href="/{a.section}/">{section}</a> | '
             f'<a href="#comments">评论 comments</a></p>'
         )
         tail = (
             f"<h3>相关 Related</h3><ul>{''.join(links)}</ul>"
             f"<h3>其他媒体 Elsewhere</h3><ul>{''.join(elsewhere)}</ul>"
-            '<div id="comments"></div>'
+            f'<div id="comments">{comment_block(["说得好，支持！", "希望持续关注。"])}</div>'
         )
         paragraphs: list[str] = []
         base = len(self._page(h, a.title, head + tail))
         factor = 2 if h.gbk else 3
         budget = a.size - base
-        while budget > 0:
+        while budget > 0 or len(paragraphs) < 3:  # an article has a few paragraphs at least
             p = self._text(rng, h.gbk, rng.randint(20, 80))
             paragraphs.append(f"<p>{p}</p>")
             budget -= len(p) * factor
         return self._page(h, a.title, head + "".join(paragraphs) + tail)
+
+    def published(self, host_index: int, article_index: int) -> str:
+        """When an article was published, in the local time its page prints (the site is in
+        China: +08:00, not printed): ``yyyy-mm-ddThh:mm:ss``, deterministic from the seed."""
+        rng = random.Random(f"{self.seed}/{host_index}/{article_index}/time")
+        day = 1 + article_index % 28
+        return f"2024-03-{day:02d}T{rng.randrange(7, 23):02d}:{rng.randrange(60):02d}:00"
+
+    def article_title(self, host_index: int, article_index: int) -> str:
+        return self._hosts[host_index - 1].articles[article_index].title
 
     def _render_section(self, h: _Host, section: str) -> bytes:
         rng = random.Random(f"{self.seed}/{h.index}/{section}/")

@@ -51,6 +51,7 @@ from crawler_gui.core.frontier import (
     PoolTotals,
     RetryRow,
 )
+from crawler_gui.engine.crawler import make_scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import StatsSnapshot
 from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolInUseError
@@ -644,7 +645,9 @@ class ControlServer:
         path = Path(str(req["path"]))
         if not path.is_absolute():
             raise ConfigError("the snapshot path must be absolute")
-        return int(await self.session.frontier.save_snapshot(path))
+        # The crawl's scope travels with the pool, as in a snapshot saved by the crawl itself.
+        scope = self.session.crawler.scope.seed_domains
+        return int(await self.session.frontier.save_snapshot(path, scope=scope))
 
     # -- the end ----------------------------------------------------------------------------
     def ending(self) -> None:
@@ -855,7 +858,9 @@ class AttachedFrontier:
     async def refresh_hub(self, url: str) -> bool:
         return bool(await self._session.client.call("refresh_hub", url=url))
 
-    async def save_snapshot(self, path: str | Path) -> int:
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:
+        """Saved by the crawl, which adds its own scope (``scope`` is not sent)."""
+        del scope
         return int(
             await self._session.client.call("save_snapshot", path=str(Path(path).absolute()))
         )
@@ -877,6 +882,9 @@ class AttachedCrawler:
         self._session = session
         self._state = CrawlState(state)
         self._stats = stats
+        #: The scope as the settings make it, without the crawl's seeds: those live in the
+        #: crawling process, which adds them to the snapshots it saves for this window.
+        self.scope = make_scope(session.settings)
         self.state_listeners: list[Callable[[CrawlState], None]] = []
         self._background: set[asyncio.Task[Any]] = set()
 

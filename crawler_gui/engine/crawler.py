@@ -8,34 +8,61 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import gc
 import inspect
 import json
 import logging
 import os
+import shutil
+import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease
+from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
 from crawler_gui.engine.decode import decode_body, sniff_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
 from crawler_gui.engine.links import extract_links
 from crawler_gui.engine.robots import RobotsCache
-from crawler_gui.engine.scope import Scope
+from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.errors import (
+    CrawlerGuiError,
+    DiskFullError,
+    PoolCorruptError,
+    PoolWriteError,
+    StoreWriteError,
+    is_disk_full,
+)
 
 if TYPE_CHECKING:
+    from crawler_gui.engine.extract.service import Articles
     from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
 
-#: Pages bigger than this are decoded and parsed in a worker thread, off the event loop.
-THREAD_PARSE_BYTES = 512 * 1024
+
+def _log_error(what: str, exc: BaseException) -> None:
+    """One line for our own clear errors (a pool that cannot be reached, a full disk: the
+    message says it all); the traceback for anything else, which is a bug."""
+    if isinstance(exc, CrawlerGuiError):
+        log.error("%s: %s", what, exc)
+    else:
+        log.error("%s", what, exc_info=exc)
+
+
+#: Pages bigger than this are decoded, parsed and their links checked against the scope in a
+#: worker thread, off the event loop (the GUI thread under the window): a 512 KB page of links
+#: costs about 80 ms to parse and 40 ms to check; 64 KB about a tenth of that.
+THREAD_PARSE_BYTES = 64 * 1024
+#: The links of one page go to the pool in slices of this many, the loop free in between (a
+#: 10 MB page has some 300,000 links; a slice costs the loop about 5 ms).
+LINK_SLICE = 500
 #: How many recently submitted link strings the engine remembers, so that the navigation links
 #: every page repeats are not canonicalized and looked up again and again.
 RECENT_LINKS = 200_000
@@ -44,6 +71,10 @@ RECENT_LINKS = 200_000
 COMMIT_SECONDS = 0.0
 #: Consecutive failed commits (disk full, Redis gone) before the crawl stops as failed.
 COMMIT_ATTEMPTS = 5
+#: How often the free space of our own disks is looked at while crawling.
+FREE_SPACE_SECONDS = 1.0
+#: How often the crawl, paused for a full disk, looks whether there is room again.
+ROOM_POLL_SECONDS = 2.0
 #: How often a worker on a shared pool reads the pool-wide pause flag.
 SHARED_POLL_SECONDS = 1.0
 #: The longest the dispatcher waits for work without looking at the pool again: what catches
@@ -88,7 +119,38 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_in_flight=settings.per_host,
         ),
         hub_span=settings.hub_span,
+        sync=settings.sync == "batch",
+        sync_seconds=1.0 if settings.sync == "second" else None,
     )
+
+
+class _GcState:
+    lock = threading.Lock()
+    pausers = 0
+    was_enabled = False
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while a worker thread parses a big page.
+
+    Parsing a page of 300,000 links makes as many short-lived node objects (freed by their
+    reference counts, never cyclic); collections triggered meanwhile would walk the whole heap,
+    and a full one holds the GIL, so the event loop (the GUI thread), for 100 ms or more. The
+    collector is switched back on (if it was on) when the last such parse ends."""
+    state = _GcState
+    with state.lock:
+        if state.pausers == 0:
+            state.was_enabled = gc.isenabled()
+            gc.disable()
+        state.pausers += 1
+    try:
+        yield
+    finally:
+        with state.lock:
+            state.pausers -= 1
+            if state.pausers == 0 and state.was_enabled:
+                gc.enable()
 
 
 def _header_text(value: str) -> str:
@@ -98,6 +160,45 @@ def _header_text(value: str) -> str:
 
 def _always_known(_url: str) -> bool:
     return True
+
+
+def own_storage_error(exc: BaseException) -> bool:
+    """A write to our own disk failed (pool, page store, WARC): never the URL's fault."""
+    return isinstance(exc, DiskFullError | PoolWriteError | StoreWriteError) or is_disk_full(exc)
+
+
+def load_links_limit(scope_file: Path | None) -> int | None:
+    """The depth limit under which the pool's pages had their links taken (saved by
+    :meth:`Crawler._save_scope`); None when unlimited or unknown."""
+    if scope_file is None:
+        return None
+    try:
+        data = json.loads(scope_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("links_limit") if isinstance(data, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _links_of_records(
+    records: Iterator[PageRecord], scope: Scope, count: int
+) -> list[tuple[str, int, list[str]]]:
+    """The next ``count`` stored pages' links in ``scope`` (a worker thread's work)."""
+    out: list[tuple[str, int, list[str]]] = []
+    for record in records:
+        if record.body is None or sniff_kind(record.content_type, record.body) != "html":
+            continue
+        page = FetchOutcome(
+            url=record.url,
+            final_url=record.final_url,
+            content_type=record.content_type,
+            body=record.body,
+        )
+        _title, _encoding, links = Crawler._parse_big(page, scope)
+        out.append((record.final_url, record.depth, links))
+        if len(out) >= count:
+            break
+    return out
 
 
 def load_seed_domains(scope_file: Path) -> list[str]:
@@ -153,8 +254,13 @@ class Crawler:
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
         signal: PoolSignal | None = None,
+        articles: Articles | None = None,
     ) -> None:
+        #: Article extraction (``settings.extract == "on"``), None otherwise.
+        self.articles = articles
         self.scope_file = scope_file
+        #: Pages at this depth or deeper had their links dropped (None: no limit so far).
+        self._links_limit = load_links_limit(scope_file)
         self.signal = signal
         self._signal_live = False  # started for the current run
         self._waiting_for_work = False  # nothing to pop, nothing in flight: waits for work
@@ -182,6 +288,7 @@ class Crawler:
         self._delays_sent: dict[str, float] = {}
         self._hubs: list[HubSpec] = []
         self._retired_fetchers: list[Fetcher] = []
+        self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
         self._background: set[asyncio.Task[object]] = set()
         self._results: list[tuple[str, FetchResult]] = []
@@ -199,6 +306,14 @@ class Crawler:
             is_known if cheap and callable(is_known) else _always_known
         )
         self.state_listeners: list[Callable[[CrawlState], None]] = []
+        #: Why the crawl is paused for our own storage (disk full), or None.
+        self.storage_error: str | None = None
+        #: The error that made the crawl fail (state FAILED), or None.
+        self.failure: Exception | None = None
+        #: Called with the message when the crawl pauses for its storage (the window shows
+        #: a dialog; the command line stops and exits 1).
+        self.storage_listeners: list[Callable[[str], None]] = []
+        self._free_checked = 0.0
 
     # ---- run control ---------------------------------------------------------------------------
     @property
@@ -230,6 +345,7 @@ class Crawler:
         try:
             await self.fetcher.start()
             await self._start_signal()
+            await self.reconsider_refusals()
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
@@ -238,8 +354,12 @@ class Crawler:
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
-            log.exception("the crawl stopped on an error")
+            if isinstance(exc, PoolCorruptError):  # a clear error: no traceback
+                log.error("the crawl stopped: %s", exc)
+            else:
+                _log_error("the crawl stopped on an error", exc)
             self.last_error = str(exc)
+            self.failure = exc
             try:
                 await self._drain(cancel=True)
             except Exception:
@@ -249,12 +369,88 @@ class Crawler:
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
+        if self.articles is not None:
+            await self.articles.drain()  # their records go with the last commit
         try:
             await self._stop_committer(committer)
+        except Exception as exc:
+            if not own_storage_error(exc):
+                raise
+            # Still no room for the last results: their URLs stay leased in the pool and come
+            # back when it is next opened (docs/storage.md, "A full disk").
+            self._storage_pause(exc)
+            final = CrawlState.STOPPED
         finally:
             await self._stop_signal()  # after the last commit: its notice goes out
         self._set_state(final)
         return final
+
+    # ---- refusals: final under one policy, looked at again when the policy grows wider -------
+    def _still_refused(self, refusal: Refusal) -> bool:
+        """Would today's settings refuse this URL again, for the reason it was refused?"""
+        reason = refusal.reason
+        if reason == ErrorKind.BLOCKED_ADDRESS.value:
+            policy = self.fetcher.policy
+            verdict = policy.check_host(host_of_url(refusal.url))
+            if verdict is not None:  # an IP literal: known at once
+                return not verdict
+            # A name: its addresses are known only by resolving it again.
+            return not (policy.allow_private or policy.allow_networks)
+        if reason == ErrorKind.ROBOTS.value:
+            return self.settings.obey_robots
+        if reason == ErrorKind.OUT_OF_SCOPE.value:
+            target = refusal.target or refusal.url
+            return self.scope.check(target) is not None
+        return True
+
+    async def reconsider_refusals(self) -> int:
+        """Queue again the refused URLs that the current settings and scope no longer refuse
+        (private addresses allowed, robots.txt off, a domain added): at every start and after
+        every change that widens the policy. Returns how many went back to the queue."""
+        try:
+            count = await self.frontier.requeue_refused(lambda r: not self._still_refused(r))
+            count += await self._follow_beyond_old_limit()
+        except Exception:
+            log.exception("refused URLs could not be looked at again")
+            return 0
+        if count:
+            log.info("%d refused URL(s) queued again under the wider policy", count)
+            self._wake.set()
+            self._notify()
+        return count
+
+    async def _follow_beyond_old_limit(self) -> int:
+        """A raised depth limit: the links of the stored pages at the old limit (dropped when
+        they were fetched) are taken from their stored bodies now, parsed in a worker thread.
+        Returns how many links were offered to the pool."""
+        old, new = self._links_limit, self.settings.max_depth
+        if old is not None and (new is None or new > old) and self.store is not None:
+            await self.store.flush()
+            records = self.store.records_at_depths(old, new)
+            offered = 0
+            while True:
+                batch = await asyncio.to_thread(_links_of_records, records, self.scope, 20)
+                if not batch:
+                    break
+                for page_url, depth, links in batch:
+                    offered += len(links)
+                    await self._add_links(depth + 1, page_url, links)
+            log.info("depth limit raised from %d: %d links of its pages offered", old, offered)
+            self._links_limit = new
+            self._save_scope()
+            return offered
+        if new is not None and (old is None or new < old):
+            self._links_limit = new  # pages at the new limit keep their links to themselves
+            self._save_scope()
+        return 0
+
+    def _reconsider_later(self) -> None:
+        """The policy grew wider while crawling: look at the refusals in the background."""
+        if self._run_task is None or self._run_task.done():
+            return  # the next run looks at them when it starts
+        task = asyncio.get_running_loop().create_task(self.reconsider_refusals())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     # ---- change notices between the workers of a shared pool ------------------------------------
     async def _start_signal(self) -> None:
@@ -321,8 +517,23 @@ class Crawler:
                 return  # the last batch is committed by _stop_committer
             await asyncio.sleep(COMMIT_SECONDS)  # let a batch gather
             try:
+                if self.storage_error is not None:
+                    await self._wait_for_room()
+                    if self.storage_error is not None:  # stopping: _stop_committer ends it
+                        await asyncio.sleep(ROOM_POLL_SECONDS / 10)
+                        self._results_ready.set()
+                        continue
+                await self._give_back_unstored()
+                self._check_free_space()
                 await self._commit()
             except Exception as exc:
+                if own_storage_error(exc):
+                    # Our disk, not the URLs: pause (nothing charged, results kept in memory)
+                    # and try again once the user resumes or there is room again.
+                    self._storage_pause(exc)
+                    await self._wait_for_room()
+                    self._results_ready.set()
+                    continue
                 failures += 1
                 if failures >= COMMIT_ATTEMPTS:
                     log.error("results cannot be saved (%s); stopping the crawl", exc)
@@ -334,6 +545,79 @@ class Crawler:
                 await asyncio.sleep(min(5.0, 0.2 * 2**failures))
             else:
                 failures = 0
+
+    # ---- our own disk full: pause, keep everything, go on once there is room -------------------
+    def _storage_paths(self) -> list[Path]:
+        paths = [getattr(self.frontier, "path", None), getattr(self.store, "path", None)]
+        if self.warc is not None:
+            paths.append(self.warc.directory)
+        return [p for p in paths if isinstance(p, Path)]
+
+    def _check_free_space(self, *, force: bool = False) -> None:
+        """Raise DiskFullError when a disk of ours has less room than ``min_free_mb``: the
+        crawl pauses while there is still room to finish cleanly."""
+        floor = self.settings.min_free_mb * 1024 * 1024
+        now = time.monotonic()
+        if floor <= 0 or (not force and now - self._free_checked < FREE_SPACE_SECONDS):
+            return
+        self._free_checked = now
+        for path in self._storage_paths():
+            try:
+                free = shutil.disk_usage(path).free
+            except OSError:
+                continue
+            if free < floor:
+                raise DiskFullError(
+                    f"only {free / 1024 / 1024:.0f} MB left on the disk of {path} (the crawl "
+                    f"pauses below {self.settings.min_free_mb:g} MB)"
+                )
+
+    def _storage_pause(self, exc: BaseException) -> None:
+        first = self.storage_error is None
+        self.storage_error = str(exc)
+        self.last_error = self.storage_error
+        if first:
+            log.info("%s; the crawl is paused until there is room again", exc)
+        self._pause_local()
+        if first:
+            for listener in list(self.storage_listeners):
+                listener(self.storage_error)
+
+    async def _wait_for_room(self) -> None:
+        """Until the user resumes (or stops), or (CLI) the crawl stops."""
+        while not self._committer_stopping and not self._resumed.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._resumed.wait(), ROOM_POLL_SECONDS)
+
+    def _storage_back(self) -> bool:
+        """Resume after a storage pause: reopen what a failed write left blocked and look at
+        the free space again. False (and paused again) when there is still no room."""
+        try:
+            recover = getattr(self.frontier, "recover", None)
+            if callable(recover):
+                recover()
+            if self.store is not None:
+                self.store.forget_failure()  # its records are pending: the next flush retries
+            self._check_free_space(force=True)
+        except Exception as exc:
+            if not own_storage_error(exc):
+                raise
+            self.storage_error = None  # a new pause: said again
+            self._storage_pause(exc)
+            return False
+        self.storage_error = None
+        log.info("there is room again: the crawl goes on")
+        return True
+
+    async def _give_back_unstored(self) -> None:
+        """The URLs whose pages could not be stored go back unfetched (no attempt counted)."""
+        if self._unfinished and self.storage_error is None and not self._stop_requested:
+            urls, self._unfinished = self._unfinished, []
+            try:
+                await self.frontier.release(urls)
+            except BaseException:
+                self._unfinished = urls + self._unfinished
+                raise
 
     async def _commit(self) -> None:
         self._results_ready.clear()
@@ -364,10 +648,10 @@ class Crawler:
         try:
             await self._commit()
             await self._flush()
-        except Exception:
+        except Exception as exc:
             if not quiet:
                 raise
-            log.exception("results of the last fetches could not be saved")
+            _log_error("results of the last fetches could not be saved", exc)
 
     def pause(self) -> None:
         """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
@@ -376,6 +660,8 @@ class Crawler:
         self._share_pause(True)
 
     def resume(self) -> None:
+        if self.storage_error is not None and not self._storage_back():
+            return  # still no room: stays paused (and says so again)
         self._resume_local()
         self._share_pause(False)
 
@@ -407,8 +693,8 @@ class Crawler:
         self._last_poll = now
         try:
             paused, _generation = await control()
-        except Exception:
-            log.warning("cannot read the shared pause flag", exc_info=True)
+        except Exception as exc:
+            log.warning("cannot read the shared pause flag: %s", exc)
             return
         if paused and self._state is CrawlState.RUNNING:
             log.info("paused by another worker or the GUI")
@@ -434,6 +720,18 @@ class Crawler:
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
+    async def close_background(self) -> None:
+        """End the background work: pause flags and refusal re-checks still running, and the
+        robots.txt fetches of this cache and of any replaced by a settings change."""
+        tasks = list(self._background)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for robots in [*self._retired_robots, self.robots]:
+            await robots.close()
+        self._retired_robots.clear()
+
     async def close_fetchers(self) -> None:
         """Close the HTTP session (and any left over from live settings changes)."""
         for fetcher in [*self._retired_fetchers, self.fetcher]:
@@ -447,7 +745,14 @@ class Crawler:
         return self._state
 
     def stats(self) -> StatsSnapshot:
-        return self._stats.snapshot()
+        snap = self._stats.snapshot()
+        if self.articles is not None:
+            snap = replace(
+                snap,
+                articles_found=self.articles.found,
+                extraction_backlog=self.articles.backlog,
+            )
+        return snap
 
     @property
     def in_flight(self) -> int:
@@ -455,14 +760,26 @@ class Crawler:
 
     # ---- steering ------------------------------------------------------------------------------
     async def add_seeds(self, urls: Iterable[str]) -> AddReport:
-        """Add seed URLs (depth 0); their registered domains join the scope."""
+        """Add seed URLs (depth 0); their registered domains join the scope. A seed on a
+        denied domain or matching a deny pattern is refused with that reason (deny rules win
+        over seeds, as over every other URL)."""
         urls = [u.strip() for u in urls if u.strip()]
-        self.scope.add_seeds(urls)
+        denied: list[tuple[str, str]] = []
+        kept: list[str] = []
+        for url in urls:
+            reason = self.scope.check(url)
+            if reason in DENY_REASONS:
+                denied.append((url, reason))
+            else:
+                kept.append(url)
+        self.scope.add_seeds(kept)
         self._recent.clear()  # links refused as off-domain may be in scope now
         self._save_scope()
-        report = await self.frontier.add_many([AddRequest(u, 0, None) for u in urls])
+        report = await self.frontier.add_many([AddRequest(u, 0, None) for u in kept])
+        report.refused.extend(denied)
         self._wake.set()
         self._notify()
+        self._reconsider_later()  # redirects that left the scope may be in it now
         return report
 
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
@@ -474,6 +791,7 @@ class Crawler:
         self._hubs = [h for h in hubs if h.url not in refused]
         self._wake.set()
         self._notify()
+        self._reconsider_later()
         return report
 
     def refresh_scope(self, domains: Iterable[str]) -> None:
@@ -483,12 +801,23 @@ class Crawler:
             self.scope.add_seeds(f"http://{d}/" for d in new)
             self._recent.clear()  # links skipped as off-domain may be in scope now
             log.info("%d seeded domain(s) joined the scope", len(new))
+            self._reconsider_later()
+
+    async def add_scope_domains(self, domains: Iterable[str]) -> None:
+        """Registered domains join the crawl's scope and are remembered (a loaded snapshot's
+        scope, merged)."""
+        self.refresh_scope(domains)
+        self._save_scope()
 
     def _save_scope(self) -> None:
         """Remember the seeded domains next to the pool, so a resumed crawl keeps its scope."""
         if self.scope_file is None:
             return
-        data = {"version": 1, "seed_domains": sorted(self.scope.seed_domains)}
+        data = {
+            "version": 1,
+            "seed_domains": sorted(self.scope.seed_domains),
+            "links_limit": self._links_limit,
+        }
         tmp = self.scope_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1), encoding="utf-8")
         os.replace(tmp, self.scope_file)
@@ -520,7 +849,14 @@ class Crawler:
         if any(getattr(old, f) != getattr(settings, f) for f in fetch_fields):
             self._retired_fetchers.append(self.fetcher)
             self.fetcher = Fetcher(settings, allow_networks=self.allow_networks)
-        if old.user_agent != settings.user_agent:
+        widened = (
+            (settings.allow_private and not old.allow_private)
+            or (old.obey_robots and not settings.obey_robots)
+            or old.max_depth != settings.max_depth  # (kept in scope.json when it shrinks)
+        )
+        if old.user_agent != settings.user_agent or old.allow_private != settings.allow_private:
+            # (robots.txt refused for the host's address is fetched again under the new rule)
+            self._retired_robots.append(self.robots)
             self.robots = RobotsCache(settings.user_agent, settings.robots_lifetime)
         scope_fields = (
             "allow_domains",
@@ -532,6 +868,9 @@ class Crawler:
         if any(getattr(old, f) != getattr(settings, f) for f in scope_fields):
             self.scope = make_scope(settings, self.scope.seed_domains)
             self._recent.clear()
+            widened = True
+        if widened:
+            self._reconsider_later()
         self._wake.set()
 
     # ---- the dispatcher ------------------------------------------------------------------------
@@ -560,7 +899,13 @@ class Crawler:
                 free = min(free, s.max_pages - self._pages_started)
             leases: list[Lease] = []
             if free > 0:
-                leases = await frontier.pop(free, s.hub_percent)
+                try:
+                    leases = await frontier.pop(free, s.hub_percent)
+                except Exception as exc:
+                    if not own_storage_error(exc):
+                        raise
+                    self._storage_pause(exc)  # our disk: paused, not failed
+                    continue
                 for lease in leases:
                     self._launch(lease)
             if leases and len(self._tasks) < s.concurrency:
@@ -595,7 +940,8 @@ class Crawler:
         if t.waiting or t.pending or t.retrying:
             return False
         now = self.clock()
-        return all(hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
+        # (A parked hub waits for the user, not for the crawl: it keeps nobody busy.)
+        return all(hub.parked or hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
         """Wait for a wake-up (a fetch ends, a commit, a notice) or until the pool's next URL
@@ -621,6 +967,9 @@ class Crawler:
             released = await self.frontier.release(urls)
             log.info("%d unfinished fetches went back to the pool", released)
             self._notify()
+        for robots in self._retired_robots:  # their fetches use the retired sessions
+            await robots.close()
+        self._retired_robots.clear()
         for fetcher in self._retired_fetchers:
             await fetcher.close()
         self._retired_fetchers.clear()
@@ -640,8 +989,22 @@ class Crawler:
     async def _process(self, lease: Lease) -> None:
         url = lease.url
         try:
+            refusal = None if lease.is_hub else self.scope.check(url)
+            if refusal is not None and (refusal != "off_domain" or self.scope.names_sites):
+                # A URL that reached the pool without the scope check links pass (a loaded
+                # snapshot, a scope narrowed since): refused, never fetched. (A scope that
+                # names no site at all refuses nothing as off-site.)
+                result = FetchResult(
+                    error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
+                )
+                self._stats.record(None, ErrorKind.OUT_OF_SCOPE.value, 0, 0.0)
+                self._complete(url, result)
+                return
             if self.settings.obey_robots and not await self._robots_allow(lease):
-                if self.robots.unreachable(url):
+                refusal = self.robots.refusal(url)
+                if refusal:  # the host's address is not allowed: a refusal, decided once
+                    result = FetchResult(error=ErrorKind.BLOCKED_ADDRESS, message=refusal)
+                elif self.robots.unreachable(url):
                     # robots.txt could not be fetched: a temporary refusal (RFC 9309), retried
                     result = FetchResult(
                         error=ErrorKind.CONNECT,
@@ -649,31 +1012,57 @@ class Crawler:
                     )
                 else:
                     result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
-                self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
+                if result.error is not None and result.error.refusal:
+                    self._stats.record_refusal()
+                else:
+                    self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
                 self._complete(url, result)
                 return
             outcome = await self.fetcher.fetch(url, hop_check=self._hop_check, known=self._known)
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
+                # Kept with the refusal: a wider scope later covers this target.
                 result = replace(
                     result,
-                    redirect_to=None,
                     error=ErrorKind.OUT_OF_SCOPE,
                     message=f"redirect to {result.redirect_to} leaves the scope",
                 )
-            self._stats.record(
-                result.status,
-                result.error.value if result.error else None,
-                outcome.size,
-                outcome.elapsed,
-            )
+            if result.status is None and result.error is not None and result.error.refusal:
+                self._stats.record_refusal()  # no request was sent: not an error
+            else:
+                self._stats.record(
+                    result.status,
+                    result.error.value if result.error else None,
+                    outcome.size,
+                    outcome.elapsed,
+                )
+            extract: tuple[int, str] | None = None
             if outcome.ok:
-                await self._handle_page(lease, outcome)
+                extract = await self._handle_page(lease, outcome)
             self._complete(url, result)
+            if extract is not None and self.articles is not None:
+                # After the result is in: a page waiting here for room in the extraction
+                # queue holds its fetch slot (fetching slows to the extraction rate), not
+                # its URL.
+                seq, kind = extract
+                await self.articles.page(
+                    seq,
+                    outcome.final_url,
+                    outcome.body,
+                    outcome.content_type,
+                    is_html=kind == "html",
+                )
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("while crawling %s", url)
+            if own_storage_error(exc):
+                # The page could not be stored: the URL goes back unfetched, no attempt
+                # counted, once there is room again.
+                self._unfinished.append(url)
+                self._storage_pause(exc)
+                self._results_ready.set()
+                return
+            _log_error(f"while crawling {url}", exc)
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )
@@ -689,22 +1078,32 @@ class Crawler:
                 await self.frontier.set_delay(lease.host, min(delay, 120.0))
         return verdict
 
-    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> None:
+    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> tuple[int, str]:
+        """Parse, queue the links, store the page; returns its store sequence number and
+        sniffed kind (for extraction)."""
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, links = "", "", list[str]()
+        big = len(outcome.body) > THREAD_PARSE_BYTES
+        follow = self.settings.max_depth is None or lease.depth + 1 <= self.settings.max_depth
         if kind == "html":
-            if len(outcome.body) > THREAD_PARSE_BYTES:
-                title, encoding, links = await asyncio.to_thread(self._parse, outcome)
+            # Only links in scope come back (checked where they were parsed).
+            scope = self.scope if follow else None
+            if big:
+                title, encoding, links = await asyncio.to_thread(self._parse_big, outcome, scope)
             else:
-                title, encoding, links = self._parse(outcome)
+                title, encoding, links = self._parse(outcome, scope)
         elif kind == "text":
-            _text, encoding = decode_body(outcome.body, outcome.content_type)
-        if links and (
-            self.settings.max_depth is None or lease.depth + 1 <= self.settings.max_depth
-        ):
-            await self._add_links(lease, outcome.final_url, links)
+            if big:
+                _text, encoding = await asyncio.to_thread(
+                    decode_body, outcome.body, outcome.content_type
+                )
+            else:
+                _text, encoding = decode_body(outcome.body, outcome.content_type)
+        if links and follow:
+            await self._add_links(lease.depth + 1, outcome.final_url, links)
+        seq = 0
         if self.store is not None:
-            self.store.add(
+            seq = self.store.add(
                 PageRecord(
                     url=lease.url,
                     final_url=outcome.final_url,
@@ -730,9 +1129,18 @@ class Crawler:
                 self.clock(),
                 outcome.peer,
             )
+        return seq, kind
+
+    @classmethod
+    def _parse_big(cls, outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:
+        """:meth:`_parse` in a worker thread, with the garbage collector paused."""
+        with _gc_paused():
+            return cls._parse(outcome, scope)
 
     @staticmethod
-    def _parse(outcome: FetchOutcome) -> tuple[str, str, list[str]]:
+    def _parse(outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:
+        """Decode and parse a page; its links in ``scope`` (none without a scope). Runs in a
+        worker thread for a big page: nothing here touches the crawler's state."""
         body = outcome.body
         text, encoding = decode_body(body, outcome.content_type)
         source: str | bytes = text
@@ -745,21 +1153,26 @@ class Crawler:
             # bytes, which extract_links passes to the parser as they are (saves a re-encode).
             source = body
         links, title = extract_links(source, outcome.final_url)
-        return title, encoding, links
+        if scope is None:
+            return title, encoding, []
+        check = scope.check
+        return title, encoding, [link for link in links if check(link) is None]
 
-    async def _add_links(self, lease: Lease, page_url: str, links: list[str]) -> None:
+    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> None:
+        """Queue a page's links in scope that were not submitted lately, one slice at a time:
+        the loop is free between slices, and a huge page never holds all its requests at
+        once (hundreds of thousands of objects make every garbage collection slow)."""
         recent = self._recent
-        scope_check = self.scope.check
-        depth = lease.depth + 1
-        batch: list[AddRequest] = []
-        for link in links:
-            if link in recent:
-                continue
-            recent[link] = None
-            if scope_check(link) is None:
-                batch.append(AddRequest(link, depth, page_url))
+        for start in range(0, len(links), LINK_SLICE):
+            if start:
+                await asyncio.sleep(0)
+            batch: list[AddRequest] = []
+            for link in links[start : start + LINK_SLICE]:
+                if link not in recent:
+                    recent[link] = None
+                    batch.append(AddRequest(link, depth, page_url))
+            if batch:
+                await self.frontier.add_many(batch)
         if len(recent) > RECENT_LINKS:
             for stale in list(recent)[: RECENT_LINKS // 4]:
                 del recent[stale]
-        if batch:
-            await self.frontier.add_many(batch)

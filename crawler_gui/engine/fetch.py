@@ -30,6 +30,8 @@ from aiohttp.client_reqrep import ClientRequest
 from aiohttp.tracing import Trace
 
 from crawler_gui.core.policy import ErrorKind, FetchResult
+from crawler_gui.core.urls import REASONS, host_too_long
+from crawler_gui.engine.robots import RobotsRefused
 from crawler_gui.engine.safety import (
     AddressPolicy,
     BlockedAddressError,
@@ -50,6 +52,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
+#: Compressed bodies bigger than this are inflated in a worker thread, off the event loop.
+THREAD_INFLATE_BYTES = 256 * 1024
 #: Bodies of non-2xx responses are read (for the record) up to this many bytes, then truncated.
 ERROR_BODY_CAP = 64 * 1024
 HopCheck = Callable[[str], ErrorKind | None]
@@ -298,6 +302,10 @@ class Fetcher:
         five as RFC 9309 asks; a longer chain reads as "unavailable" (its 3xx status).
         """
         outcome = await self.fetch(url)
+        if outcome.error is ErrorKind.BLOCKED_ADDRESS:
+            # The site's own address is out of bounds: so are its pages (a refusal, not an
+            # unreachable robots.txt to try again later).
+            raise RobotsRefused(outcome.message)
         for _ in range(5):
             if outcome.redirect_to is None:
                 break
@@ -336,6 +344,12 @@ class Fetcher:
         visited = {_defrag(url)}
         hops = 0
         timeout = self._timeout
+        if host_too_long(key[1]):
+            # Canonicalization refuses such hosts; one in a pool from before it never reaches
+            # the resolver (which fails on it with a traceback, on every attempt).
+            out.error = ErrorKind.UNSUPPORTED
+            out.message = f"{REASONS['long_host']}: {key[1][:80]}..."
+            return out
         if self.policy.check_host(key[1]) is False:
             # aiohttp connects to IP literals without asking the resolver: judge them here.
             out.error = ErrorKind.BLOCKED_ADDRESS
@@ -380,6 +394,7 @@ class Fetcher:
                     if refused is not None:
                         out.error = refused
                         out.message = f"redirect to {target} refused ({refused})"
+                        out.redirect_to = target  # kept with the refusal, not followed
                         return out
                 visited.add(target)
                 current = target
@@ -449,7 +464,11 @@ class Fetcher:
                 return None
             encoding = headers.get("Content-Encoding")
             if encoding and raw:
-                body = self._decode_content(raw, encoding.strip().lower(), out, ok)
+                coding = encoding.strip().lower()
+                if len(raw) > THREAD_INFLATE_BYTES:  # tens of ms for megabytes: off the loop
+                    body = await asyncio.to_thread(self._decode_content, raw, coding, out, ok)
+                else:
+                    body = self._decode_content(raw, coding, out, ok)
                 if body is None:
                     return None
                 raw = body

@@ -25,7 +25,14 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
-__all__ = ["MAX_ROBOTS_SIZE", "RobotsCache", "RobotsFetch", "origin_of", "robots_url"]
+__all__ = [
+    "MAX_ROBOTS_SIZE",
+    "RobotsCache",
+    "RobotsFetch",
+    "RobotsRefused",
+    "origin_of",
+    "robots_url",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -58,12 +65,18 @@ def robots_url(url: str) -> str:
     return origin + "/robots.txt" if origin else ""
 
 
+class RobotsRefused(Exception):
+    """Raised by a robots fetch that our own policy refused (the host's address is not
+    allowed): the site is not unreachable, it is out of bounds, and so are its pages."""
+
+
 @dataclass(slots=True)
 class _Entry:
     expires: float
     parser: Protego | None  # None: no rules (allow_all) or unreachable (disallow_all)
     allow_all: bool
     status: int | None
+    refusal: str = ""  # why our policy refused the robots fetch (then nothing is allowed)
 
 
 class RobotsCache:
@@ -164,6 +177,10 @@ class RobotsCache:
             status, body = await fetch(url)
         except asyncio.CancelledError:
             raise
+        except RobotsRefused as exc:
+            entry = _Entry(self._clock() + self.error_lifetime, None, False, None, str(exc))
+            self._store(origin, entry)
+            return entry
         except Exception as exc:  # the caller's fetch should not raise; treat it as unreachable
             logger.warning("robots.txt fetch for %s raised %r", origin, exc)
             status, body = None, b""
@@ -175,7 +192,14 @@ class RobotsCache:
         """True when the cached verdict for ``url``'s origin is "robots.txt could not be
         fetched" (5xx, 429, network error): a temporary refusal, not a rule."""
         entry = self._fresh(origin_of(url))
-        return entry is not None and entry.parser is None and not entry.allow_all
+        return (
+            entry is not None and entry.parser is None and not entry.allow_all and not entry.refusal
+        )
+
+    def refusal(self, url: str) -> str:
+        """Why our own policy refused the robots.txt fetch of ``url``'s origin ("" if not)."""
+        entry = self._fresh(origin_of(url))
+        return entry.refusal if entry is not None else ""
 
     def _entry_for(self, status: int | None, body: bytes) -> _Entry:
         now = self._clock()

@@ -17,7 +17,7 @@ import tldextract
 
 from crawler_gui.errors import ConfigError
 
-__all__ = ["Scope", "host_of_url", "registered_domain"]
+__all__ = ["DENY_REASONS", "REASONS", "Scope", "host_of_url", "registered_domain"]
 
 #: Offline: the public suffix list snapshot bundled with tldextract; never fetched, never cached.
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
@@ -29,6 +29,8 @@ REASONS: dict[str, str] = {
     "not_allowed_pattern": "the URL matches none of the allow patterns",
     "no_host": "the URL has no host",
 }
+#: The refusals of the deny rules, which hold for seeds too.
+DENY_REASONS = frozenset({"denied_domain", "denied_pattern"})
 
 
 def _strip_host(host: str) -> str:
@@ -134,6 +136,13 @@ class Scope:
     @property
     def seed_domains(self) -> frozenset[str]:
         return frozenset(self._seed_domains)
+
+    @property
+    def names_sites(self) -> bool:
+        """True when the scope names any site (seeded, hub or allowed domains). One that names
+        none (a pool from before scope files, URLs put in the pool by other means) cannot tell
+        an off-site URL from another."""
+        return bool(self._seed_domains or self._allow_domains)
 
     def add_seeds(self, urls: Iterable[str]) -> None:
         """Put the registered domains of ``urls`` in scope (seeds and hubs added later)."""

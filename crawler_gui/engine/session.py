@@ -13,7 +13,9 @@ A pool directory holds:
 In place of a directory, :meth:`CrawlSession.open` takes a Redis pool URL
 (``redis://host:port/db?name=news``, ``docs/redis.md``): the URL pool is then shared by every
 worker that opens it, and this worker's own page store, ``scope.json`` (and ``demo.json``) live
-in a local *store directory* (``store_dir``; default ``./crawler-gui-<name>``). The seeded
+in a local *store directory* (``store_dir``; default ``./crawler-gui-<name>/<worker id>`` for a
+worker with a stable id, else the first ``./crawler-gui-<name>/auto-N`` no running worker
+holds: :func:`open_free_store`). The seeded
 registered domains are also shared through the pool, so that every worker follows the links of
 every seeded site.
 """
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.crawler import (
     Crawler,
     list_hubs,
@@ -44,8 +47,8 @@ from crawler_gui.engine.fetch import Fetcher
 from crawler_gui.engine.heartbeat import Heartbeat
 from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlSettings
-from crawler_gui.engine.store import PageStore
-from crawler_gui.errors import ConfigError, PoolError
+from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
+from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolError, StoreError, StoreInUseError
 
 # Imported where they are used, so that a headless worker starts without them: the demo site
 # (the aiohttp server), the WARC writer (warcio) and redis-py.
@@ -65,6 +68,10 @@ REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 #: A worker sends at most one change notice per this many seconds (the notices of the changes
 #: in between are folded into the next one): bounds the pub/sub traffic of a busy pool.
 NOTICE_SECONDS = 0.05
+#: Seconds a Redis worker keeps retrying while its server cannot be reached (``--redis-retry``;
+#: the same default as ``core.redis_pool.RECONNECT_SECONDS``, which is not imported here so that
+#: a pool directory needs no redis package).
+RECONNECT_SECONDS = 120.0
 #: Seconds to wait for the change-notice connections: to connect, to confirm the subscription,
 #: and at the end of a run to send the last notice.
 NOTICE_TIMEOUT = 5.0
@@ -79,10 +86,6 @@ def display_location(location: str | Path) -> str:
     """A pool directory or a Redis URL as shown to people: a URL's password is hidden."""
     if not is_pool_url(location):
         return str(location)
-    try:
-        from crawler_gui.core.redis_pool import redact_url
-    except ImportError:  # pragma: no cover - without redis the URL cannot be opened anyway
-        return str(location).split("@", 1)[-1]
     return redact_url(str(location).strip())
 
 
@@ -92,11 +95,59 @@ def default_worker_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def default_store_dir(url: str) -> Path:
-    """Where a Redis worker keeps its pages by default: ``./crawler-gui-<name>``."""
+def default_store_base(url: str) -> Path:
+    """The folder of a Redis pool's default page stores: ``./crawler-gui-<name>``."""
     from crawler_gui.core.redis_pool import parse_pool_url
 
     return Path.cwd() / f"crawler-gui-{parse_pool_url(url)[1]}"
+
+
+#: Default stores of workers started without a worker id: ``auto-1``, ``auto-2``, ...
+AUTO_STORE = "auto-"
+_STORE_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def named_store_dir(base: Path, worker: str) -> Path:
+    """The default store of a worker with a stable id: ``<base>/<id>`` (characters other than
+    letters, digits, ``_ . -`` become ``_``; a restarted worker finds its store again)."""
+    name = "".join(c if c in _STORE_NAME_OK else "_" for c in worker).lstrip(".") or "_"
+    return base / name
+
+
+def open_free_store(base: Path, *, store_bodies: bool = True) -> tuple[Path, PageStore]:
+    """The first default page store under ``base`` that no running worker holds, opened (its
+    LevelDB lock is what says "held"); a new ``auto-N`` when all are held.
+
+    Several workers started in one folder without ``--worker`` thus each get a store of their
+    own, and a worker restarted later finds one of them again (the first free one: the pages of
+    a crawl are the union of its stores anyway). A folder of the older single-store layout
+    (``<base>/pages`` itself) is the first candidate, so it keeps being used."""
+    candidates = [base] if (base / PAGES_DIRNAME).is_dir() else []
+    numbers = []
+    if base.is_dir():
+        for child in base.iterdir():
+            suffix = child.name.removeprefix(AUTO_STORE)
+            if child.name.startswith(AUTO_STORE) and suffix.isdigit() and child.is_dir():
+                numbers.append(int(suffix))
+    numbers.sort()
+    candidates += [base / f"{AUTO_STORE}{n}" for n in numbers]
+    for candidate in candidates:
+        try:
+            return candidate, PageStore.open_in_pool(candidate, store_bodies=store_bodies)
+        except StoreInUseError:
+            continue
+    n = (numbers[-1] if numbers else 0) + 1
+    for _attempt in range(1000):
+        fresh = base / f"{AUTO_STORE}{n}"
+        try:
+            fresh.mkdir(parents=True)  # exclusive: of two workers starting at once, one wins
+        except FileExistsError:
+            n += 1
+            continue
+        except OSError as exc:
+            raise StoreError(f"cannot create the page store folder {fresh}: {exc}") from exc
+        return fresh, PageStore.open_in_pool(fresh, store_bodies=store_bodies)
+    raise StoreError(f"no free page store under {base}")  # pragma: no cover - 1000 races lost
 
 
 def redis_module_missing() -> PoolError:
@@ -106,7 +157,11 @@ def redis_module_missing() -> PoolError:
 
 
 async def open_redis_pool(
-    url: str, settings: CrawlSettings | None = None, *, worker: str | None = None
+    url: str,
+    settings: CrawlSettings | None = None,
+    *,
+    worker: str | None = None,
+    reconnect_seconds: float = RECONNECT_SECONDS,
 ) -> RedisPool:
     """Open a Redis pool with the crawl's policy. Clear PoolErrors for an unreachable server
     (RedisUnreachableError), refused credentials (RedisAuthError), a bad URL or a missing
@@ -116,7 +171,9 @@ async def open_redis_pool(
     except ImportError as exc:
         raise redis_module_missing() from exc
     config = pool_config(settings) if settings is not None else None
-    return await RedisPool.open(url.strip(), config, worker=worker)
+    return await RedisPool.open(
+        url.strip(), config, worker=worker, reconnect_seconds=reconnect_seconds
+    )
 
 
 def _domains(urls: Iterable[str]) -> frozenset[str]:
@@ -268,6 +325,37 @@ class SharedScopeCrawler(Crawler):
         await self.shared_pool.add_scope_domains(_domains(h.url for h in hubs))
         return await super().set_hubs(hubs)
 
+    async def add_scope_domains(self, domains: Iterable[str]) -> None:
+        await self.shared_pool.add_scope_domains(domains)
+        await super().add_scope_domains(domains)
+
+
+#: What loading a snapshot does with the crawl scope it carries (``load --scope``).
+SCOPE_MODES = ("merge", "replace", "keep")
+
+
+def write_scope_file(scope_file: Path, domains: Iterable[str]) -> None:
+    """Write a pool directory's ``scope.json`` (the format ``Crawler._save_scope`` writes)."""
+    data = {"version": 1, "seed_domains": sorted(set(domains))}
+    tmp = scope_file.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data), encoding="utf-8")
+    os.replace(tmp, scope_file)
+
+
+def merged_scope(current: Iterable[str], loaded: Iterable[str], mode: str) -> set[str]:
+    """The scope after loading a snapshot: ``merge`` (the default: the union, so links of the
+    snapshot's sites are followed and nothing already seeded is dropped), ``replace`` (the
+    snapshot's alone; a version 1 snapshot carries none, and the pool's own is then kept) or
+    ``keep`` (the pool's own)."""
+    if mode not in SCOPE_MODES:
+        raise ConfigError(f"unknown scope mode {mode!r}: one of {', '.join(SCOPE_MODES)}")
+    loaded = set(loaded)
+    if mode == "keep" or (mode == "replace" and not loaded):
+        return set(current)
+    if mode == "replace":
+        return loaded
+    return set(current) | loaded
+
 
 def demo_settings(settings: CrawlSettings) -> CrawlSettings:
     """The demo crawls loopback hosts, so it must opt in to private addresses; it also keeps the
@@ -293,15 +381,19 @@ async def _assemble(
     *,
     shared_domains: Iterable[str] = (),
     crawler_cls: type[Crawler] = Crawler,
+    store: PageStore | None = None,
 ) -> CrawlSession:
     """Everything of a crawl above its pool, for both kinds of pool: the page store and WARC
     writer in ``root``, the scope (seeded domains from ``scope.json``, ``shared_domains`` and
     the hubs), the crawler, and the demo site's seeds. Closes what it opened if it fails (the
-    caller closes the pool and the site)."""
-    store = await asyncio.to_thread(
-        PageStore.open_in_pool, root, store_bodies=settings.store_bodies
-    )
+    caller closes the pool and the site). ``store`` is the page store when the caller opened
+    it already (the first free default store of a Redis worker); it is closed on failure."""
+    if store is None:
+        store = await asyncio.to_thread(
+            PageStore.open_in_pool, root, store_bodies=settings.store_bodies
+        )
     warc: WarcWriter | None = None
+    articles = None
     try:
         if settings.warc_dir:
             from crawler_gui.engine.warc import WarcWriter
@@ -312,6 +404,13 @@ async def _assemble(
             settings, sorted(set(shared_domains) | set(load_seed_domains(scope_file)))
         )
         scope.add_seeds(h.url for h in await list_hubs(pool))
+        if settings.extract == "on":
+            from crawler_gui.engine.extract.pool import ExtractPool
+            from crawler_gui.engine.extract.service import Articles
+
+            extract_pool = ExtractPool(settings.extract_workers)
+            await extract_pool.start()
+            articles = Articles(extract_pool, store, dict(settings.zones), warc=warc)
         crawler = crawler_cls(
             pool,
             settings,
@@ -320,6 +419,7 @@ async def _assemble(
             store=store,
             warc=warc,
             scope_file=scope_file,
+            articles=articles,
         )
         session = cls(location, settings, pool, crawler, store, warc, site)
         session.owns_demo_site = owns_site and site is not None
@@ -327,6 +427,8 @@ async def _assemble(
             await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
             await crawler.add_seeds(site.seed_urls())
     except BaseException:
+        if articles is not None:
+            await articles.pool.close()
         store.close()
         if warc is not None:
             warc.close()
@@ -405,13 +507,15 @@ class CrawlSession:
         demo_site: DemoSite | None = None,
         store_dir: str | Path | None = None,
         worker: str | None = None,
+        redis_retry: float = RECONNECT_SECONDS,
     ) -> CrawlSession:
         """Open (or create) the crawl in ``pool_dir``. With ``demo`` the built-in demo site is
         started on loopback and its seeds and hubs are added. Raises the pool's and the store's
         clear errors (PoolInUseError, PoolCorruptError, StoreError, ...).
 
         ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
-        :meth:`open_redis`; ``store_dir`` and ``worker`` are for that case only."""
+        :meth:`open_redis`; ``store_dir``, ``worker`` and ``redis_retry`` are for that case
+        only."""
         if is_pool_url(pool_dir):
             return await cls.open_redis(
                 str(pool_dir),
@@ -420,6 +524,7 @@ class CrawlSession:
                 worker=worker,
                 demo=demo,
                 demo_site=demo_site,
+                redis_retry=redis_retry,
             )
         if store_dir is not None or worker is not None:
             raise ConfigError("store_dir and worker are for Redis pools only")
@@ -454,31 +559,46 @@ class CrawlSession:
         worker: str | None = None,
         demo: bool = False,
         demo_site: DemoSite | None = None,
+        redis_retry: float = RECONNECT_SECONDS,
     ) -> CrawlSession:
         """Join the Redis pool ``url`` as one worker.
 
         ``worker`` is this worker's lease id (default ``hostname:pid``; a ``worker=`` in the URL
         also counts); ``store_dir`` the local folder of its page store and ``scope.json``
-        (default ``./crawler-gui-<name>``, created if missing). Raises RedisUnreachableError /
-        RedisAuthError (PoolErrors with a clear message) when the server cannot be used."""
+        (created if missing; by default ``./crawler-gui-<name>/<id>`` when a worker id is given,
+        else the first free ``./crawler-gui-<name>/auto-N``). While the server cannot be
+        reached (a restart), pool operations retry for up to ``redis_retry`` seconds. Raises
+        RedisUnreachableError / RedisAuthError (PoolErrors with a clear message) when the
+        server cannot be used."""
         try:
-            from crawler_gui.core.redis_pool import parse_pool_url, redact_url
+            from crawler_gui.core.redis_pool import parse_pool_url
         except ImportError as exc:
             raise redis_module_missing() from exc
 
         _redis_url, _name, url_worker = parse_pool_url(url.strip())
-        root = Path(store_dir).expanduser() if store_dir is not None else default_store_dir(url)
+        store: PageStore | None = None
+        if store_dir is not None:
+            root = Path(store_dir).expanduser()
+        elif worker or url_worker:
+            root = named_store_dir(default_store_base(url), str(worker or url_worker))
+        else:
+            root, store = await asyncio.to_thread(
+                open_free_store, default_store_base(url), store_bodies=settings.store_bodies
+            )
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root} is a file, not a store directory")
         site = demo_site
-        if demo and site is None:
-            site = await _start_demo_site(root)
-        if site is not None:
-            settings = demo_settings(settings)
         pool: RedisPool | None = None
         try:
+            if demo and site is None:
+                site = await _start_demo_site(root)
+            if site is not None:
+                settings = demo_settings(settings)
             pool = await open_redis_pool(
-                url, settings, worker=worker or url_worker or default_worker_id()
+                url,
+                settings,
+                worker=worker or url_worker or default_worker_id(),
+                reconnect_seconds=redis_retry,
             )
             await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
             shared = await pool.scope_domains()
@@ -492,7 +612,9 @@ class CrawlSession:
                 demo_site is None,
                 shared_domains=shared,
                 crawler_cls=SharedScopeCrawler,
+                store=store,
             )
+            store = None  # the session's now
             if not session.crawler.scope.seed_domains <= shared:
                 await pool.add_scope_domains(session.crawler.scope.seed_domains)
             session.store_dir = root
@@ -501,6 +623,8 @@ class CrawlSession:
             session.heartbeat = Heartbeat(pool, session.crawler)
             session.heartbeat.start()
         except BaseException:
+            if store is not None:
+                store.close()
             if pool is not None:
                 await pool.close()
             if site is not None and demo_site is None:
@@ -525,8 +649,16 @@ class CrawlSession:
         if self.heartbeat is not None:  # after the stop: its last state reached the pool
             steps.append(("remove this worker's heartbeat", self.heartbeat.close))
         steps += [
+            # Background work and robots.txt fetches first: they use the HTTP session and the
+            # pool, and a request still starting when the session closes could leave a socket
+            # behind.
+            ("finish background work", self.crawler.close_background),
             ("close the HTTP session", self.crawler.close_fetchers),
             ("close the robots cache", self.crawler.robots.close),
+        ]
+        if self.crawler.articles is not None:
+            steps.append(("stop the article extraction", self._close_articles))
+        steps += [
             ("close the page store", self.store.aclose),
         ]
         if self.warc is not None:
@@ -539,11 +671,20 @@ class CrawlSession:
             try:
                 await step()
             except Exception as exc:
-                log.exception("could not %s", what)
+                if isinstance(exc, CrawlerGuiError):  # a clear error: no traceback
+                    log.error("could not %s: %s", what, exc)
+                else:
+                    log.exception("could not %s", what)
                 first_error = first_error or exc
         log.info("closed crawl in %s", self.display_name)
         if first_error is not None:
             raise first_error
+
+    async def _close_articles(self) -> None:
+        articles = self.crawler.articles
+        if articles is not None:
+            await articles.pool.close()
+            await articles.drain()
 
     async def __aenter__(self) -> CrawlSession:
         return self

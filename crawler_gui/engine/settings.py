@@ -7,6 +7,7 @@ everything else receives it.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from crawler_gui import __version__
@@ -31,6 +32,11 @@ class CrawlState(enum.StrEnum):
     STOPPED = "stopped"  #: stopped by the user (or max_pages reached)
     FINISHED = "finished"  #: until-idle mode ran out of work
     FAILED = "failed"  #: stopped by an error (see the log)
+
+
+#: The pool's sync modes (``CrawlSettings.sync``), safest first.
+SYNC_MODES = ("batch", "second", "off")
+_ZONE = re.compile(r"[+-](0\d|1[0-4]):[0-5]\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,20 @@ class CrawlSettings:
     pending_threshold: float = 300.0
     store_bodies: bool = True
     warc_dir: str | None = None
+    #: When the pool's writes reach the disk for good (``SYNC_MODES``): ``"batch"`` every write
+    #: batch, ``"second"`` at least once a second, ``"off"`` when the OS decides. What a power
+    #: cut can lose: docs/storage.md.
+    sync: str = "second"
+    #: The crawl pauses when the disk of the pool, the page store or the WARC folder has less
+    #: free space than this (MB), so that it stops cleanly before the disk is full; 0: never.
+    min_free_mb: float = 100.0
+    #: Article extraction: ``on`` (during the crawl, in worker processes), ``off``, or
+    #: ``later`` (bodies kept for ``crawler-gui extract``).
+    extract: str = "off"
+    #: Extraction worker processes (None: every CPU but one).
+    extract_workers: int | None = None
+    #: ``((host or .domain, offset), ...)``: time zones for pages that print local times.
+    zones: tuple[tuple[str, str], ...] = ()
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
@@ -103,5 +123,18 @@ class CrawlSettings:
             raise ConfigError("max pages must be at least 1")
         if self.failure_threshold < 0:
             raise ConfigError("failure threshold must not be negative")
+        if self.extract not in ("on", "off", "later"):
+            raise ConfigError("extract must be on, off or later")
+        if self.extract == "later" and not self.store_bodies:
+            raise ConfigError("extract later needs the page bodies stored")
+        if self.extract_workers is not None and self.extract_workers < 1:
+            raise ConfigError("extraction workers must be at least 1")
+        for _host, offset in self.zones:
+            if not _ZONE.fullmatch(offset):
+                raise ConfigError(f"time zone offset {offset!r} is not like +08:00")
         if self.max_redirects < 0:
             raise ConfigError("max redirects must not be negative")
+        if self.sync not in SYNC_MODES:
+            raise ConfigError(f"sync must be one of {', '.join(SYNC_MODES)}")
+        if not self.min_free_mb >= 0:
+            raise ConfigError("the free space floor must not be negative")

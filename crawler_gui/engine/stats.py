@@ -91,6 +91,12 @@ class StatsSnapshot:
     #: ``((second start time, pages, errors), ...)``, one entry per second, oldest first, from
     #: the later of the start second and 299 s ago up to the current (partial) second.
     series: tuple[tuple[float, int, int], ...]
+    #: URLs refused by the crawl's policy (blocked address, robots.txt, scope): not errors.
+    refused: int = 0
+    #: Pages judged articles by the extraction so far (0 when extraction is off).
+    articles_found: int = 0
+    #: Pages handed to extraction and not yet extracted (bounded by the extraction queue).
+    extraction_backlog: int = 0
 
 
 class CrawlStats:
@@ -105,6 +111,7 @@ class CrawlStats:
         "_hist",
         "_hist_total",
         "_pages",
+        "_refused",
         "_ring_bytes",
         "_ring_errors",
         "_ring_pages",
@@ -118,6 +125,7 @@ class CrawlStats:
         self._started = 0.0
         self._pages = 0
         self._errors = 0
+        self._refused = 0
         self._bytes = 0
         self._status_counts: dict[int, int] = {}
         self._error_counts: dict[str, int] = {}
@@ -136,6 +144,10 @@ class CrawlStats:
     def start(self) -> None:
         """Mark the start of the crawl (again after a restart: the rates restart, counts stay)."""
         self._started = self._clock()
+
+    def record_refusal(self) -> None:
+        """Count a URL our own policy refused: not a fetch, not an error."""
+        self._refused += 1
 
     def record(self, status: int | None, error: str | None, size: int, elapsed: float) -> None:
         """Count one finished fetch: ``status`` is the HTTP status, or ``None`` with ``error``
@@ -243,4 +255,5 @@ class CrawlStats:
             response_ms_p99=self._percentile(0.99),
             response_hist=tuple((HISTOGRAM_BOUNDS_MS[i], n) for i, n in enumerate(self._hist) if n),
             series=tuple(series),
+            refused=self._refused,
         )

@@ -3,11 +3,13 @@ LevelDB of its own, normally ``<pool_dir>/pages/``.
 
 Key layout (also in ``docs/storage.md``, "Page store"):
 
-* ``meta/schema_version`` -> ``b"1"``
+* ``meta/schema_version`` -> ``b"2"`` (a version-1 store is upgraded in place: 2 only adds
+  ``art/``)
 * ``page/<seq>`` -> compact JSON metadata (UTF-8); ``<seq>`` is 8 bytes big-endian, from 1
 * ``body/<seq>`` -> the zlib-compressed body (absent when bodies are not stored)
 * ``url/<url>`` -> ``<seq>`` of the latest record fetched for that URL; written for both the
   requested URL and the final URL after redirects
+* ``art/<seq>`` -> the page's extraction (kind, why, article), JSON; absent until extracted
 
 Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
 encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
@@ -32,7 +34,15 @@ from typing import Any, TextIO
 
 import plyvel
 
-from crawler_gui.errors import StoreError
+from crawler_gui.core.leveldb_pool import database_state
+from crawler_gui.errors import (
+    CrawlerGuiError,
+    DiskFullError,
+    StoreError,
+    StoreInUseError,
+    StoreWriteError,
+    is_disk_full,
+)
 
 __all__ = [
     "AUTO_FLUSH_RECORDS",
@@ -44,7 +54,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = b"1"
+SCHEMA_VERSION = b"2"
+#: Versions this program opens (1 lacks only ``art/`` records; opening upgrades it).
+_READABLE = (b"1", b"2")
 #: Name of the page store's directory inside a pool directory.
 PAGES_DIRNAME = "pages"
 #: ``add`` starts a flush when this many records are buffered.
@@ -54,6 +66,7 @@ _K_SCHEMA = b"meta/schema_version"
 _P_PAGE = b"page/"
 _P_BODY = b"body/"
 _P_URL = b"url/"
+_P_ART = b"art/"
 # Level 1: nearly the ratio of level 6 on HTML at a third of the CPU (benchmarks/crawl.py).
 _ZLIB_LEVEL = 1
 
@@ -118,11 +131,48 @@ def _record_from(meta_bytes: bytes, body: bytes | None) -> PageRecord:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Extracted:
+    """A buffered extraction of the record with the same sequence number."""
+
+    data: dict[str, Any]
+
+
+#: The article fields of an export record, in order.
+ARTICLE_FIELDS = ("title", "published", "updated", "authors", "lang", "text", "zone_inferred")
+
+
+def export_fields(ex: dict[str, Any] | None) -> dict[str, Any]:
+    """The extraction part of a page's export record: ``kind`` (``None`` while not extracted),
+    ``why``, ``article`` (``None`` unless an article), ``article_url``, ``part``, ``js_only``."""
+    if ex is None:
+        return {"kind": None, "why": None, "article": None}
+    art = ex.get("article")
+    out: dict[str, Any] = {
+        "kind": ex.get("kind"),
+        "why": ex.get("why"),
+        "article": {k: art.get(k) for k in ARTICLE_FIELDS} if isinstance(art, dict) else None,
+    }
+    if ex.get("article_url"):
+        out["article_url"] = ex["article_url"]
+        out["part"] = ex.get("part", 1)
+    if ex.get("js_only"):
+        out["js_only"] = True
+    return out
+
+
 def _error_text(exc: BaseException) -> str:
     """plyvel puts LevelDB's message in ``args[0]`` as bytes."""
     if exc.args and isinstance(exc.args[0], bytes):
         return exc.args[0].decode("utf-8", "replace")
     return str(exc)
+
+
+def _write_error(path: Path, exc: BaseException) -> CrawlerGuiError:
+    """The error for a failed write: the disk is full, or another I/O error (never "corrupt")."""
+    if is_disk_full(exc):
+        return DiskFullError(f"the page store {path} cannot be written: the disk is full")
+    return StoreWriteError(f"writing to the page store {path} failed: {_error_text(exc)}")
 
 
 def _iso(ts: float) -> str:
@@ -143,11 +193,11 @@ class PageStore:
         self.path = path
         self.store_bodies = store_bodies
         self._next_seq = next_seq
-        self._buffer: list[tuple[int, PageRecord]] = []
+        self._buffer: list[tuple[int, PageRecord | _Extracted]] = []
         #: Sealed buffers waiting for a worker thread, oldest first.
-        self._pending: list[list[tuple[int, PageRecord]]] = []
+        self._pending: list[list[tuple[int, PageRecord | _Extracted]]] = []
         #: The batches a worker thread is writing right now (still readable by ``get``).
-        self._writing: list[list[tuple[int, PageRecord]]] = []
+        self._writing: list[list[tuple[int, PageRecord | _Extracted]]] = []
         #: Guards ``_pending`` and ``_writing``; held only for list operations, never for I/O,
         #: so ``add`` on the loop thread never waits for a write.
         self._list_lock = threading.Lock()
@@ -155,32 +205,57 @@ class PageStore:
         self._write_lock = threading.Lock()
         self._tasks: set[asyncio.Task[None]] = set()
         self._failure: BaseException | None = None
+        #: A write failed: reopen the database before the next one (``_drain``).
+        self._reopen = False
         self._closed = False
 
     # -- opening -----------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, directory: Path | str, *, store_bodies: bool = True) -> PageStore:
-        """Open (creating if needed) the page store LevelDB at ``directory``.
+    def open(
+        cls, directory: Path | str, *, store_bodies: bool = True, create: bool = True
+    ) -> PageStore:
+        """Open (with ``create``, making it if it is new) the page store LevelDB at
+        ``directory``.
 
         Raises :class:`~crawler_gui.errors.StoreError` if another process (or another
-        ``PageStore``) has it open, if it is corrupt, or if it is not a page store of this
+        ``PageStore``) has it open, if it is corrupt or damaged (files but no ``CURRENT``: left
+        untouched, never replaced by an empty store), or if it is not a page store of this
         schema version.
         """
         path = Path(directory)
+        state = database_state(path)
+        if state == "damaged":
+            raise StoreError(
+                f"the page store {path} is damaged ({path.name}/CURRENT is missing); its files "
+                "were left untouched"
+            )
+        if state == "new" and not create:
+            raise StoreError(f"there is no page store in {path}")
+        if create:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
-        try:
-            # Bodies are zlib-compressed already; snappy on top would only cost CPU.
-            db = plyvel.DB(str(path), create_if_missing=True, compression=None)
+            # Bodies are zlib-compressed already; snappy on top would only cost CPU. Paranoid
+            # checks: a damaged log or table is reported, never dropped in silence.
+            db = plyvel.DB(
+                str(path),
+                create_if_missing=state == "new",
+                paranoid_checks=True,
+                compression=None,
+            )
         except plyvel.IOError as exc:
             text = _error_text(exc)
             if "already held" in text or "temporarily unavailable" in text:
-                raise StoreError(
+                raise StoreInUseError(
                     f"the page store {path} is in use by another crawl (another process or "
                     f"window has it open)"
+                ) from exc
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the page store {path}: the disk is full ({text})"
                 ) from exc
             raise StoreError(f"cannot open the page store {path}: {text}") from exc
         except plyvel.CorruptionError as exc:
@@ -192,6 +267,8 @@ class PageStore:
             if version is None:
                 if next(db.iterator(include_value=False), None) is not None:
                     raise StoreError(f"{path} is not a crawler-gui page store")
+                db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
+            elif version in _READABLE and version != SCHEMA_VERSION:
                 db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
             elif version != SCHEMA_VERSION:
                 raise StoreError(
@@ -206,13 +283,19 @@ class PageStore:
             raise
         except plyvel.Error as exc:
             db.close()
-            raise StoreError(f"the page store {path} cannot be read: {exc}") from exc
+            if is_disk_full(exc):
+                raise DiskFullError(
+                    f"cannot open the page store {path}: the disk is full ({_error_text(exc)})"
+                ) from exc
+            raise StoreError(f"the page store {path} cannot be read: {_error_text(exc)}") from exc
         return cls(db, path, store_bodies=store_bodies, next_seq=next_seq)
 
     @classmethod
-    def open_in_pool(cls, pool_dir: Path | str, *, store_bodies: bool = True) -> PageStore:
+    def open_in_pool(
+        cls, pool_dir: Path | str, *, store_bodies: bool = True, create: bool = True
+    ) -> PageStore:
         """Open the page store of a pool: ``<pool_dir>/pages/``."""
-        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies)
+        return cls.open(Path(pool_dir) / PAGES_DIRNAME, store_bodies=store_bodies, create=create)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -221,13 +304,48 @@ class PageStore:
             raise StoreError("the page store is closed")
         if self._failure is not None:
             exc, self._failure = self._failure, None
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
-    def add(self, record: PageRecord) -> None:
-        """Buffer one record (cheap). Flushes by itself every :data:`AUTO_FLUSH_RECORDS`."""
+    def add(self, record: PageRecord) -> int:
+        """Buffer one record (cheap); return its sequence number. Flushes by itself every
+        :data:`AUTO_FLUSH_RECORDS`."""
         self._check()
-        self._buffer.append((self._next_seq, record))
+        seq = self._next_seq
+        self._buffer.append((seq, record))
         self._next_seq += 1
+        self._maybe_flush()
+        return seq
+
+    def add_extraction(self, seq: int, extraction: dict[str, Any]) -> None:
+        """Buffer the extraction (kind, why, article: ``Extraction.to_dict()``) of the page
+        record ``seq``; it replaces an earlier one (re-extraction)."""
+        self._check()
+        self._buffer.append((seq, _Extracted(extraction)))
+        self._maybe_flush()
+
+    def extraction(self, seq: int) -> dict[str, Any] | None:
+        """The stored extraction of record ``seq`` (flushed records only), or None."""
+        raw = self._db.get(_P_ART + seq.to_bytes(8, "big"))
+        return json.loads(raw) if raw is not None else None
+
+    def iter_seq_records(
+        self, *, with_body: bool = True, only_unextracted: bool = False
+    ) -> Iterator[tuple[int, PageRecord]]:
+        """``(seq, record)`` for every record, oldest first (buffered ones flushed first);
+        ``only_unextracted`` skips records that have an extraction."""
+        self.flush_sync()
+        with self._db.snapshot() as snap:
+            for key, meta in snap.iterator(prefix=_P_PAGE):
+                k = key[len(_P_PAGE) :]
+                if only_unextracted and snap.get(_P_ART + k) is not None:
+                    continue
+                body = None
+                if with_body:
+                    raw = snap.get(_P_BODY + k)
+                    body = zlib.decompress(raw) if raw is not None else None
+                yield int.from_bytes(k, "big"), _record_from(meta, body)
+
+    def _maybe_flush(self) -> None:
         if len(self._buffer) >= AUTO_FLUSH_RECORDS:
             try:
                 loop = asyncio.get_running_loop()
@@ -268,7 +386,7 @@ class PageStore:
         try:
             await asyncio.to_thread(self._drain)
         except plyvel.Error as exc:
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
         self._check()
 
     def flush_sync(self) -> None:
@@ -278,10 +396,13 @@ class PageStore:
         try:
             self._drain()
         except plyvel.Error as exc:
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
-    def _encode(self, seq: int, r: PageRecord) -> list[tuple[bytes, bytes]]:
+    def _encode(self, seq: int, r: PageRecord | _Extracted) -> list[tuple[bytes, bytes]]:
         key = seq.to_bytes(8, "big")
+        if isinstance(r, _Extracted):
+            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
+            return [(_P_ART + key, data.encode("utf-8"))]
         out = [(_P_PAGE + key, _meta_json(r))]
         if self.store_bodies and r.body is not None:
             out.append((_P_BODY + key, zlib.compress(r.body, _ZLIB_LEVEL)))
@@ -303,6 +424,8 @@ class PageStore:
                 batches, self._pending = self._pending, []
                 self._writing = batches
             try:
+                if self._reopen:
+                    self._reopen_db()
                 items: list[tuple[bytes, bytes]] = []
                 for batch in batches:
                     for seq, record in batch:
@@ -310,13 +433,36 @@ class PageStore:
                 with self._db.write_batch() as wb:
                     for key, value in items:
                         wb.put(key, value)
-            except BaseException:
+            except BaseException as exc:
+                if isinstance(exc, plyvel.Error):
+                    # LevelDB would append the next batch after a half-written record of its
+                    # log (a corrupt log at the next open): reopen before writing again.
+                    self._reopen = True
                 with self._list_lock:  # keep them for the next attempt (close retries)
                     self._pending = batches + self._pending
                     self._writing = []
                 raise
             with self._list_lock:
                 self._writing = []
+
+    def forget_failure(self) -> None:
+        """The caller dealt with a failed background write (the crawl paused for a full disk
+        and is resuming): do not raise it again. Its records are still pending and are
+        written by the next flush."""
+        self._failure = None
+
+    def _reopen_db(self) -> None:
+        """After a failed write: a fresh handle (LevelDB reads its log back up to the last
+        whole record and starts a new one). Needs the write lock."""
+        self._db.close()
+        try:
+            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+        except plyvel.Error:
+            # Still no room to reopen: a handle again for reads (its writes stay blocked).
+            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+            raise
+        self._reopen = False
+        log.info("the page store %s was reopened after a failed write", self.path)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -327,12 +473,12 @@ class PageStore:
     def _unwritten(self, url: str) -> PageRecord | None:
         for seq_record in reversed(self._buffer):
             r = seq_record[1]
-            if url in (r.url, r.final_url):
+            if isinstance(r, PageRecord) and url in (r.url, r.final_url):
                 return r
         with self._list_lock:
             for batch in (*reversed(self._pending), *reversed(self._writing)):
                 for _seq, r in reversed(batch):
-                    if url in (r.url, r.final_url):
+                    if isinstance(r, PageRecord) and url in (r.url, r.final_url):
                         return r
         return None
 
@@ -367,6 +513,18 @@ class PageStore:
                     body = zlib.decompress(raw) if raw is not None else None
                 yield _record_from(meta, body)
 
+    def records_at_depths(self, low: int, high: int | None) -> Iterator[PageRecord]:
+        """The written records with ``low <= depth < high`` (no upper bound when ``high`` is
+        None), with their bodies, oldest first. Reads only what is on disk (nothing buffered
+        is flushed), so a worker thread may advance it while the loop adds records."""
+        with self._db.snapshot() as snap:
+            for key, meta in snap.iterator(prefix=_P_PAGE):
+                record = _record_from(meta, None)
+                if record.depth < low or (high is not None and record.depth >= high):
+                    continue
+                raw = snap.get(_P_BODY + key[len(_P_PAGE) :])
+                yield replace(record, body=zlib.decompress(raw) if raw is not None else None)
+
     def export_jsonl(self, out: TextIO | Path | str) -> int:
         """Write one JSON object per record (no bodies) to ``out`` (an open text file or a
         path); return the number of records written."""
@@ -377,7 +535,8 @@ class PageStore:
 
     def _export(self, fh: TextIO) -> int:
         n = 0
-        for r in self.iter_records(with_body=False):
+        for seq, r in self.iter_seq_records(with_body=False):
+            ex = self.extraction(seq)
             obj = {
                 "url": r.url,
                 "final_url": r.final_url,
@@ -392,6 +551,7 @@ class PageStore:
                 "elapsed": r.elapsed,
                 "referrer": r.referrer,
                 "redirect_chain": [[u, s] for u, s in r.redirect_chain],
+                **export_fields(ex),
             }
             fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
             fh.write("\n")
@@ -411,7 +571,10 @@ class PageStore:
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
         self._seal()
-        await asyncio.to_thread(self._drain)
+        try:
+            await asyncio.to_thread(self._drain)
+        except plyvel.Error as exc:
+            self._failure = exc  # close() closes the database and raises it
         self.close()
 
     def close(self) -> None:
@@ -421,13 +584,15 @@ class PageStore:
         try:
             self._seal()
             self._drain()
+        except plyvel.Error as write_exc:
+            self._failure = self._failure or write_exc
         finally:
             self._closed = True
             with self._write_lock:
                 self._db.close()
         if self._failure is not None:
             exc, self._failure = self._failure, None
-            raise StoreError(f"writing to the page store {self.path} failed: {exc}") from exc
+            raise _write_error(self.path, exc) from exc
 
     def __enter__(self) -> PageStore:
         return self

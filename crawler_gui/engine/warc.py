@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import logging
+import tempfile
 import threading
 import time
 from datetime import UTC, datetime
@@ -29,7 +31,7 @@ from typing import IO
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
-from crawler_gui.errors import StoreError
+from crawler_gui.errors import StoreWriteError
 
 __all__ = ["WarcError", "WarcWriter"]
 
@@ -43,8 +45,9 @@ except metadata.PackageNotFoundError:  # running from a source tree that is not 
 _DROPPED_HEADERS = frozenset({"content-encoding", "transfer-encoding", "content-length"})
 
 
-class WarcError(StoreError):
-    """A WARC file could not be written (a :class:`StoreError`, so one except catches both)."""
+class WarcError(StoreWriteError):
+    """A WARC file could not be written (a :class:`StoreError`, so one except catches both;
+    a write error of our own disk, never a "corrupt" file)."""
 
 
 def _reason(status: int) -> str:
@@ -83,8 +86,13 @@ class WarcWriter:
         self._closed = False
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            # Writable? Found now, not at the first page (each page would fail on its own).
+            with tempfile.TemporaryFile(dir=self.directory):
+                pass
         except OSError as exc:
-            raise WarcError(f"cannot create the WARC directory {self.directory}: {exc}") from exc
+            raise WarcError(
+                f"cannot write WARC files into {self.directory}: {exc.strerror or exc}"
+            ) from exc
 
     @property
     def current_file(self) -> Path | None:
@@ -151,6 +159,32 @@ class WarcWriter:
                     length=len(body),
                     warc_headers_dict=warc_headers,
                     http_headers=status_headers,
+                )
+                self._writer.write_record(record)
+                self.records += 1
+                if self._fh.tell() >= self.max_size:
+                    self._close_file()
+            except OSError as exc:
+                raise WarcError(f"writing the WARC file failed: {exc}") from exc
+
+    def write_metadata(self, url: str, data: dict[str, object], at: float) -> None:
+        """Write one ``metadata`` record about ``url`` (blocking): ``data`` as JSON
+        (``application/json``), e.g. the page's extracted article."""
+        payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        with self._lock:
+            if self._closed:
+                raise WarcError("the WARC writer is closed")
+            try:
+                if self._fh is None:
+                    self._open_next()
+                assert self._writer is not None and self._fh is not None
+                record = self._writer.create_warc_record(
+                    url,
+                    "metadata",
+                    payload=io.BytesIO(payload),
+                    length=len(payload),
+                    warc_content_type="application/json",
+                    warc_headers_dict={"WARC-Date": _warc_date(at)},
                 )
                 self._writer.write_record(record)
                 self.records += 1

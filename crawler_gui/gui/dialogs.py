@@ -15,6 +15,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QDoubleSpinBox,
@@ -45,6 +46,7 @@ from crawler_gui.core.hublist import (
     preset_text,
 )
 from crawler_gui.core.urls import REASONS, check_lines
+from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.errors import ConfigError
 from crawler_gui.gui.tasks import Tasks
@@ -140,7 +142,7 @@ async def ask_directory(parent: QWidget | None, title: str, directory: str = "")
 
 
 def reason_text(reason: str) -> str:
-    return REASON_TEXT.get(reason, REASONS.get(reason, reason))
+    return REASON_TEXT.get(reason) or REASONS.get(reason) or SCOPE_REASONS.get(reason, reason)
 
 
 # -- add seeds ----------------------------------------------------------------------------
@@ -730,6 +732,31 @@ class SettingsDialog(QDialog):
         f3.addRow(self.tr("User agent:"), self.user_agent)
         tabs.addTab(ident, self.tr("Identity"))
 
+        storage = QWidget(tabs)
+        f4 = QFormLayout(storage)
+        self.sync = QComboBox(storage)
+        self.sync.setObjectName("sync")
+        for mode, text in (
+            ("batch", self.tr("After every batch of results (safest, slowest)")),
+            ("second", self.tr("At least once a second")),
+            ("off", self.tr("When the system decides (fastest)")),
+        ):
+            self.sync.addItem(text, mode)
+        self.sync.setToolTip(
+            self.tr(
+                "When the pool's writes are forced to the disk: bounds what a power cut can "
+                "lose. A crash of the program alone loses nothing either way."
+            )
+        )
+        self.min_free = self._float(0, 1_000_000, " MB")
+        self.min_free.setObjectName("min-free")
+        self.min_free.setToolTip(
+            self.tr("The crawl pauses when a disk of the crawl has less free space; 0: never")
+        )
+        f4.addRow(self.tr("Write to the disk:"), self.sync)
+        f4.addRow(self.tr("Pause below free space:"), self.min_free)
+        tabs.addTab(storage, self.tr("Storage"))
+
         self.error = QLabel(self)
         self.error.setTextFormat(Qt.TextFormat.PlainText)
         self.error.setWordWrap(True)
@@ -781,6 +808,8 @@ class SettingsDialog(QDialog):
         self.follow_external.setChecked(s.follow_external)
         self.obey_robots.setChecked(s.obey_robots)
         self.user_agent.setText(s.user_agent)
+        self.sync.setCurrentIndex(max(0, self.sync.findData(s.sync)))
+        self.min_free.setValue(s.min_free_mb)
 
     def settings(self) -> CrawlSettings:
         """The edited settings; raises ConfigError when they are inconsistent."""
@@ -804,6 +833,8 @@ class SettingsDialog(QDialog):
             follow_external=self.follow_external.isChecked(),
             obey_robots=self.obey_robots.isChecked(),
             user_agent=ua,
+            sync=str(self.sync.currentData()),
+            min_free_mb=self.min_free.value(),
         )
 
     def accept(self) -> None:
@@ -825,3 +856,44 @@ class SettingsDialog(QDialog):
             return dlg.settings()
         finally:
             dlg.deleteLater()
+
+
+class ArticleDialog(QDialog):
+    """One article's extracted text beside its URL, kind and times (read-only)."""
+
+    def __init__(self, article: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("article-dialog")
+        self.setWindowTitle(article.title or self.tr("Article"))
+        self.resize(720, 560)
+        form = QFormLayout()
+        self.url = QLabel(article.url, self)
+        self.url.setTextFormat(Qt.TextFormat.PlainText)
+        self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.kind = QLabel(article.kind, self)
+        self.kind.setTextFormat(Qt.TextFormat.PlainText)
+        self.published = QLabel(article.published or self.tr("unknown"), self)
+        self.published.setTextFormat(Qt.TextFormat.PlainText)
+        form.addRow(self.tr("URL"), self.url)
+        form.addRow(self.tr("Kind"), self.kind)
+        form.addRow(self.tr("Published"), self.published)
+        self.text = QPlainTextEdit(self)
+        self.text.setObjectName("article-text")
+        self.text.setReadOnly(True)
+        self.text.setPlainText(article.text)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        self.open_button = QPushButton(self.tr("Open in browser"), self)
+        from PySide6.QtGui import QDesktopServices
+
+        from crawler_gui.gui import fmt
+
+        target = fmt.web_url(article.url)  # http(s) only
+        self.open_button.setEnabled(target is not None)
+        if target is not None:
+            self.open_button.clicked.connect(lambda: QDesktopServices.openUrl(target))
+        buttons.addButton(self.open_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addLayout(form)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(buttons)

@@ -108,10 +108,21 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         self._wake.start(ms)
 
     # -- one turn -------------------------------------------------------------------------
+    def run_forever(self) -> None:
+        # What was scheduled while the loop was stopped (between two run_until_complete
+        # calls) runs once it runs again.
+        if self._ready_handles:
+            self._arm(0.0)
+        elif self._heap:
+            self._arm(min(h._when for h in self._heap))
+        super().run_forever()
+
     def _turn(self) -> None:
         """Move due timers to the ready queue, run what was ready when the turn began, re-arm."""
         self._armed_at = None
-        if self.is_closed():
+        if self.is_closed() or not self.is_running():
+            # Qt delivered the wake-up while the loop is stopped (a dialog's or a test's own
+            # event processing): asyncio runs no callback then; run_forever re-arms.
             return
         self._turns += 1
         heap = self._heap

@@ -33,11 +33,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.models import (
+    ArticlesModel,
     HostsModel,
     HubsModel,
     InFlightModel,
@@ -229,6 +232,7 @@ class MainWindow(QMainWindow):
         self.hubs_model = HubsModel(self)
         self.workers_model = WorkersModel(self)
         self.log_model = LogModel(self)
+        self.articles_model = ArticlesModel(self)
         self.log_buffer = log_buffer or LogBuffer()
         self._own_log_handler = log_buffer is None
         if self._own_log_handler:
@@ -264,6 +268,10 @@ class MainWindow(QMainWindow):
             ],
         )
         self.log_pane = TablePane(self.log_model, name="log", stretch_column=None)
+        # Articles found (the engine's extraction results; nothing is extracted here).
+        self.articles_pane = TablePane(self.articles_model, name="articles", stretch_column=4)
+        self.articles_pane.view.doubleClicked.connect(self._show_article)
+        self.article_dialog: dialogs.ArticleDialog | None = None
         self.docks: dict[str, QDockWidget] = {}
         first: QDockWidget | None = None
         for key, title, pane in (
@@ -271,6 +279,7 @@ class MainWindow(QMainWindow):
             ("inflight", self.tr("In flight"), self.inflight_pane),
             ("retries", self.tr("Retries"), self.retries_pane),
             ("hubs", self.tr("Hubs"), self.hubs_pane),
+            ("articles", self.tr("Articles"), self.articles_pane),
             ("log", self.tr("Log"), self.log_pane),
         ):
             dock = QDockWidget(title, self)
@@ -513,6 +522,9 @@ class MainWindow(QMainWindow):
         ends = getattr(old, "end_listeners", None)
         if ends is not None and self._on_session_end in ends:
             ends.remove(self._on_session_end)
+        storage = getattr(old.crawler, "storage_listeners", None) if old is not None else None
+        if storage is not None and self._on_storage_full in storage:
+            storage.remove(self._on_storage_full)
         self.session = session
         listeners = getattr(session.crawler, "state_listeners", None) if session else None
         if listeners is not None:
@@ -520,6 +532,9 @@ class MainWindow(QMainWindow):
         ends = getattr(session, "end_listeners", None)
         if ends is not None:  # an attached session: its crawl may end in the other process
             ends.append(self._on_session_end)
+        storage = getattr(session.crawler, "storage_listeners", None) if session else None
+        if storage is not None:
+            storage.append(self._on_storage_full)
         self._version = None
         for model in (
             self.hosts_model,
@@ -529,6 +544,7 @@ class MainWindow(QMainWindow):
             self.workers_model,
         ):
             model.clear()
+        self.articles_model.reset()
         self._shared = session is not None and is_shared(session.frontier)
         self._workers_due = 0.0
         self.workers_model.own_worker = (
@@ -581,8 +597,32 @@ class MainWindow(QMainWindow):
         return self.dockWidgetArea(self.workers_dock) != Qt.DockWidgetArea.NoDockWidgetArea
 
     def _on_state(self, state: CrawlState) -> None:
-        if not self._closed:
-            self._update_actions()
+        if self._closed:
+            return
+        self._update_actions()
+        failure = getattr(self.session.crawler, "failure", None) if self.session else None
+        if state is CrawlState.FAILED and isinstance(failure, CrawlerGuiError):
+            self.tasks.spawn(
+                self.error(self.tr("Crawl stopped"), self.tr("The crawl stopped."), failure),
+                "crawl failed",
+            )
+
+    def _on_storage_full(self, message: str) -> None:
+        """The crawl paused itself: our disk is full (or failed a write). Say so."""
+        if self._closed:
+            return
+        self.statusBar().showMessage(message, 30000)
+        self.tasks.spawn(
+            self.error(
+                self.tr("Crawl paused"),
+                self.tr(
+                    "The crawl is paused: its data could not be written. Nothing was lost. "
+                    "Free some space on the disk, then press Resume."
+                ),
+                RuntimeError(message),
+            ),
+            "disk full",
+        )
 
     def _on_session_end(self, state: str | None) -> None:
         if not self._closed and self.session is not None:
@@ -661,6 +701,9 @@ class MainWindow(QMainWindow):
             if session is not self.session:
                 return
         stats = session.crawler.stats()
+        articles = getattr(session.crawler, "articles", None)
+        if articles is not None:
+            self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
         self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
@@ -703,6 +746,15 @@ class MainWindow(QMainWindow):
             return True
         await asyncio.sleep(0)
         return session is self.session
+
+    def _show_article(self, index: Any) -> None:
+        """Double-click in the Articles pane: the extracted text beside the URL and kind."""
+        src = self.articles_pane.proxy.mapToSource(index)
+        if not src.isValid():
+            return
+        dlg = dialogs.ArticleDialog(self.articles_model.article(src.row()), self)
+        self.article_dialog = dlg
+        dlg.show()
 
     def _busiest_first(self, on: bool) -> None:
         view = self.hosts_pane.view
@@ -873,7 +925,10 @@ class MainWindow(QMainWindow):
         if path is None or self.session is None:
             return None
         try:
-            n = int(await self.session.frontier.save_snapshot(path))
+            # The crawl's scope travels with the pool, so that the snapshot crawls on elsewhere
+            # (an attached crawl adds its own).
+            scope = self.session.crawler.scope.seed_domains
+            n = int(await self.session.frontier.save_snapshot(path, scope=scope))
         except (CrawlerGuiError, OSError) as exc:
             await self.error(self.tr("Save snapshot"), self.tr("The snapshot was not saved."), exc)
             return None
@@ -916,6 +971,7 @@ class MainWindow(QMainWindow):
         if self.session is None:
             return None
         try:
+            loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(path))
             n = int(await self.session.frontier.load_snapshot(path))
         except (CrawlerGuiError, OSError) as exc:
             await self.error(
@@ -925,6 +981,7 @@ class MainWindow(QMainWindow):
             )
             return None
         self._version = None
+        await self._offer_snapshot_scope(loaded, confirm=confirm)
         self.statusBar().showMessage(
             self.tr("Loaded %1 records from %2")
             .replace("%1", fmt.count(n))
@@ -933,6 +990,42 @@ class MainWindow(QMainWindow):
         )
         log.info("loaded %d records from %s", n, path)
         return n
+
+    async def _offer_snapshot_scope(self, loaded: frozenset[str], *, confirm: bool) -> None:
+        """A loaded snapshot's crawl covers sites this crawl does not: ask whether they join
+        its scope (without them, every link of those sites' pages would be refused as
+        off-site). Without ``confirm`` they join."""
+        session = self.session
+        if session is None:
+            return
+        new = sorted(loaded - session.crawler.scope.seed_domains)
+        if not new:
+            return
+        if confirm:
+            shown = ", ".join(new[:5]) + (", …" if len(new) > 5 else "")
+            answer = await dialogs.show_message(
+                self,
+                QMessageBox.Icon.Question,
+                self.tr("Load snapshot"),
+                self.tr(
+                    "The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them "
+                    "to the crawl's scope, so that their links are followed?"
+                )
+                .replace("%1", fmt.count(len(new)))
+                .replace("%2", shown),
+                buttons=QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                default=QMessageBox.StandardButton.Yes,
+            )
+            if answer != QMessageBox.StandardButton.Yes or self.session is not session:
+                return
+        try:
+            await session.crawler.add_scope_domains(new)
+        except (CrawlerGuiError, OSError) as exc:
+            await self.error(
+                self.tr("Load snapshot"), self.tr("The crawl's scope was not changed."), exc
+            )
+            return
+        log.info("%d site(s) of the snapshot joined the crawl's scope", len(new))
 
     async def open_redis_pool(self, url: str | None = None) -> bool:
         """Ask for a Redis pool URL (unless given) and open it like a pool directory."""
@@ -981,12 +1074,16 @@ class MainWindow(QMainWindow):
                 try:
                     self.set_session(await self._open_session(again, self.settings))
                 except (CrawlerGuiError, OSError):
-                    log.exception("could not reopen %s", old.pool_dir)
+                    log.exception("could not reopen %s", redact_url(str(old.pool_dir)))
             return False
         self.set_session(new)
         if isinstance(path, str):
-            if urlsplit(path).password is None:  # never remember a password in the settings
+            # Never remember a secret in the settings (user:pass@, ?password=, ...): a URL
+            # with one is not remembered, and one remembered before is forgotten.
+            if redact_url(path) == path:
                 self.qsettings.setValue(LAST_REDIS_KEY, path)
+            else:
+                self.qsettings.remove(LAST_REDIS_KEY)
         else:
             prefs.set_last_pool(self.qsettings, Path(path))
         log.info("opened pool %s", getattr(new, "display_name", path))

@@ -33,6 +33,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from crawler_gui.core.frontier import (
     HEARTBEAT_SECONDS,
+    PARKED_CRASHED,
     SILENT_AFTER,
     HostRow,
     HubRow,
@@ -514,19 +515,38 @@ class HubsModel(KeyedTableModel):
             Column(
                 self.tr("Next refresh"),
                 self._next_text,
-                lambda r, n: r.next_due,
+                lambda r, n: float("inf") if r.parked else r.next_due,
                 progress=self._next_progress,
                 live=True,
+            ),
+            Column(
+                self.tr("Why"),
+                self._why_text,
+                tooltip=self.tr("Why a hub is not refreshed by itself (Refresh now resumes it)"),
             ),
         )
 
     def _next_text(self, r: HubRow, now: float) -> str:
         if r.in_flight:
             return self.tr("refreshing")
+        if r.parked:
+            return self.tr("parked")
         return fmt.countdown(r.next_due, now)
+
+    def _why_text(self, r: HubRow, _now: float) -> str:
+        if r.parked == PARKED_CRASHED:
+            return self.tr(
+                "parked: the crawl stopped %1 times in a row while fetching it; "
+                "Refresh now to try again"
+            ).replace("%1", str(r.crashes))
+        if r.parked:
+            return r.parked
+        return ""
 
     @staticmethod
     def _next_progress(r: HubRow, now: float) -> float | None:
+        if r.parked:
+            return None
         if r.in_flight or r.span <= 0:
             return 1.0
         return min(1.0, max(0.0, 1.0 - (r.next_due - now) / r.span))
@@ -835,3 +855,112 @@ class LogModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), first, first + len(entries) - 1)
         self._rows.extend(entries)
         self.endInsertRows()
+
+
+class ArticlesModel(QAbstractTableModel):
+    """Articles found by the crawl, newest first, bounded (the engine's
+    ``Articles.recent``, read on each refresh: plain data, no extraction here)."""
+
+    COLUMNS = 6
+
+    def __init__(self, parent: QObject | None = None, maxlen: int = 2000) -> None:
+        super().__init__(parent)
+        self.maxlen = maxlen
+        self._rows: list[Any] = []
+        self._seen = 0  # how many of the engine's articles were taken so far
+        self._headers = (
+            self.tr("Found"),
+            self.tr("Published"),
+            self.tr("Delay"),
+            self.tr("Host"),
+            self.tr("Headline"),
+            self.tr("Words"),
+        )
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._headers)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if (
+            orientation == Qt.Orientation.Horizontal
+            and role == Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self._headers)
+        ):
+            return self._headers[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return _ROW_FLAGS
+
+    @staticmethod
+    def delay_seconds(a: Any) -> float | None:
+        """Seconds from publication to first fetch (None when the time or zone is unknown)."""
+        from datetime import datetime
+
+        if not a.published or "T" not in a.published:
+            return None
+        try:
+            published = datetime.fromisoformat(a.published)
+        except ValueError:
+            return None
+        if published.tzinfo is None:
+            return None
+        return float(a.found_at - published.timestamp())
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.parent().isValid():
+            return None
+        r, c = index.row(), index.column()
+        if not (0 <= r < len(self._rows) and 0 <= c < len(self._headers)):
+            return None
+        a = self._rows[r]
+        delay = self.delay_seconds(a)
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+            if c == 0:
+                return fmt.clock(a.found_at)
+            if c == 1:
+                return a.published or ""
+            if c == 2:
+                return fmt.duration(delay) if delay is not None else ""
+            if c == 3:
+                return a.host
+            if c == 4:
+                return a.title if role == Qt.ItemDataRole.DisplayRole else a.url
+            return fmt.count(a.words)
+        if role == SortRole:
+            return (a.found_at, a.published or "", delay or 0.0, a.host, a.title, a.words)[c]
+        if role == UrlRole:
+            return a.url
+        return None
+
+    def update_from(self, recent: Sequence[Any], total: int) -> None:
+        """Take the articles found since the last call (``recent``: the engine's newest
+        articles, oldest first; ``total``: how many it has found in all)."""
+        new = min(total - self._seen, len(recent))
+        self._seen = total
+        if new <= 0:
+            return
+        fresh = list(recent)[-new:][::-1]  # newest first
+        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
+        self._rows[:0] = fresh
+        self.endInsertRows()
+        if len(self._rows) > self.maxlen:
+            self.beginRemoveRows(QModelIndex(), self.maxlen, len(self._rows) - 1)
+            del self._rows[self.maxlen :]
+            self.endRemoveRows()
+
+    def reset(self) -> None:
+        self.beginResetModel()
+        self._rows = []
+        self._seen = 0
+        self.endResetModel()
+
+    def article(self, row: int) -> Any:
+        return self._rows[row]

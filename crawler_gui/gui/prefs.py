@@ -26,7 +26,7 @@ _SESSION_ONLY = frozenset({"allow_private", "max_pages", "warc_dir"})
 def _coerce(name: str, value: Any, default: Any) -> Any:
     if name == "mode":
         return CrawlMode(value)
-    if name == "extra_headers":
+    if name in ("extra_headers", "zones"):
         return tuple((str(k), str(v)) for k, v in value)
     if isinstance(default, tuple):
         return tuple(str(x) for x in value)
@@ -43,9 +43,13 @@ def _coerce(name: str, value: Any, default: Any) -> Any:
     return str(value)
 
 
+#: The window's defaults: the engine's, with article extraction on (the Articles pane).
+WINDOW_DEFAULTS = CrawlSettings(extract="on")
+
+
 def load_settings(qs: QSettings) -> CrawlSettings:
     raw = qs.value(SETTINGS_KEY, "")
-    defaults = CrawlSettings()
+    defaults = WINDOW_DEFAULTS
     if not raw:
         return defaults
     try:
@@ -62,7 +66,7 @@ def load_settings(qs: QSettings) -> CrawlSettings:
             except (ValueError, TypeError):
                 log.warning("ignoring saved setting %s=%r", f.name, values[f.name])
     try:
-        return CrawlSettings(**kwargs)
+        return dataclasses.replace(defaults, **kwargs)
     except ConfigError as exc:
         log.warning("saved crawl settings are invalid (%s); using defaults", exc)
         return defaults

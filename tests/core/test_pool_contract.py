@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec
+from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
 from crawler_gui.core.redis_pool import group_of
 
@@ -424,6 +424,112 @@ def test_network_errors_are_retried_but_blocked_addresses_are_not(harness: PoolH
     assert (totals.retrying, totals.failed) == (1, 2)
 
 
+def test_refusals_are_final_kept_with_their_reason_and_requeued_when_allowed(
+    harness: PoolHarness, reopen: bool
+) -> None:
+    pool = harness.open()
+    run(pool.add_many([AddRequest("http://a.example.com/", 0)]))
+    run(
+        pool.add_many(
+            [AddRequest(f"http://{h}.example.com/p", 2, "http://r.example.com/") for h in "bcd"]
+        )
+    )
+    leases = run(pool.pop(4, 0))
+    results = {
+        "a": FetchResult(error=ErrorKind.CONNECT),
+        "b": FetchResult(error=ErrorKind.BLOCKED_ADDRESS, message="10.0.0.1 is private"),
+        "c": FetchResult(error=ErrorKind.ROBOTS),
+        "d": FetchResult(
+            status=301, error=ErrorKind.OUT_OF_SCOPE, redirect_to="http://off.example.org/"
+        ),
+    }
+    run(pool.set_status_many([(lease.url, results[lease.host[0]]) for lease in leases]))
+    pool = maybe_reopen(harness, reopen)
+    totals = run(pool.snapshot()).totals
+    # a network failure is retried; the three refusals are final, no attempt counted
+    assert (totals.retrying, totals.failed, totals.refused_urls) == (1, 3, 3)
+    assert pool.url_state("http://d.example.com/p") == "failed"
+    assert run(pool.add("http://b.example.com/p")).duplicate == 1  # decided once
+    seen: list[tuple[str, str, str]] = []
+
+    def keep(refusal: Refusal) -> bool:
+        seen.append((refusal.url, refusal.reason, refusal.target))
+        return refusal.reason in ("blocked_address", "out_of_scope")
+
+    assert run(pool.requeue_refused(keep)) == 2
+    assert sorted(seen) == [
+        ("http://b.example.com/p", "blocked_address", ""),
+        ("http://c.example.com/p", "robots", ""),
+        ("http://d.example.com/p", "out_of_scope", "http://off.example.org/"),
+    ]
+    pool = maybe_reopen(harness, reopen)
+    totals = run(pool.snapshot()).totals
+    assert (totals.waiting, totals.failed, totals.refused_urls) == (2, 1, 1)
+    back = run(pool.pop(5, 0))
+    assert {(lease.url, lease.depth, lease.referrer) for lease in back} == {
+        ("http://b.example.com/p", 2, "http://r.example.com/"),
+        ("http://d.example.com/p", 2, "http://r.example.com/"),
+    }
+    assert run(pool.requeue_refused(lambda _r: True)) == 1  # only c is still refused
+    assert run(pool.snapshot()).totals.refused_urls == 0
+
+
+def outcomes_of(pool: Any) -> dict[str, dict[str, Any]]:
+    """``iter_outcomes`` of either backend (sync on LevelDB, async on Redis), by URL."""
+    records = pool.iter_outcomes()
+    if hasattr(records, "__aiter__"):
+
+        async def collect() -> list[dict[str, Any]]:
+            return [rec async for rec in records]
+
+        listed = run(collect())
+    else:
+        listed = list(records)
+    return {rec["url"]: rec for rec in listed}
+
+
+def test_every_urls_outcome_is_exported_with_status_reason_and_target(
+    harness: PoolHarness, reopen: bool
+) -> None:
+    pool = harness.open()
+    ref = "http://r.example.com/"
+    run(pool.add_many([AddRequest(f"http://{h}.example.com/p", 1, ref) for h in "abcdef"]))
+    leases = run(pool.pop(10, 0))
+    results = {
+        "a": OK,
+        "b": FetchResult(status=404, message="not here"),
+        "c": FetchResult(
+            status=301, error=ErrorKind.BAD_REDIRECT, message="301 without a Location header"
+        ),
+        "d": FetchResult(error=ErrorKind.TIMEOUT, message="timed out (TimeoutError)"),
+        "e": FetchResult(error=ErrorKind.BLOCKED_ADDRESS, message="10.0.0.1: blocked"),
+        "f": FetchResult(status=302, redirect_to="http://g.example.com/there"),
+    }
+    run(pool.set_status_many([(lease.url, results[lease.host[0]]) for lease in leases]))
+    pool = maybe_reopen(harness, reopen)
+    out = outcomes_of(pool)
+    assert set(out) == {f"http://{h}.example.com/p" for h in "abcdef"} | {
+        "http://g.example.com/there"
+    }
+    a, b, c, d, e, f = (out[f"http://{h}.example.com/p"] for h in "abcdef")
+    assert all(rec["kind"] == "outcome" for rec in out.values())
+    assert (a["state"], a["status"], a["referrer"], a["depth"]) == ("done", None, ref, 1)
+    assert (b["state"], b["status"], b["reason"], b["message"], b["referrer"]) == (
+        "failed",
+        404,
+        None,
+        "not here",
+        ref,
+    )
+    assert (c["state"], c["status"], c["reason"]) == ("failed", 301, "bad_redirect")
+    assert (d["state"], d["status"], d["attempts"]) == ("retrying", None, 1)
+    assert d["message"] == "timed out (TimeoutError)" and d["next_try_ts"] > 0
+    assert (e["state"], e["reason"], e["message"]) == ("refused", "blocked_address", e["message"])
+    assert "blocked" in e["message"]
+    assert (f["state"], f["target"]) == ("redirected", "http://g.example.com/there")
+    assert out["http://g.example.com/there"]["state"] == "waiting"
+
+
 def test_429_waits_for_retry_after_and_slows_the_whole_host(harness: PoolHarness) -> None:
     pool = harness.open()
     run(pool.add_many(["http://a.example.com/1", "http://a.example.com/2"]))
@@ -537,6 +643,75 @@ def test_a_url_that_keeps_killing_the_crawler_ends_as_failed(harness: PoolHarnes
         pool = harness.reopen()  # as if the crawler died while fetching it
     assert run(pool.pop(1, 0)) == []
     assert pool.url_state("http://a.example.com/poison") == "failed"
+
+
+def test_a_hub_that_keeps_killing_the_crawler_is_parked_until_refreshed(
+    harness: PoolHarness,
+) -> None:
+    from crawler_gui.core.frontier import PARKED_CRASHED
+
+    hub = "http://a.example.com/poison-hub"
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=2)))
+    run(pool.set_hubs([HubSpec(hub, 600)]))
+    for crash in range(1, 4):
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        pool = harness.reopen()  # as if the crawler died while fetching it
+        (row,) = run(pool.snapshot()).hubs
+        assert row.crashes == crash
+    assert row.parked == PARKED_CRASHED and not row.in_flight
+    harness.clock.advance(10 * 600)
+    assert run(pool.pop(5, 100)) == []  # parked: never due by itself
+    assert run(pool.next_due()) is None
+    pool = harness.reopen()
+    assert run(pool.snapshot()).hubs[0].parked == PARKED_CRASHED  # kept across a restart
+    assert run(pool.pop(5, 100)) == []
+    # The user refreshes it: it gets its chances again.
+    assert run(pool.refresh_hub(hub))
+    (row,) = run(pool.snapshot()).hubs
+    assert (row.parked, row.crashes) == ("", 0)
+    assert urls_of(run(pool.pop(1, 100))) == [hub]
+    run(pool.set_status(hub, OK))
+    assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + 600
+
+
+def test_a_hub_lost_once_then_fetched_starts_counting_again(harness: PoolHarness) -> None:
+    hub = "http://a.example.com/"
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=1)))
+    run(pool.set_hubs([HubSpec(hub, 600)]))
+    for _ in range(3):
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        pool = harness.reopen()  # one crash...
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        run(pool.set_status(hub, OK))  # ...then a result: the count starts again
+        harness.clock.advance(600)
+    (row,) = run(pool.snapshot()).hubs
+    assert (row.parked, row.crashes) == ("", 0)
+
+
+def test_network_failures_of_a_hub_back_off_up_to_its_span_and_never_park_it(
+    harness: PoolHarness,
+) -> None:
+    hub = "http://a.example.com/"
+    span = 200.0
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=2, base=10, factor=2)))
+    run(pool.set_hubs([HubSpec(hub, span)]))
+    timeout = FetchResult(error=ErrorKind.TIMEOUT, elapsed=1.0)
+    waits = []
+    for _ in range(8):
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        run(pool.set_status(hub, timeout))
+        (row,) = run(pool.snapshot()).hubs
+        assert row.parked == ""
+        waits.append(row.next_due - harness.clock.now())
+        harness.clock.advance(row.next_due - harness.clock.now())
+    assert waits == [10, 20, 40, 80, 160, 200, 200, 200]
+    run(pool.pop(1, 100))
+    run(pool.set_status(hub, OK))  # a success: back to its span, and the backoff starts over
+    assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + span
+    harness.clock.advance(span)
+    run(pool.pop(1, 100))
+    run(pool.set_status(hub, timeout))
+    assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + 10
 
 
 def test_snapshot_counts_and_incremental_host_rows(harness: PoolHarness) -> None:

@@ -392,3 +392,121 @@ def test_snapshot_since_on_several_key_groups(redis_server: str) -> None:
         await other.close()
 
     run(go())
+
+
+def test_a_snapshot_save_streams_the_pool_in_bounded_chunks(
+    any_redis: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Small chunks (one export script per 50 URLs) while workers keep adding URLs (the hash
+    grows and rehashes under HSCAN): every URL of the pool before the save is in the file, each
+    once, with its state, and the file loads into another pool."""
+    import asyncio
+    import gzip
+    import json
+
+    from crawler_gui.core import redis_pool
+
+    monkeypatch.setattr(redis_pool, "EXPORT_CHUNK", 50)
+    chunk_sizes: list[int] = []
+    real = redis_pool._export_records
+
+    def spy(reply: list[Any]) -> Any:
+        chunk_sizes.append(len(reply[0]) // 2)  # URL records read by one script
+        return real(reply)
+
+    monkeypatch.setattr(redis_pool, "_export_records", spy)
+    url = f"{any_redis}?name={_name()}"
+    copy = f"{any_redis}?name={_name()}"
+    snap = tmp_path / "chunked.cgpool"
+
+    async def go() -> None:
+        clock = ManualClock()
+        pool = await RedisPool.open(url, fast_config(), clock)
+        other = await RedisPool.open(copy, fast_config(), clock)
+        try:
+            first = [f"http://h{h}.example.com/{i}" for h in range(30) for i in range(40)]
+            await pool.add_many(first)
+            await pool.set_hubs([HubSpec(f"http://h{h}.example.com/", 60) for h in range(5)])
+            leases = await pool.pop(20, 0)
+            await pool.set_status_many(
+                [(lease.url, FetchResult(status=500)) for lease in leases[:10]]
+            )
+            before = await pool.snapshot()
+            saving = asyncio.ensure_future(pool.save_snapshot(snap))
+            extra = 0
+            while not saving.done():  # another worker keeps adding meanwhile
+                await pool.add_many([f"http://new{extra}.example.com/{i}" for i in range(100)])
+                extra += 1
+                await asyncio.sleep(0)
+            await saving
+            assert await other.load_snapshot(snap) > 1200
+            after = await other.snapshot()
+            assert after.totals.retrying == before.totals.retrying == 10
+            assert after.totals.hubs == 5
+            assert after.totals.waiting >= before.totals.waiting + 10  # leases saved as waiting
+        finally:
+            await pool.close()
+            await other.close()
+
+    run(go())
+    urls = [
+        json.loads(line)["url"]
+        for line in gzip.decompress(snap.read_bytes()).splitlines()[1:-1]
+        if json.loads(line)["t"] == "url"
+    ]
+    assert len(urls) == len(set(urls))
+    assert {f"http://h{h}.example.com/{i}" for h in range(30) for i in range(40)} <= set(urls)
+    # Never the whole pool at once (HSCAN's COUNT is a hint: a step of a hash being rehashed
+    # may return several times as many; a small hash comes whole).
+    assert len(chunk_sizes) > 20 and max(chunk_sizes) <= 600
+
+
+def test_a_snapshot_load_streams_the_file_and_a_late_duplicate_changes_nothing(
+    any_redis: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is read LOAD_BATCH records at a time (never whole); a URL named twice far
+    apart is still caught, and then the pool is unchanged and no staging key is left."""
+    from crawler_gui.core import redis_pool, snapshot_file
+
+    monkeypatch.setattr(redis_pool, "LOAD_BATCH", 10)
+    taken: list[int] = []
+    real_take = redis_pool._take
+
+    def spy(records: Any, n: int) -> Any:
+        batch = real_take(records, n)
+        taken.append(len(batch))
+        return batch
+
+    monkeypatch.setattr(redis_pool, "_take", spy)
+
+    def url_rec(i: int) -> dict[str, Any]:
+        return {"t": "url", "url": f"http://h{i % 7}.example.com/{i}", "state": "waiting",
+                "depth": 0, "attempts": 0, "seq": i + 1, "time": 0}  # fmt: skip
+
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    snapshot_file.write_snapshot(good, [url_rec(i) for i in range(100)])
+    snapshot_file.write_snapshot(bad, [url_rec(i) for i in range(100)] + [url_rec(5)])
+    name = _name()
+    url = f"{any_redis}?name={name}"
+
+    async def go() -> None:
+        pool = await RedisPool.open(url, fast_config(), ManualClock())
+        try:
+            await pool.add("http://before.example.com/")
+            with pytest.raises(SnapshotFormatError, match="twice"):
+                await pool.load_snapshot(bad)
+            assert (await pool.snapshot()).totals.waiting == 1  # unchanged
+            taken.clear()
+            assert await pool.load_snapshot(good) == 100
+            assert max(taken) <= 10 and sum(taken) == 100
+            totals = (await pool.snapshot()).totals
+            assert (totals.waiting, totals.hosts) == (100, 7)
+            leases = await pool.pop(7, 0)
+            assert sorted(lease.url for lease in leases) == sorted(
+                f"http://h{i}.example.com/{i}" for i in range(7)
+            )
+        finally:
+            await pool.close()
+
+    run(go())
+    assert not all_keys(any_redis, f"cg:{name}:*~load*")

@@ -49,6 +49,10 @@ def test_canonical_forms(raw: str, url: str, host: str) -> None:
         ("http://a.com:x/", "bad_port"),
         ("http://a..com/", "bad_host"),
         ("http://a_b$.com/", "bad_host"),
+        ("http://" + "a" * 64 + ".com/", "long_host"),
+        ("http://www." + "\u00e9" * 64 + ".com/", "long_host"),
+        ("http://" + "abcdefghi." * 25 + "comx/", "long_host"),  # 254 characters
+        ("http://" + "a" * 64 + ".com./", "long_host"),
         ("http://u:p@a.com/", "userinfo"),
         ("http://[::1]/", "host_without_dot"),
         ("http://a.com/" + "x" * 2100, "too_long"),
@@ -59,6 +63,13 @@ def test_refusals_carry_a_reason(raw: str, reason: str) -> None:
     with pytest.raises(InvalidURLError) as info:
         canonicalize(raw)
     assert info.value.reason == reason
+
+
+def test_hosts_at_the_dns_limits_are_accepted() -> None:
+    label = "a" * 63
+    assert canonicalize(f"http://{label}.com/")[1] == f"{label}.com"
+    host = "abcdefghi." * 24 + "abcdefghi.com"  # 253 characters
+    assert len(host) == 253 and canonicalize(f"http://{host}/")[1] == host
 
 
 def test_check_lines_reports_each_line() -> None:

@@ -93,13 +93,19 @@ def test_stop_at_once_puts_unfinished_urls_back_and_resume_completes(tmp_path: P
         async with DemoSite(hosts=4, articles_per_host=16, slow_share=0.5, slow_delay=5.0) as site:
             async with await open_demo(tmp_path, site) as session:
                 session.crawler.start()
-                while session.crawler.in_flight < 2:
+                pool = session.frontier
+                # Pages, not only hubs, in flight (hubs come first and are never "waiting").
+                pages: list[str] = []
+                while len(pages) < 2:
                     await asyncio.sleep(0.01)
+                    pages = [p.url for p in (await pool.snapshot()).pending if not p.is_hub]
                 await session.crawler.stop(wait_in_flight=False)
                 assert session.crawler.state is CrawlState.STOPPED
-                totals = (await session.frontier.snapshot()).totals
+                totals = (await pool.snapshot()).totals
                 assert totals.pending == 0
-                assert totals.waiting > 0
+                # each one either finished before the stop or went back to its queue
+                states = {pool.url_state(url) for url in pages}
+                assert states <= {"waiting", "done"} and "waiting" in states, states
             fast = DemoSite(hosts=4, articles_per_host=16, port=site.port, slow_share=0.0)
         async with (
             fast,
@@ -131,11 +137,18 @@ def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
             async with await open_demo(tmp_path, site, settings) as session:
                 hub = site.hub_urls()[0]
                 await session.crawler.set_hubs([HubSpec(hub, 0.3)])
+                started = asyncio.get_running_loop().time()
                 session.crawler.start()
-                await asyncio.sleep(1.5)
+                # Three fetches of the hub, however long a loaded machine takes for them
+                # (run() bounds the test); each waits out its 0.3 s span after the last.
+                while site.fetch_counts.get(hub, 0) < 3:
+                    await asyncio.sleep(0.05)
+                    assert session.crawler.state is CrawlState.RUNNING
+                took = asyncio.get_running_loop().time() - started
                 await session.crawler.stop()
                 refreshes = [r for r in session.store.iter_records() if r.url == hub]
                 assert len(refreshes) >= 3
+                assert took >= 2 * 0.3  # refreshed on its span, not back to back
 
     run(main)
 
@@ -169,6 +182,58 @@ def test_unreachable_robots_txt_retries_pages_instead_of_failing_them(tmp_path: 
                 assert pool.url_state(base + "/story.html") == "retrying"
                 (row,) = (await pool.snapshot()).retrying
                 assert "robots.txt unreachable" in row.last_error
+
+    run(main)
+
+
+def test_refusals_are_final_and_come_back_when_the_policy_widens(tmp_path: Path) -> None:
+    """A refused URL (address, scope) is decided once: no retry, no error, the until-idle
+    crawl ends at once. Allowing private addresses, then the redirect's domain, brings each
+    refusal back exactly when it is covered."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    async def main() -> None:
+        other: list[str] = []
+
+        async def page(request: web.Request) -> web.Response:
+            if request.path == "/away":
+                raise web.HTTPFound(other[0] + "/there")
+            return web.Response(text="<title>x</title>", content_type="text/html")
+
+        app, app2 = web.Application(), web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        app2.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base, serve(app2, "127.0.0.2") as base2:
+            other.append(base2)
+            settings = replace(FAST, allow_private=False, retry_base=600.0)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                crawler, pool = session.crawler, session.frontier
+                await crawler.add_seeds([base + "/story", base + "/away"])
+                crawler.start()
+                # retried, the refusals would keep the crawl waiting for 10 minutes
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                totals = (await pool.snapshot()).totals
+                assert (totals.refused_urls, totals.failed, totals.retrying) == (2, 2, 0)
+                assert crawler.stats().errors == 0 and crawler.stats().refused == 2
+
+                settings = replace(settings, allow_private=True)
+                crawler.apply_settings(settings)
+                crawler.start()
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                assert pool.url_state(base + "/story") == "done"
+                # the redirect leaves the seeds' domain: refused, with its target kept
+                assert pool.url_state(base + "/away") == "failed"
+                assert pool.url_state(base2 + "/there") is None
+                assert (await pool.snapshot()).totals.refused_urls == 1
+
+                crawler.apply_settings(replace(settings, allow_domains=("127.0.0.2",)))
+                crawler.start()
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                assert pool.url_state(base + "/away") == "redirected"
+                assert pool.url_state(base2 + "/there") == "done"
+                assert (await pool.snapshot()).totals.refused_urls == 0
 
     run(main)
 
@@ -208,5 +273,220 @@ def test_start_again_after_stop_finishes_the_crawl(tmp_path: Path) -> None:
             crawler.start()  # the same crawler, again
             assert await crawler.wait() is CrawlState.FINISHED
             assert set(fetched_final_urls(session)) == site.expected_urls()
+
+    run(main)
+
+
+def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path) -> None:
+    """A page over the thread threshold is parsed and scope-checked off the loop; its links
+    reach the pool in slices with the loop free in between (counted by a ticker coroutine:
+    the slices, not a timer, so load on the machine cannot change the verdict)."""
+    from aiohttp import web
+
+    from crawler_gui.engine import crawler as crawler_module
+    from tests.engine.conftest import serve
+
+    n_links = 6000
+    body = "<title>many</title>" + "".join(
+        f'<a href="/s/{i}.html">{i}</a><a href="http://elsewhere.example.org/{i}">x</a>'
+        for i in range(n_links)
+    )
+    assert len(body) > crawler_module.THREAD_PARSE_BYTES
+
+    async def page(request: web.Request) -> web.Response:
+        if request.path == "/big.html":
+            return web.Response(text=body, content_type="text/html")
+        return web.Response(status=404)
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            settings = replace(FAST, obey_robots=False, max_pages=1)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                crawler = session.crawler
+                await crawler.add_seeds([base + "/big.html"])
+                ticks = 0
+                adding = False
+                real_add_links = crawler._add_links
+
+                async def add_links(*args: Any) -> None:
+                    nonlocal adding
+                    adding = True
+                    try:
+                        await real_add_links(*args)
+                    finally:
+                        adding = False
+
+                crawler._add_links = add_links  # type: ignore[method-assign]
+
+                async def ticker() -> None:
+                    nonlocal ticks
+                    while True:
+                        ticks += adding  # the loop ran something else while links went in
+                        await asyncio.sleep(0)
+
+                tick_task = asyncio.get_running_loop().create_task(ticker())
+                crawler.start()
+                await crawler.wait()
+                tick_task.cancel()
+                totals = (await session.frontier.snapshot()).totals
+                # every in-scope link queued once, none of the off-domain ones
+                assert totals.waiting == n_links
+                assert session.frontier.url_state(base + "/s/5999.html") == "waiting"
+                assert ticks >= n_links // crawler_module.LINK_SLICE - 1, ticks
+
+    run(main)
+
+
+def test_garbage_collection_is_paused_only_while_big_pages_parse() -> None:
+    import gc
+
+    from crawler_gui.engine.crawler import _gc_paused
+
+    assert gc.isenabled()
+    with _gc_paused():
+        assert not gc.isenabled()
+        with _gc_paused():  # a second page parsing at the same time
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with _gc_paused():
+            pass
+        assert not gc.isenabled()  # left as the program had it
+    finally:
+        gc.enable()
+
+
+def test_closing_ends_robots_fetches_of_replaced_caches_before_the_http_session(
+    tmp_path: Path,
+) -> None:
+    """robots.txt fetches are shielded from their callers' cancellation. One still running when
+    the user agent changes (a new robots cache) ends with the run that replaced it; one of the
+    current cache ends when the session closes, before the HTTP session it uses closes
+    (nothing is left to the loop's teardown)."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    asked = 0
+    asked_event = asyncio.Event()
+
+    async def robots(_request: web.Request) -> web.Response:
+        nonlocal asked
+        asked += 1
+        asked_event.set()
+        await asyncio.sleep(30)
+        return web.Response(text="")
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/robots.txt", robots)
+        async with serve(app) as base:
+            session = await CrawlSession.open(tmp_path / "pool", replace(FAST, obey_robots=True))
+            crawler = session.crawler
+            await crawler.add_seeds([base + "/story.html"])
+            crawler.start()
+            await asyncio.wait_for(asked_event.wait(), 30)
+            first = crawler.robots
+            (old_fetch,) = first._inflight.values()
+            crawler.apply_settings(replace(crawler.settings, user_agent="other/1.0"))
+            await crawler.stop(wait_in_flight=False)
+            assert old_fetch.done() and not first._inflight  # ended with the run
+
+            asked_event.clear()
+            crawler.start()  # the new cache fetches robots.txt again
+            await asyncio.wait_for(asked_event.wait(), 30)
+            (fetch,) = crawler.robots._inflight.values()
+            await crawler.stop(wait_in_flight=False)
+            assert not fetch.done()  # shielded: the stop does not end it
+            fetcher = crawler.fetcher
+            done_when_closed: list[bool] = []
+            real_close = fetcher.close
+
+            async def close() -> None:
+                done_when_closed.append(fetch.done())
+                await real_close()
+
+            fetcher.close = close  # type: ignore[method-assign]
+            await session.close()
+            assert done_when_closed == [True]
+            assert asked == 2
+
+    run(main)
+
+
+def test_a_seed_on_a_denied_domain_is_refused_with_its_reason(tmp_path: Path) -> None:
+    async def main() -> None:
+        settings = replace(FAST, deny_domains=("blocked.example.com",), deny_patterns=(r"/ads/",))
+        async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+            report = await session.crawler.add_seeds(
+                [
+                    "http://news.blocked.example.com/",
+                    "http://ok.example.com/ads/1",
+                    "http://ok.example.com/",
+                ]
+            )
+            assert report.added == 1
+            assert sorted(report.refused) == [
+                ("http://news.blocked.example.com/", "denied_domain"),
+                ("http://ok.example.com/ads/1", "denied_pattern"),
+            ]
+            assert session.frontier.url_state("http://news.blocked.example.com/") is None
+            assert session.crawler.scope.seed_domains == {"example.com"}
+
+    run(main)
+
+
+def test_raising_the_depth_limit_follows_the_links_of_pages_at_the_old_limit(
+    tmp_path: Path,
+) -> None:
+    """Pages at the depth limit keep their links to themselves; a later run with a higher
+    limit (or none) takes them from the stored pages, without fetching those pages again."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    chain = {"/": "/a", "/a": "/b", "/b": "/c", "/c": "/d"}
+
+    async def page(request: web.Request) -> web.Response:
+        link = chain.get(request.path, "")
+        return web.Response(
+            text=f'<title>{request.path}</title><a href="{link}">next</a>',
+            content_type="text/html",
+        )
+
+    async def crawl(base: str, max_depth: int | None, seed: bool = False) -> CrawlSession:
+        settings = replace(FAST, obey_robots=False, max_depth=max_depth)
+        session = await CrawlSession.open(tmp_path / "pool", settings)
+        if seed:
+            await session.crawler.add_seeds([base + "/"])
+        session.crawler.start()
+        assert await session.crawler.wait() is CrawlState.FINISHED
+        return session
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            session = await crawl(base, 1, seed=True)
+            pool = session.frontier
+            assert [pool.url_state(base + p) for p in ("/", "/a", "/b")] == ["done", "done", None]
+            await session.close()
+
+            session = await crawl(base, 2)  # the next run, with a higher limit
+            pool = session.frontier
+            assert pool.url_state(base + "/b") == "done"
+            assert pool.url_state(base + "/c") is None
+            fetched = [r.url for r in session.store.iter_records()]
+            assert sorted(fetched) == sorted(base + p for p in ("/", "/a", "/b"))  # /a once
+
+            session.crawler.apply_settings(replace(session.crawler.settings, max_depth=None))
+            session.crawler.start()  # no limit at all now, in the same session
+            assert await session.crawler.wait() is CrawlState.FINISHED
+            assert pool.url_state(base + "/d") == "done"
+            await session.close()
 
     run(main)

@@ -503,6 +503,23 @@ def test_non_http_url_is_unsupported() -> None:
     asyncio.run(main())
 
 
+def test_a_host_over_the_dns_limits_never_reaches_the_resolver(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A URL from a pool older than the gate in canonicalize: a permanent failure with its
+    reason, no traceback (the resolver would raise "label too long" on every attempt)."""
+
+    async def main() -> None:
+        for host in ("a" * 64 + ".example.com", "abcdefghi." * 26 + "com"):
+            out = await _fetch(f"http://{host}/page")
+            assert out.error is ErrorKind.UNSUPPORTED
+            assert "longer than 253 characters" in out.message
+            assert classify(out.to_result()) is Outcome.FAILED
+
+    asyncio.run(main())
+    assert not [r for r in caplog.records if r.exc_info]
+
+
 def test_private_address_behind_redirect_is_returned_then_blocked() -> None:
     hits: list[str] = []
 

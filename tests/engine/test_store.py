@@ -95,7 +95,7 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         store.add(rec(1, body=body))
     db = plyvel.DB(str(tmp_path / "p"))
     try:
-        assert db.get(b"meta/schema_version") == b"1"
+        assert db.get(b"meta/schema_version") == b"2"
         key = (1).to_bytes(8, "big")
         stored = db.get(b"body/" + key)
         assert stored is not None
@@ -232,7 +232,7 @@ def test_foreign_and_newer_databases_are_refused(tmp_path: Path) -> None:
         PageStore.open(tmp_path / "foreign")
 
     newer = plyvel.DB(str(tmp_path / "newer"), create_if_missing=True)
-    newer.put(b"meta/schema_version", b"2")
+    newer.put(b"meta/schema_version", b"3")
     newer.close()
     with pytest.raises(StoreError, match="schema version"):
         PageStore.open(tmp_path / "newer")
@@ -293,6 +293,9 @@ def test_export_jsonl(tmp_path: Path) -> None:
         "elapsed",
         "referrer",
         "redirect_chain",
+        "kind",
+        "why",
+        "article",
     }
     assert objs[0]["fetched_at"] == "2023-11-14T22:13:21.250Z"
     assert objs[0]["fetched_at_ts"] == T0 + 1
@@ -309,3 +312,40 @@ def test_closed_store_refuses_use(tmp_path: Path) -> None:
         store.add(rec(1))
     with pytest.raises(StoreError, match="closed"):
         store.get("http://127.0.0.1/")
+
+
+def test_extraction_kept_with_the_page_and_exported(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "pages") as store:
+        s1 = store.add(rec(1))
+        s2 = store.add(rec(2))
+        article = {
+            "title": "标题",
+            "published": "2019-09-05T11:10:00+08:00",
+            "updated": None,
+            "authors": ["张三"],
+            "lang": "zh",
+            "text": "正文",
+            "zone_inferred": True,
+        }
+        store.add_extraction(s1, {"kind": "article", "why": "dated", "article": article})
+        store.add_extraction(s2, {"kind": "list", "why": "links", "article": None})
+        out = io.StringIO()
+        store.export_jsonl(out)
+        assert store.extraction(s1) is not None
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert lines[0]["kind"] == "article"
+    assert lines[0]["article"] == article
+    assert lines[1]["kind"] == "list" and lines[1]["article"] is None
+
+
+def test_version_1_store_still_opens(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(rec(1))
+    db = plyvel.DB(str(tmp_path / "pages"))
+    db.put(b"meta/schema_version", b"1")
+    db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        out = io.StringIO()
+        assert store.export_jsonl(out) == 1
+    record = json.loads(out.getvalue())
+    assert record["kind"] is None and record["article"] is None  # not extracted yet

@@ -23,6 +23,7 @@ from crawler_gui.core.frontier import (
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.policy import FetchResult
 from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.engine.crawler import make_scope
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 
@@ -133,6 +134,7 @@ class LoopbackCrawler:
         self._stats = CrawlStats()
         self._task: asyncio.Task[None] | None = None
         self.fetched: list[str] = []
+        self.scope = make_scope(settings)
 
     def start(self) -> None:
         if self._task is not None and not self._task.done():
@@ -169,7 +171,12 @@ class LoopbackCrawler:
         return self._stats.snapshot()
 
     async def add_seeds(self, urls: Iterable[str]) -> AddReport:
-        return await self.frontier.add_many(list(urls))
+        urls = list(urls)
+        self.scope.add_seeds(urls)
+        return await self.frontier.add_many(urls)
+
+    async def add_scope_domains(self, domains: Iterable[str]) -> None:
+        self.scope.add_seeds(f"http://{d}/" for d in domains)
 
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
         return await self.frontier.set_hubs(hubs)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
+from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.engine.control import AttachedSession, ControlServer
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
@@ -149,8 +150,11 @@ def test_save_snapshot_and_row_actions_reach_the_crawl(window, setup, aloop, tmp
     async def scenario():
         await frontier.add_many([f"http://h{i}.example.com/" for i in range(30)])
         await frontier.set_hubs([HubSpec("http://news.example.com/", 600)])
+        await setup.backing.crawler.add_scope_domains(["example.com"])
         n = await window.save_snapshot(tmp_path / "s.cgpool")
         assert n and n >= 31 and (tmp_path / "s.cgpool").exists()
+        # the crawl's scope travels in the snapshot, attached or not
+        assert "example.com" in snapshot_file.read_scope(tmp_path / "s.cgpool")
         await wait_for(lambda: window.hubs_model.rowCount() == 1)
         await window.refresh_hub("http://news.example.com/")
         await window.retry_now("http://x.example.com/")

@@ -133,3 +133,45 @@ def test_closing_mid_crawl_leaves_nothing_running_and_loses_nothing(aloop, qsett
 
     # no URL was lost: every page in flight ended in a state or went back to waiting
     assert settled(after) >= settled(before) + seen["pages_in_flight"]
+
+
+def test_articles_pane_fills_live_filters_and_shows_the_text(aloop, qsettings, tmp_path):
+    settings = dataclasses.replace(FAST, extract="on", extract_workers=1)
+
+    async def scenario():
+        w = await open_and_show(
+            tmp_path / "pool", demo=True, settings=settings, qsettings=qsettings
+        )
+        assert w is not None
+        w.timer.setInterval(100)
+        try:
+            model = w.articles_model
+            await wait_for(lambda: model.rowCount() >= 5, timeout=60)
+            rows = [model.article(r) for r in range(model.rowCount())]
+            # newest first, every row an article with a headline, a zone-qualified time
+            assert [a.found_at for a in rows] == sorted((a.found_at for a in rows), reverse=True)
+            assert all(a.kind == "article" and a.title and a.words > 0 for a in rows)
+            assert all(a.published and a.published.endswith("+08:00") for a in rows)
+            assert model.index(0, 2).data()  # the delay from publication to fetch is shown
+            pane = w.articles_pane
+            title = rows[0].title
+            pane.filter.setText(title)
+            await wait_for(lambda: 1 <= pane.proxy.rowCount() < model.rowCount(), timeout=10)
+            pane.filter.clear()
+            first = pane.proxy.index(0, 4)
+            pane.view.doubleClicked.emit(first)
+            dlg = w.article_dialog
+            assert dlg is not None and dlg.isVisible()
+            shown = model.article(pane.proxy.mapToSource(first).row())
+            assert dlg.url.text() == shown.url and dlg.kind.text() == "article"
+            assert dlg.text.toPlainText() == shown.text
+            assert dlg.open_button.isEnabled()  # an http URL
+            dlg.close()
+        finally:
+            if not w.is_closed:
+                w.close()
+                await w.wait_closed()
+            assert_no_active_timers(w)
+        return w
+
+    delete_now(run(aloop, scenario(), timeout=120))

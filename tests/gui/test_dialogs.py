@@ -151,9 +151,10 @@ def test_settings_dialog_round_trip_and_persistence(qtbot, qsettings):
         **{**{f: getattr(s, f) for f in s.__slots__}, "allow_private": False}
     )
     qsettings.setValue(prefs.SETTINGS_KEY, "{broken")
-    assert prefs.load_settings(qsettings) == CrawlSettings()
+    assert prefs.load_settings(qsettings) == prefs.WINDOW_DEFAULTS
     qsettings.setValue(prefs.SETTINGS_KEY, '{"values": {"concurrency": 0, "x": 1}}')
-    assert prefs.load_settings(qsettings) == CrawlSettings()
+    assert prefs.load_settings(qsettings) == prefs.WINDOW_DEFAULTS
+    assert prefs.WINDOW_DEFAULTS.extract == "on"  # the window extracts articles by default
 
 
 def test_settings_ask(aloop):

@@ -141,3 +141,17 @@ def test_closing_drops_what_is_scheduled(qapp) -> None:
         qapp.processEvents()
     assert ran == []
     assert not loop._wake.isActive()
+
+
+def test_nothing_runs_while_the_loop_is_stopped(aloop, qapp) -> None:
+    """Between two run_until_complete calls Qt may process events (a dialog, a test's wait):
+    asyncio runs no callback then; they run when the loop runs again, in order."""
+    ran: list[str] = []
+    aloop.call_soon(ran.append, "soon")
+    aloop.call_later(0.01, ran.append, "later")
+    deadline = time.monotonic() + 0.05
+    while time.monotonic() < deadline:
+        qapp.processEvents()
+    assert ran == []
+    aloop.run_until_complete(asyncio.sleep(0.02))
+    assert ran == ["soon", "later"]

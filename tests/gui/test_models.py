@@ -5,6 +5,7 @@ import logging
 import pytest
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 
+from crawler_gui.core.frontier import PARKED_CRASHED
 from crawler_gui.gui.models import (
     HostsModel,
     HubsModel,
@@ -173,6 +174,15 @@ def test_retries_and_hubs_text():
     assert h.index(0, 4).data() == "in 2 min 30 s"
     assert h.index(0, 4).data(ProgressRole) == pytest.approx(0.5)
     assert h.index(0, 1).data() == "5 min"
+    assert h.index(0, 5).data() == ""  # Why: empty for a hub refreshed by itself
+    h.update(
+        [hub("http://a.example.com/", 300, T0 - 5)._replace(parked=PARKED_CRASHED, crashes=4)],
+        now=T0,
+    )
+    assert h.index(0, 4).data() == "parked"
+    assert h.index(0, 4).data(ProgressRole) is None
+    assert "4 times" in h.index(0, 5).data() and "Refresh" in h.index(0, 5).data()
+    assert h.headerData(5, Qt.Orientation.Horizontal) == "Why"
 
 
 def test_sorting_by_number_not_text():

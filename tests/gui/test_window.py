@@ -172,6 +172,35 @@ def test_load_asks_before_stopping_a_running_crawl(window, aloop, tmp_path, monk
     run(aloop, scenario())
 
 
+@pytest.mark.parametrize("answer", ["Yes", "No"])
+def test_loading_a_snapshot_of_another_crawl_asks_to_add_its_scope(window, aloop, tmp_path, answer):
+    crawler = window.session.crawler
+    other = tmp_path / "other"
+    snap_file = tmp_path / "other.cgpool"
+
+    async def scenario():
+        await crawler.add_seeds(["http://here.example.com/"])
+        pool = await LevelDBPool.open_async(other)
+        try:
+            await pool.add_many(["http://news.example.org/a", "http://here.example.com/b"])
+            await pool.save_snapshot(snap_file, scope=["example.org", "example.com"])
+        finally:
+            await pool.close()
+        shown = []
+
+        def reply(box):
+            shown.append(box.text())
+            box.button(getattr(QMessageBox.StandardButton, answer)).click()
+
+        task = asyncio.ensure_future(window.load_snapshot(snap_file))
+        await with_dialog(QMessageBox, reply)
+        assert await task == 4  # two scope records, two URLs
+        assert "example.org" in shown[0] and "example.com" not in shown[0]
+        assert ("example.org" in crawler.scope.seed_domains) == (answer == "Yes")
+
+    run(aloop, scenario())
+
+
 def test_retry_and_hub_actions_reach_the_pool(window, aloop, monkeypatch):
     calls = []
     frontier = window.session.frontier

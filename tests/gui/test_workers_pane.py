@@ -202,12 +202,13 @@ def test_heartbeats_show_as_rows_silence_shows_and_leases_count(
             assert len(await w1.pop(2, 0)) == 2
             assert len(await w2.pop(1, 0)) == 1
             await wait_for(lambda: model.rowCount() == 2 and model.find("crawl-2") is not None)
-            # leases show on every refresh, heartbeats on the next read of them (0.2 s here)
+            # Heartbeats and leases are read on beats of their own: wait for both.
             await wait_for(
                 lambda: (
                     cell(model, "crawl-1", IN_FLIGHT) == "2"
                     and cell(model, "crawl-1", STATE) == "running"
                     and cell(model, "crawl-2", STATE) == "paused"
+                    and cell(model, "crawl-2", IN_FLIGHT) == "1"
                 )
             )
             assert [cell(model, "crawl-1", c) for c in range(7)][2:] == [

@@ -30,7 +30,9 @@ while i <= #ARGV do
       if st then
         -- re-queue a finished URL: undo the counters of its old state
         if st == 'D' then h.done = h.done - 1; tot('td', -1)
-        elseif st == 'F' then h.fail = h.fail - 1; tot('tf', -1)
+        elseif st == 'F' then
+          h.fail = h.fail - 1; tot('tf', -1)
+          if redis.call('HDEL', K_REFUSALS, url) == 1 then tot('tn', -1) end
         elseif st == 'X' then h.redir = h.redir - 1; tot('tx', -1)
         elseif st == 'R' then
           h.retr = h.retr - 1; tot('tr', -1)

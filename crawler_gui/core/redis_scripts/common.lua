@@ -11,6 +11,8 @@ local K_LEASE, K_LDATA = P .. 'lease', P .. 'ldata'
 local K_RETRY, K_RDATA = P .. 'retry', P .. 'rdata'
 local K_HUBS, K_HUBDUE = P .. 'hubs', P .. 'hubdue'
 local K_HOSTS, K_REFUSED = P .. 'hosts', P .. 'refused'
+-- URLs refused by policy when fetched (state F too): url -> reason TAB redirect target
+local K_REFUSALS = P .. 'refusals'
 local TAB = '\t'
 local DEPTH_SCALE = 1099511627776 -- 2^40: queue score = depth * 2^40 + seq (exact below 2^53)
 
@@ -53,16 +55,21 @@ local function put_url(url, st, depth, att, seq, t, extra)
 end
 
 -- Hub record: host TAB span TAB last_refresh TAB due TAB in_flight TAB last_result
+--   TAB crashes TAB fails TAB parked (the last three absent in records of older versions)
+-- crashes: leases lost in a row (process died, lease expired); fails: ordinary failed
+-- refreshes in a row (the backoff); parked: why the hub waits for the user ('' = it does not).
 local function get_hub(url)
   local raw = redis.call('HGET', K_HUBS, url)
   if not raw then return nil end
-  local f = split(raw, 6)
+  local f = split(raw, 9)
   return {host = f[1], span = tonumber(f[2]), last = tonumber(f[3]), due = tonumber(f[4]),
-          infl = tonumber(f[5]), res = f[6] or ''}
+          infl = tonumber(f[5]), res = f[6] or '', crashes = tonumber(f[7] or '') or 0,
+          fails = tonumber(f[8] or '') or 0, parked = f[9] or ''}
 end
 local function put_hub(url, hub)
   redis.call('HSET', K_HUBS, url, hub.host .. TAB .. fmt(hub.span) .. TAB .. fmt(hub.last)
-    .. TAB .. fmt(hub.due) .. TAB .. fmt(hub.infl) .. TAB .. hub.res)
+    .. TAB .. fmt(hub.due) .. TAB .. fmt(hub.infl) .. TAB .. string.gsub(hub.res, TAB, ' ')
+    .. TAB .. fmt(hub.crashes or 0) .. TAB .. fmt(hub.fails or 0) .. TAB .. (hub.parked or ''))
 end
 
 -- Hosts: loaded once per script call, written back by flush().
@@ -152,7 +159,8 @@ local function end_lease(url)
 end
 
 -- A lease is lost (expired, or its worker is known dead): hubs become due now, pages go back
--- to their queue with one attempt counted (``back`` = 1), or none for a release (``back`` = 0).
+-- to their queue, each with one attempt counted (``back`` = 1), or none for a release
+-- (``back`` = 0). A hub that lost more leases in a row than a page may is parked.
 local function lease_lost(url, L, thresh, hub_label, back)
   local h = host(L.host)
   h.infl = h.infl - 1
@@ -161,10 +169,18 @@ local function lease_lost(url, L, thresh, hub_label, back)
     local hub = get_hub(url)
     if hub then
       hub.infl = 0
-      if back == 1 then hub.due = NOW end
       if hub_label then hub.res = hub_label end
+      if back == 1 then
+        hub.due = NOW
+        hub.crashes = hub.crashes + 1
+        if hub.crashes > thresh then hub.parked = 'crashed' end
+      end
       put_hub(url, hub)
-      redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+      if hub.parked == '' then
+        redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+      else
+        redis.call('ZREM', K_HUBDUE, url)
+      end
     end
     return
   end

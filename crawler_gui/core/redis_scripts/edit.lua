@@ -21,6 +21,8 @@ if OP == 'refresh_hub' then
     local hub = get_hub(url)
     if hub.infl == 0 then
       hub.due = NOW
+      hub.parked = '' -- the user asked: a parked hub gets its chances again
+      hub.crashes = 0
       put_hub(url, hub)
       redis.call('ZADD', K_HUBDUE, fmt(NOW), url)
       bump()

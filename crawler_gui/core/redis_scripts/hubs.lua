@@ -25,7 +25,9 @@ for _, url in ipairs(order) do
     hub.span = w.span
     if hub.last ~= 0 then
       hub.due = hub.last + w.span
-      if hub.infl == 0 then redis.call('ZADD', K_HUBDUE, fmt(hub.due), url) end
+      if hub.infl == 0 and hub.parked == '' then
+        redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+      end
     end
     put_hub(url, hub)
   end

@@ -32,7 +32,7 @@ if QUOTA > 0 then
   for _, url in ipairs(due) do
     if n >= QUOTA then break end
     local hub = get_hub(url)
-    if not hub or hub.infl ~= 0 then
+    if not hub or hub.infl ~= 0 or hub.parked ~= '' then
       redis.call('ZREM', K_HUBDUE, url)
     else
       local h = host(hub.host)

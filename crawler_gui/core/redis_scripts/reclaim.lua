@@ -12,7 +12,7 @@ else
     local f = split(all[j + 1], 7)
     if f[7] == WORKER then
       local L = end_lease(all[j])
-      lease_lost(all[j], L, THRESH, nil, 1)
+      lease_lost(all[j], L, THRESH, 'worker lost', 1)
       n = n + 1
     end
   end

@@ -2,7 +2,8 @@
 -- next_due, host_count}; read only. Floats as strings.
 local SINCE = tonumber(ARGV[4])
 local LIMIT = tonumber(ARGV[5])
-local meta = redis.call('HMGET', K_META, 'version', 'tw', 'td', 'tf', 'tr', 'tx', 'overflow')
+local meta = redis.call('HMGET', K_META, 'version', 'tw', 'td', 'tf', 'tr', 'tx', 'overflow',
+  'tn')
 local names
 if SINCE < 0 then
   names = redis.call('ZRANGE', K_HOSTS, 0, -1)
@@ -37,6 +38,6 @@ end
 local next_due = ''
 if #nd > 0 then next_due = fmt(math.min(unpack(nd))) end
 return {meta[1] or '0', {meta[2] or '0', meta[3] or '0', meta[4] or '0', meta[5] or '0',
-  meta[6] or '0', meta[7] or '0'}, redis.call('HGETALL', K_REFUSED), hosts,
+  meta[6] or '0', meta[7] or '0', meta[8] or '0'}, redis.call('HGETALL', K_REFUSED), hosts,
   redis.call('HGETALL', K_LDATA), retrying, redis.call('HGETALL', K_HUBS), next_due,
   redis.call('ZCARD', K_HOSTS)}

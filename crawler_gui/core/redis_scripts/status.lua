@@ -1,7 +1,10 @@
 -- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
 --   retry_max, hub_retry_delay, [url, canonical, outcome, last_status, elapsed, throttle,
---   error_text, label, hub_kind, final_url, final_host, redirect_to, final_here]*)
--- outcome: D done, F failed, X redirected, R retry, T throttled.
+--   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
+--   final_here]*)
+-- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
+-- failure: what a failed URL keeps after its referrer (NUL status NUL reason NUL message);
+-- refusal: reason TAB redirect target, for the refusal index.
 -- final_here: '1' when final_url's host is in this script's key group (always on a single
 -- group); otherwise the final URL is returned to be marked in its own group ('seen' edit).
 -- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
@@ -9,7 +12,7 @@ local THRESH = tonumber(ARGV[4])
 local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local HUB_RETRY = tonumber(ARGV[11])
-local FIELDS = 13
+local FIELDS = 15
 
 local function retry_delay(failures)
   if failures <= 0 then return 0 end
@@ -41,11 +44,15 @@ local function hub_result(url, label, kind, throttle)
   hub.infl = 0
   hub.last = NOW
   hub.res = label
-  if kind == 'r' then
-    hub.due = NOW + math.min(hub.span, HUB_RETRY)
+  hub.crashes = 0 -- a result came back: the worker survived this hub
+  if kind == 'r' then -- network failures never park a hub: they back off, up to its span
+    hub.fails = hub.fails + 1
+    hub.due = NOW + math.min(hub.span, retry_delay(hub.fails))
   elseif kind == 't' then
+    hub.fails = 0
     hub.due = NOW + math.max(hub.span, throttle)
   else
+    hub.fails = 0
     hub.due = NOW + hub.span
   end
   put_hub(url, hub)
@@ -60,7 +67,8 @@ while i + FIELDS - 1 <= #ARGV do
   local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
   local err, label, kind = ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
   local final, fhost, target = ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
-  local fhere = ARGV[i + 12] == '1'
+  local failure, refusal = ARGV[i + 12], ARGV[i + 13]
+  local fhere = ARGV[i + 14] == '1'
   i = i + FIELDS
   local key = url
   local L = end_lease(url)
@@ -121,13 +129,19 @@ while i + FIELDS - 1 <= #ARGV do
           follow[#follow + 1] = key
         end
       elseif oc == 'F' then
-        put_url(key, 'F', L.depth, att + 1, L.seq, NOW, ref)
+        put_url(key, 'F', L.depth, att + 1, L.seq, NOW, ref .. failure)
         h.fail = h.fail + 1
         tot('tf', 1)
+      elseif oc == 'N' then -- refused by policy: permanent, no attempt counted
+        put_url(key, 'F', L.depth, att, L.seq, NOW, ref .. failure)
+        redis.call('HSET', K_REFUSALS, key, refusal)
+        h.fail = h.fail + 1
+        tot('tf', 1)
+        tot('tn', 1)
       else
         att = att + 1
         if att > THRESH then
-          put_url(key, 'F', L.depth, att, L.seq, NOW, ref)
+          put_url(key, 'F', L.depth, att, L.seq, NOW, ref .. failure)
           redis.call('ZREM', K_RETRY, key)
           redis.call('HDEL', K_RDATA, key)
           h.fail = h.fail + 1

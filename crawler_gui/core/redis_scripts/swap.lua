@@ -8,7 +8,7 @@ local meta = redis.call('HMGET', K_META, 'version', 'generation', 'paused', 'sch
 local function globals(prefix)
   return {prefix .. 'meta', prefix .. 'url', prefix .. 'ready', prefix .. 'lease',
     prefix .. 'ldata', prefix .. 'retry', prefix .. 'rdata', prefix .. 'hubs',
-    prefix .. 'hubdue', prefix .. 'hosts', prefix .. 'refused'}
+    prefix .. 'hubdue', prefix .. 'hosts', prefix .. 'refused', prefix .. 'refusals'}
 end
 for _, name in ipairs(redis.call('ZRANGE', K_HOSTS, 0, -1)) do
   redis.call('UNLINK', kq(name), kh(name))

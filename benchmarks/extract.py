@@ -1,0 +1,196 @@
+"""Article extraction: quality and speed on the reference pages, when they are present.
+
+    .venv/bin/python benchmarks/extract.py [--en DIR] [--zh DIR] [--show]
+
+* English (``articles-en``: pages and human ground truth): body precision / recall / F1 with the
+  benchmark's metric (4-token shingles of ``\\w+`` tokens, per-page normalised sums), ours and
+  trafilatura's default call side by side.
+* Chinese (``articles-zh``: pages and a peer extractor's output): headline and publication
+  date agreement with the peer, body F1 against the peer's text (CJK characters as tokens), and
+  every disagreement printed so it can be judged by reading the page.
+* Speed: ours and trafilatura's default ``extract(html)`` on the same pages in the same run
+  (articles only; ours includes the judgement, headline, times, authors).
+
+The reference folders are not part of the repository (copies of news sites); the script says
+so and skips a part whose folder is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gzip
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import trafilatura
+
+from crawler_gui.engine.extract import extract_page
+
+
+def _reference() -> Path:
+    """``shared/reference`` beside the checkout (or beside a folder above it)."""
+    for up in Path(__file__).resolve().parents[1].parents:
+        if (up / "shared" / "reference").is_dir():
+            return up / "shared" / "reference"
+    return Path("shared") / "reference"
+
+
+REF = _reference()
+WORD = re.compile(r"\w+")
+CJK = re.compile(r"[\u4e00-\u9fff]|[^\W\u4e00-\u9fff]+")
+
+
+def shingles(text: str, tokenizer: re.Pattern[str]) -> collections.Counter[tuple[str, ...]]:
+    toks = tokenizer.findall(text or "")
+    return collections.Counter(tuple(toks[i : i + 4]) for i in range(max(0, len(toks) - 3)))
+
+
+def prf(pairs: list[tuple[str, str]], tokenizer: re.Pattern[str] = WORD) -> tuple[float, ...]:
+    """The article-extraction-benchmark metric: per-page normalised TP/FP/FN, summed."""
+    tp_s = fp_s = fn_s = 0.0
+    for truth, pred in pairs:
+        a, b = shingles(truth, tokenizer), shingles(pred, tokenizer)
+        tp = sum((a & b).values())
+        fp = sum(b.values()) - tp
+        fn = sum(a.values()) - tp
+        n = tp + fp + fn
+        if n:
+            tp_s, fp_s, fn_s = tp_s + tp / n, fp_s + fp / n, fn_s + fn / n
+    p = tp_s / (tp_s + fp_s) if tp_s + fp_s else 0.0
+    r = tp_s / (tp_s + fn_s) if tp_s + fn_s else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def timed(fn, items):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    out = [fn(x) for x in items]
+    return out, time.perf_counter() - start
+
+
+def english(folder: Path) -> tuple[float, float] | None:
+    truth_file = folder / "ground-truth.json"
+    if not truth_file.exists():
+        print(f"English: {folder} not found, skipped")
+        return None
+    truth = json.loads(truth_file.read_text(encoding="utf-8"))
+    pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in truth]
+    ours, t_ours = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
+    theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
+    _ours2, t_ours2 = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
+    _theirs2, t_theirs2 = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
+    t_ours, t_theirs = min(t_ours, t_ours2), min(t_theirs, t_theirs2)
+    texts = [e.article.text if e.article else "" for e in ours]
+    gt = [truth[k]["articleBody"] for k, _ in pages]
+    p, r, f = prf(list(zip(gt, texts, strict=True)))
+    tp, tr, tf = prf(list(zip(gt, theirs, strict=True)))
+    not_article = [k[:12] for (k, _), e in zip(pages, ours, strict=True) if e.kind != "article"]
+    print(f"English ({len(pages)} pages, human ground truth)")
+    print(f"  ours:        precision {p:.4f}  recall {r:.4f}  F1 {f:.4f}   (target F1 >= 0.96)")
+    print(f"  trafilatura: precision {tp:.4f}  recall {tr:.4f}  F1 {tf:.4f}   (default call)")
+    print(f"  judged not an article: {len(not_article)} {not_article}")
+    print(
+        f"  time per page: ours {t_ours / len(pages) * 1000:.1f} ms, trafilatura "
+        f"{t_theirs / len(pages) * 1000:.1f} ms: {t_theirs / t_ours:.2f}x (target >= 2x)"
+    )
+    return t_ours, t_theirs
+
+
+def _day(value: str | None) -> str:
+    m = re.search(r"(\d{4})-(\d{1,2})-(\d{1,2})", value or "")
+    return f"{int(m[1]):04d}-{int(m[2]):02d}-{int(m[3]):02d}" if m else ""
+
+
+def _minute(value: str | None) -> str:
+    m = re.search(r"(\d{4}-\d{2}-\d{2})[T ](\d{1,2}):(\d{2})", value or "")
+    return f"{m[1]} {int(m[2]):02d}:{m[3]}" if m else _day(value)
+
+
+def _same_title(a: str, b: str) -> bool:
+    def norm(s: str) -> str:
+        return re.sub(r"[\W_]+", "", s.replace("“", '"').replace("”", '"')).lower()
+
+    return norm(a) == norm(b)
+
+
+def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
+    peer_file = folder / "peer-output.json"
+    if not peer_file.exists():
+        print(f"Chinese: {folder} not found, skipped")
+        return None
+    peer = json.loads(peer_file.read_text(encoding="utf-8"))
+    pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in peer]
+    url = "http://{}.example.cn/a.html"  # the pages carry no URL; a Chinese host for the zone
+    ours, t_ours = timed(lambda kv: extract_page(kv[1], url.format(kv[0].split("__")[0])), pages)
+    _theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
+    t_meta = [trafilatura.bare_extraction(b, with_metadata=True) for _, b in pages]
+    title_ok = date_ok = traf_title_ok = 0
+    disagreements: list[str] = []
+    pairs = []
+    for (k, _), e, tm in zip(pages, ours, t_meta, strict=True):
+        ref = peer[k]
+        a = e.article
+        title = a.title if a else ""
+        pub = a.published if a else None
+        pairs.append((ref.get("content", ""), a.text if a else ""))
+        if tm is not None and _same_title(tm.title or "", ref["title"]):
+            traf_title_ok += 1
+        if _same_title(title, ref["title"]):
+            title_ok += 1
+        else:
+            disagreements.append(f"  {k}: title ours {title!r} / peer {ref['title']!r}")
+        if (_minute(pub) and _minute(pub) == _minute(ref.get("publish_time"))) or (
+            _day(pub)
+            and _day(pub) == _day(ref.get("publish_time"))
+            and ":" not in (ref.get("publish_time") or "")[10:]
+        ):
+            date_ok += 1
+        else:
+            disagreements.append(
+                f"  {k}: published ours {pub!r} / peer {ref.get('publish_time')!r}"
+            )
+        if e.kind != "article":
+            disagreements.append(f"  {k}: judged {e.kind}: {e.why}")
+    n = len(pages)
+    p, r, f = prf(pairs, CJK)
+    print(f"Chinese ({n} pages, peer extractor's output)")
+    print(
+        f"  headline agrees with the peer: {title_ok}/{n} ({title_ok / n:.0%}); trafilatura's {traf_title_ok}/{n}"  # noqa: E501
+    )
+    print(
+        f"  publication time agrees with the peer (to the minute): {date_ok}/{n} ({date_ok / n:.0%})"  # noqa: E501
+    )
+    print(f"  body vs the peer's text: precision {p:.4f} recall {r:.4f} F1 {f:.4f}")
+    print(
+        f"  time per page: ours {t_ours / n * 1000:.1f} ms, trafilatura {t_theirs / n * 1000:.1f} ms"  # noqa: E501
+    )
+    print("  disagreements (judge each by reading the page):")
+    print("\n".join(disagreements) or "  none")
+    if show:
+        for (k, _), e in zip(pages, ours, strict=True):
+            print(f"===== {k}: {e.kind} ({e.why})")
+            print(json.dumps(e.to_dict(), ensure_ascii=False, indent=1)[:3000])
+    return t_ours, t_theirs
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--en", type=Path, default=REF / "articles-en")
+    ap.add_argument("--zh", type=Path, default=REF / "articles-zh")
+    ap.add_argument("--show", action="store_true", help="print every Chinese extraction")
+    args = ap.parse_args()
+    en = english(args.en)
+    zh = chinese(args.zh, args.show)
+    times = [t for t in (en, zh) if t]
+    if times:
+        ours = sum(t[0] for t in times)
+        theirs = sum(t[1] for t in times)
+        print(f"All pages: ours {theirs / ours:.2f}x trafilatura's default call")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

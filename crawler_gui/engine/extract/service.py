@@ -1,0 +1,168 @@
+"""Extraction during a crawl (and over a stored crawl): pages go to the :class:`ExtractPool`,
+results go into the page store beside their page, and the crawl keeps the counters and the
+newest articles for the window and the metrics.
+
+Per host it learns the site suffix of ``<title>`` (the part every page of the host shares)
+from the raw titles coming back, and passes it with the host's next pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from crawler_gui.engine.extract.extractor import learn_suffix
+from crawler_gui.engine.extract.model import Extraction
+from crawler_gui.engine.extract.pool import ExtractJob, ExtractPool
+from crawler_gui.engine.extract.textutil import word_count
+
+if TYPE_CHECKING:
+    from crawler_gui.engine.store import PageStore
+    from crawler_gui.engine.warc import WarcWriter
+
+__all__ = ["ArticleSummary", "Articles", "ExtractMode"]
+
+log = logging.getLogger(__name__)
+
+#: Titles remembered per host for learning its site suffix.
+_TITLES_PER_HOST = 12
+#: Newest articles kept for the window.
+RECENT_ARTICLES = 2000
+
+
+class ExtractMode:
+    """``--extract``: during the crawl, not at all, or later (``crawler-gui extract``)."""
+
+    ON = "on"
+    OFF = "off"
+    LATER = "later"
+    ALL = (ON, OFF, LATER)
+
+
+@dataclass(frozen=True, slots=True)
+class ArticleSummary:
+    """One article as the window lists it (plain data)."""
+
+    url: str
+    found_at: float
+    published: str | None
+    host: str
+    title: str
+    words: int
+    kind: str
+    text: str
+
+
+class Articles:
+    """Extraction for one crawl. ``page()`` is awaited from a page task: it waits while the
+    pool's queue is full (that is the backpressure on fetching)."""
+
+    def __init__(
+        self,
+        pool: ExtractPool,
+        store: PageStore | None,
+        zones: dict[str, str] | None = None,
+        *,
+        warc: WarcWriter | None = None,
+    ) -> None:
+        self.pool = pool
+        self.store = store
+        #: Articles also go into the WARC files, as ``metadata`` records.
+        self.warc = warc
+        self._warc_tasks: set[asyncio.Task[None]] = set()
+        self.zones = dict(zones or {})
+        self.judged = 0
+        self.found = 0
+        self.failed = 0
+        self.kinds: dict[str, int] = {"article": 0, "list": 0, "other": 0}
+        self.recent: deque[ArticleSummary] = deque(maxlen=RECENT_ARTICLES)
+        self._titles: dict[str, deque[str]] = {}
+        self._suffix: dict[str, str] = {}
+        self._pending: set[asyncio.Future[Extraction]] = set()
+
+    @property
+    def backlog(self) -> int:
+        return len(self._pending)
+
+    def suffixes(self, host: str) -> list[str]:
+        s = self._suffix.get(host)
+        return [s] if s else []
+
+    async def page(
+        self, seq: int, url: str, body: bytes, content_type: str | None, *, is_html: bool
+    ) -> None:
+        if not is_html:
+            self._record(seq, url, Extraction(kind="other", why="not HTML"), 0.0)
+            return
+        host = urlsplit(url).netloc
+        job = ExtractJob(url, body, content_type, self.suffixes(host), self.zones)
+        fut = await self.pool.submit(job)
+        self._pending.add(fut)
+        wall = time.time()
+
+        def done(f: asyncio.Future[Extraction]) -> None:
+            self._pending.discard(f)
+            if f.cancelled():
+                return
+            self._record(seq, url, f.result(), wall)
+
+        fut.add_done_callback(done)
+
+    def _record(self, seq: int, url: str, ex: Extraction, found_at: float) -> None:
+        self.judged += 1
+        self.kinds[ex.kind] = self.kinds.get(ex.kind, 0) + 1
+        if ex.error:
+            self.failed += 1
+        host = urlsplit(url).netloc
+        if ex.raw_title:
+            titles = self._titles.setdefault(host, deque(maxlen=_TITLES_PER_HOST))
+            titles.append(ex.raw_title)
+            if host not in self._suffix:
+                suffix = learn_suffix(titles)
+                if suffix:
+                    self._suffix[host] = suffix
+        if ex.article is not None:
+            self.found += 1
+            self.recent.append(
+                ArticleSummary(
+                    url=url,
+                    found_at=found_at,
+                    published=ex.article.published,
+                    host=host,
+                    title=ex.article.title,
+                    words=int(ex.extra.get("words") or word_count(ex.article.text)),
+                    kind=ex.kind,
+                    text=ex.article.text,
+                )
+            )
+        if self.warc is not None and ex.article is not None:
+            data: dict[str, object] = {
+                "kind": ex.kind,
+                "why": ex.why,
+                "article": ex.article.to_dict(),
+            }
+            task = asyncio.get_running_loop().create_task(self._warc_write(url, data, found_at))
+            self._warc_tasks.add(task)
+            task.add_done_callback(self._warc_tasks.discard)
+        if self.store is not None and not self.store.closed:
+            try:
+                self.store.add_extraction(seq, ex.to_dict())
+            except Exception:
+                log.exception("the extraction of %s could not be stored", url)
+
+    async def _warc_write(self, url: str, data: dict[str, object], at: float) -> None:
+        assert self.warc is not None
+        try:
+            await asyncio.to_thread(self.warc.write_metadata, url, data, at)
+        except Exception:
+            log.exception("the article of %s could not be written to the WARC file", url)
+
+    async def drain(self) -> None:
+        """Wait for every page handed over so far (and its WARC record)."""
+        while self._pending or self._warc_tasks:
+            await asyncio.gather(*self._pending, *self._warc_tasks, return_exceptions=True)

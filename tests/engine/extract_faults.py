@@ -1,0 +1,19 @@
+"""An extraction function for the pool tests: a page with ``CRASH`` in it kills its worker
+with a segfault, one with ``HANG`` never returns; others are extracted normally."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from typing import Any
+
+from crawler_gui.engine.extract import Extraction, extract_page
+
+
+def extract(body: bytes, url: str, content_type: str | None, **kw: Any) -> Extraction:
+    if b"CRASH" in body:
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if b"HANG" in body:
+        time.sleep(3600)
+    return extract_page(body, url, content_type, **kw)

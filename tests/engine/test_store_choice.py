@@ -1,0 +1,50 @@
+"""The default page store of a Redis worker: one per worker, found again after a restart."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from crawler_gui.engine.session import named_store_dir, open_free_store
+from crawler_gui.engine.store import PageStore
+
+
+def test_each_open_store_is_skipped_and_a_closed_one_is_found_again(tmp_path: Path) -> None:
+    base = tmp_path / "crawler-gui-news"
+    first, a = open_free_store(base)
+    second, b = open_free_store(base)
+    third, c = open_free_store(base)
+    assert [p.name for p in (first, second, third)] == ["auto-1", "auto-2", "auto-3"]
+    b.close()  # the second worker stops; the next one to start takes its store
+    again, d = open_free_store(base)
+    assert again == second
+    for store in (a, c, d):
+        store.close()
+
+
+def test_the_first_free_store_is_the_lowest(tmp_path: Path) -> None:
+    base = tmp_path / "crawler-gui-news"
+    stores = [open_free_store(base) for _ in range(3)]
+    for _path, store in stores:
+        store.close()
+    path, store = open_free_store(base)
+    try:
+        assert path.name == "auto-1"
+    finally:
+        store.close()
+
+
+def test_an_old_single_store_folder_keeps_being_used_first(tmp_path: Path) -> None:
+    base = tmp_path / "crawler-gui-news"
+    PageStore.open_in_pool(base).close()  # the layout before: ./crawler-gui-NAME/pages
+    path, old = open_free_store(base)
+    assert path == base
+    path2, new = open_free_store(base)  # a second worker: a store of its own beside it
+    assert path2 == base / "auto-1"
+    old.close()
+    new.close()
+
+
+def test_a_named_worker_has_its_own_store(tmp_path: Path) -> None:
+    assert named_store_dir(tmp_path, "crawl-1") == tmp_path / "crawl-1"
+    assert named_store_dir(tmp_path, "host:4242/x") == tmp_path / "host_4242_x"
+    assert named_store_dir(tmp_path, "..") == tmp_path / "_"
