@@ -327,6 +327,7 @@ def role_crawl(args: argparse.Namespace) -> None:
         mode=CrawlMode.UNTIL_IDLE,
         idle_span=1.0,
         retry_base=0.05,
+        extract=args.extract,
     )
     with_window = args.role == "crawl-window"
 
@@ -716,6 +717,8 @@ def run_crawl(args: argparse.Namespace, mode: str, profile: str | None = None) -
             str(args.concurrency),
             "--refresh-ms",
             str(args.refresh_ms),
+            "--extract",
+            args.extract,
         ]
         if profile:
             cmd += ["--profile", profile]
@@ -736,7 +739,8 @@ def part_crawl(args: argparse.Namespace) -> dict[str, Any]:
         f"(a) demo crawl: {args.hosts} hosts x {args.articles} articles, concurrency "
         f"{args.concurrency}, no delay, robots off, until idle; window refresh every "
         f"{args.refresh_ms} ms; {args.runs} round(s); {os.cpu_count()} CPUs"
-        + (", demo site pinned to its own core" if args.pin and (os.cpu_count() or 1) > 1 else ""),
+        + (", demo site pinned to its own core" if args.pin and (os.cpu_count() or 1) > 1 else "")
+        + f"; article extraction {args.extract} (both modes)",
         flush=True,
     )
     results: dict[str, list[dict[str, Any]]] = {"headless": [], "window": []}
@@ -990,6 +994,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="(a) rounds of headless + window")
     ap.add_argument("--refresh-ms", type=int, default=400, help="the window's refresh timer")
     ap.add_argument(
+        "--extract",
+        choices=("on", "off", "later"),
+        help="(a) article extraction, the same in both modes (default: the window's default)",
+    )
+    ap.add_argument(
         "--no-pin",
         dest="pin",
         action="store_false",
@@ -1025,6 +1034,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0, help="per-process safety limit")
     ap.add_argument("--json", help="also write all results to this file")
     args = ap.parse_args()
+    if args.extract is None:
+        from crawler_gui.gui.prefs import WINDOW_DEFAULTS
+
+        args.extract = WINDOW_DEFAULTS.extract
     if args.role:
         {
             "serve": role_serve,
