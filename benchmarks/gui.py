@@ -1,5 +1,5 @@
-"""GUI benchmark (issue 4): what the window costs the crawl, and whether it stays smooth on a big
-pool. Prints pages/s and the worst event-loop stall, headless and with the window, in one go.
+"""GUI benchmark (issues 4, 14): what the window costs the crawl, and whether it stays smooth on a
+big pool. Prints pages/s and the worst event-loop stall, headless and with the window, in one go.
 
 (a) crawl -- the same demo crawl (default 50 hosts x 100 articles, concurrency 50, one
     connection per host, no delay, robots off, until idle) run twice per round, each in its own
@@ -11,8 +11,18 @@ pool. Prints pages/s and the worst event-loop stall, headless and with the windo
       (``QT_QPA_PLATFORM=offscreen``), shown and refreshing on its timer as a user has it.
 
     Both run a stall probe: a coroutine that sleeps 10 ms in a loop and records how late it
-    wakes (under qasync it runs on the Qt loop, so paints and model updates count).
-    Targets: the window costs <= 10 % of the headless pages/s; no stall > 50 ms.
+    wakes (under qasync it runs on the Qt loop, so paints and model updates count), and time
+    the loop thread's CPU and the garbage collector's runs. Both use the crawl settings a
+    window user gets (article extraction as ``--extract``, default the window's default).
+    Targets (issue 14): the window costs <= 5 % of the headless pages/s, median of the rounds;
+    no stall > 50 ms.
+
+    Where the time goes: after the timed rounds one more pair runs under cProfile (timed by
+    CPU, ``time.thread_time``; several times slower, so not timed) and the loop thread's CPU
+    per page is printed by component, headless beside window (``COMPONENTS``: our loop's
+    scheduling, qasync's fd notifiers, asyncio, the window's models and widgets, Qt's C++
+    paint/layout/dispatch, aiohttp, parsing, the pool, the page store). ``--no-profile-round``
+    skips it; ``--profile PATH`` keeps the profiles.
 
 (b) scale -- a LevelDB pool with 1,000,000 waiting URLs over 10,000 hosts (filled with
     ``add_many_sync`` once and cached under ``--cache-dir``; every run works on a copy), 1,000
@@ -25,6 +35,7 @@ pool. Prints pages/s and the worst event-loop stall, headless and with the windo
 
     python benchmarks/gui.py                         # both parts
     python benchmarks/gui.py --part crawl --runs 3   # (a) only, best and median of 3 rounds
+    python benchmarks/gui.py --part crawl --extract off   # (a) without article extraction
     python benchmarks/gui.py --part scale --profile /tmp/gui.prof   # cProfile (b) (+ .txt)
 """
 
@@ -48,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 STALL_LIMIT_MS = 50.0
-COST_LIMIT_PCT = 10.0
+COST_LIMIT_PCT = 5.0
 
 
 def peak_rss_mb() -> float:
@@ -916,7 +927,7 @@ def summarize(crawl: dict[str, Any] | None, scale: dict[str, Any] | None) -> Non
             cost_med = 100 * (1 - rates["window"][1] / rates["headless"][1])
             print(
                 f"window cost: {cost_best:+.1f} % of headless pages/s (best), {cost_med:+.1f} % "
-                f"(median) -> {verdict(max(cost_best, cost_med) <= COST_LIMIT_PCT)} "
+                f"(median) -> {verdict(cost_med <= COST_LIMIT_PCT)} "
                 f"(target <= {COST_LIMIT_PCT:.0f} %)"
             )
             worst = max(r["stall"]["max_ms"] for r in ok["window"])
