@@ -1,5 +1,5 @@
-"""GUI benchmark (issue 4): what the window costs the crawl, and whether it stays smooth on a big
-pool. Prints pages/s and the worst event-loop stall, headless and with the window, in one go.
+"""GUI benchmark (issues 4, 14): what the window costs the crawl, and whether it stays smooth on a
+big pool. Prints pages/s and the worst event-loop stall, headless and with the window, in one go.
 
 (a) crawl -- the same demo crawl (default 50 hosts x 100 articles, concurrency 50, one
     connection per host, no delay, robots off, until idle) run twice per round, each in its own
@@ -11,8 +11,18 @@ pool. Prints pages/s and the worst event-loop stall, headless and with the windo
       (``QT_QPA_PLATFORM=offscreen``), shown and refreshing on its timer as a user has it.
 
     Both run a stall probe: a coroutine that sleeps 10 ms in a loop and records how late it
-    wakes (under qasync it runs on the Qt loop, so paints and model updates count).
-    Targets: the window costs <= 10 % of the headless pages/s; no stall > 50 ms.
+    wakes (under qasync it runs on the Qt loop, so paints and model updates count), and time
+    the loop thread's CPU and the garbage collector's runs. Both use the crawl settings a
+    window user gets (article extraction as ``--extract``, default the window's default).
+    Targets (issue 14): the window costs <= 5 % of the headless pages/s, median of the rounds;
+    no stall > 50 ms.
+
+    Where the time goes: after the timed rounds one more pair runs under cProfile (timed by
+    CPU, ``time.thread_time``; several times slower, so not timed) and the loop thread's CPU
+    per page is printed by component, headless beside window (``COMPONENTS``: our loop's
+    scheduling, qasync's fd notifiers, asyncio, the window's models and widgets, Qt's C++
+    paint/layout/dispatch, aiohttp, parsing, the pool, the page store). ``--no-profile-round``
+    skips it; ``--profile PATH`` keeps the profiles.
 
 (b) scale -- a LevelDB pool with 1,000,000 waiting URLs over 10,000 hosts (filled with
     ``add_many_sync`` once and cached under ``--cache-dir``; every run works on a copy), 1,000
@@ -25,6 +35,7 @@ pool. Prints pages/s and the worst event-loop stall, headless and with the windo
 
     python benchmarks/gui.py                         # both parts
     python benchmarks/gui.py --part crawl --runs 3   # (a) only, best and median of 3 rounds
+    python benchmarks/gui.py --part crawl --extract off   # (a) without article extraction
     python benchmarks/gui.py --part scale --profile /tmp/gui.prof   # cProfile (b) (+ .txt)
 """
 
@@ -35,6 +46,7 @@ import asyncio
 import contextlib
 import json
 import os
+import pstats
 import resource
 import shutil
 import signal
@@ -47,7 +59,7 @@ from pathlib import Path
 from typing import Any
 
 STALL_LIMIT_MS = 50.0
-COST_LIMIT_PCT = 10.0
+COST_LIMIT_PCT = 5.0
 
 
 def peak_rss_mb() -> float:
@@ -118,6 +130,78 @@ class StallProbe:
         }
 
 
+#: (path fragment, component): a function's own time goes to the first rule its file matches.
+#: Time in functions that match none (builtins, the standard library) goes to their callers'
+#: components, split by the calls' own times; time outside every Python function on the loop
+#: thread is Qt's C++ (``QT_COMPONENT``; zero headless, where the loop is Python).
+COMPONENTS: tuple[tuple[str, str], ...] = (
+    ("crawler_gui/gui/loop.py", "loop: scheduling (ours)"),
+    ("/qasync/", "loop: qasync (fd notifiers)"),
+    ("/asyncio/", "loop: asyncio, transports"),
+    ("selectors.py", "loop: asyncio, transports"),
+    ("crawler_gui/gui/models.py", "window: table models"),
+    ("crawler_gui/gui/", "window: refresh, widgets"),
+    ("/aiohttp/", "http: aiohttp, yarl"),
+    ("/yarl/", "http: aiohttp, yarl"),
+    ("/multidict/", "http: aiohttp, yarl"),
+    ("/aiohappyeyeballs/", "http: aiohttp, yarl"),
+    ("crawler_gui/engine/links.py", "crawl: parse, links"),
+    ("crawler_gui/engine/decode.py", "crawl: parse, links"),
+    ("crawler_gui/core/leveldb_pool.py", "pool (LevelDB)"),
+    ("crawler_gui/engine/store.py", "crawl: page store"),
+    ("crawler_gui/engine/warc.py", "crawl: page store"),
+    ("crawler_gui/", "crawl: engine"),
+    ("benchmarks/", "benchmark probes"),
+    ("/logging/", "logging"),
+)
+QT_COMPONENT = "Qt C++: paint, layout, dispatch"
+
+
+def profile_components(stats: Any, loop_cpu: float) -> dict[str, float]:
+    """Seconds per component of a ``cProfile`` run timed with ``time.thread_time`` (CPU of the
+    profiled thread); ``loop_cpu`` is that thread's CPU over the same span."""
+    raw: dict[Any, Any] = stats.stats  # (file, line, name) -> (cc, nc, tt, ct, callers)
+
+    def own(key: Any) -> str | None:
+        path = key[0].replace("\\", "/")
+        for part, component in COMPONENTS:
+            if part in path:
+                return component
+        return None
+
+    memo: dict[Any, dict[str, float]] = {}
+
+    def shares(key: Any, seen: frozenset[Any] = frozenset()) -> dict[str, float]:
+        """How ``key``'s time divides among components (fractions summing to 1)."""
+        if key in memo:
+            return memo[key]
+        c = own(key)
+        if c is not None:
+            out = {c: 1.0}
+        else:
+            callers = raw.get(key, (0, 0, 0.0, 0.0, {}))[4]
+            weights = {k: v[2] for k, v in callers.items() if k not in seen and k in raw}
+            total = sum(weights.values())
+            if not total:
+                out = {"other": 1.0}
+            else:
+                out = {}
+                for k, w in weights.items():
+                    for comp, f in shares(k, seen | {key}).items():
+                        out[comp] = out.get(comp, 0.0) + f * w / total
+        if not seen:
+            memo[key] = out
+        return out
+
+    result: dict[str, float] = {}
+    for key, (_cc, _nc, tt, _ct, _callers) in raw.items():
+        for comp, f in shares(key).items():
+            result[comp] = result.get(comp, 0.0) + tt * f
+    profiled = sum(result.values())
+    result[QT_COMPONENT] = max(0.0, loop_cpu - profiled)
+    return {k: v for k, v in sorted(result.items()) if v >= 0.0005}
+
+
 class GcTimer:
     """Durations of the cyclic garbage collector's runs (they stall the loop too)."""
 
@@ -139,6 +223,7 @@ class GcTimer:
         d = [(g, x) for t, g, x in self.samples if t_from <= t <= t_to]
         return {
             "runs": len(d),
+            "total_ms": 1000 * sum(x for _, x in d),
             "max_ms": 1000 * max((x for _, x in d), default=0.0),
             "gen2": sum(1 for g, _ in d if g == 2),
         }
@@ -253,6 +338,7 @@ def role_crawl(args: argparse.Namespace) -> None:
         mode=CrawlMode.UNTIL_IDLE,
         idle_span=1.0,
         retry_base=0.05,
+        extract=args.extract,
     )
     with_window = args.role == "crawl-window"
 
@@ -267,8 +353,17 @@ def role_crawl(args: argparse.Namespace) -> None:
             await asyncio.sleep(0.3)  # the first paints and refreshes, as a user opens it
         probe = StallProbe()
         probe.start()
+        gcs = GcTimer()
+        prof = None
+        if args.profile:
+            import cProfile
+
+            prof = cProfile.Profile(time.thread_time)  # CPU, not wall: waiting is not cost
         try:
             c0 = cpu_seconds()
+            l0 = time.thread_time()
+            if prof is not None:
+                prof.enable()
             t0 = time.perf_counter()
             if window is not None:
                 window.start()  # the Start button
@@ -276,7 +371,10 @@ def role_crawl(args: argparse.Namespace) -> None:
                 session.crawler.start()
             state = await session.crawler.wait()
             t1 = time.perf_counter()
+            if prof is not None:
+                prof.disable()
             cpu = cpu_seconds() - c0
+            loop_cpu = time.thread_time() - l0
             await probe.stop()
             pages = sum(1 for _ in session.store.iter_records())
             expected = len(site.expected_urls())
@@ -292,9 +390,19 @@ def role_crawl(args: argparse.Namespace) -> None:
             "expected": expected,
             "seconds": t1 - t0,
             "cpu": cpu,
+            "loop_cpu": loop_cpu,
             "state": str(state),
             "stall": probe.summary(t0, t1),
+            "gc": gcs.summary(t0, t1),
         }
+        if prof is not None:
+            out["components"] = profile_components(pstats.Stats(prof), loop_cpu)
+            path = f"{args.profile}.{out['mode']}"
+            prof.dump_stats(path)
+            with open(path + ".txt", "w") as fh:
+                st = pstats.Stats(prof, stream=fh).strip_dirs()
+                st.sort_stats("tottime").print_stats(40)
+                st.sort_stats("cumulative").print_stats(60)
         if ticks is not None and window is not None:
             out["ticks"] = ticks.summary(t0, t1)
             out["skipped_ticks"] = window.skipped_ticks
@@ -558,8 +666,6 @@ def role_scale(args: argparse.Namespace) -> None:
         asyncio.set_event_loop(None)
         shutil.rmtree(workdir, ignore_errors=True)
     if prof is not None:
-        import pstats
-
         prof.dump_stats(args.profile)
         with open(args.profile + ".txt", "w") as fh:
             st = pstats.Stats(prof, stream=fh).strip_dirs()
@@ -596,7 +702,7 @@ def run_child(cmd: list[str], timeout: float, cpus: set[int] | None = None) -> d
     return result
 
 
-def run_crawl(args: argparse.Namespace, mode: str) -> dict[str, Any]:
+def run_crawl(args: argparse.Namespace, mode: str, profile: str | None = None) -> dict[str, Any]:
     """A fresh demo-site process, then the crawl's process (on separate cores if possible)."""
     me = [sys.executable, os.path.abspath(__file__)]
     sizes = ["--hosts", str(args.hosts), "--articles", str(args.articles)]
@@ -622,8 +728,12 @@ def run_crawl(args: argparse.Namespace, mode: str) -> dict[str, Any]:
             str(args.concurrency),
             "--refresh-ms",
             str(args.refresh_ms),
+            "--extract",
+            args.extract,
         ]
-        return run_child(cmd, args.timeout, crawl_cpus)
+        if profile:
+            cmd += ["--profile", profile]
+        return run_child(cmd, args.timeout * (4 if profile else 1), crawl_cpus)
     finally:
         assert server.stdin is not None
         with contextlib.suppress(OSError):
@@ -640,7 +750,8 @@ def part_crawl(args: argparse.Namespace) -> dict[str, Any]:
         f"(a) demo crawl: {args.hosts} hosts x {args.articles} articles, concurrency "
         f"{args.concurrency}, no delay, robots off, until idle; window refresh every "
         f"{args.refresh_ms} ms; {args.runs} round(s); {os.cpu_count()} CPUs"
-        + (", demo site pinned to its own core" if args.pin and (os.cpu_count() or 1) > 1 else ""),
+        + (", demo site pinned to its own core" if args.pin and (os.cpu_count() or 1) > 1 else "")
+        + f"; article extraction {args.extract} (both modes)",
         flush=True,
     )
     results: dict[str, list[dict[str, Any]]] = {"headless": [], "window": []}
@@ -665,6 +776,20 @@ def part_crawl(args: argparse.Namespace) -> dict[str, Any]:
                 f"{r['peak_rss_mb']:.0f} MB{extra})",
                 flush=True,
             )
+    if args.profile_round:
+        # one more pair, profiled (cProfile on CPU time: several times slower, so not timed)
+        prof_base = args.profile or os.path.join(
+            tempfile.mkdtemp(prefix="gui-bench-prof-"), "crawl"
+        )
+        print(f"  profiled round (not timed; profiles in {prof_base}.headless/.window)", flush=True)
+        profiled: dict[str, Any] = {}
+        for mode in ("headless", "window"):
+            r = run_crawl(args, mode, prof_base)
+            if "error" in r:
+                print(f"  profiled {mode} FAILED {r['error']}", flush=True)
+            else:
+                profiled[mode] = r
+        results["profiled"] = profiled  # type: ignore[assignment]
     return results
 
 
@@ -709,11 +834,74 @@ def verdict(ok: bool) -> str:
     return "ok" if ok else "MISSED"
 
 
+def print_components(ok: dict[str, list[dict[str, Any]]], profiled: dict[str, Any]) -> None:
+    """Where the time goes: the timed rounds' loop-thread CPU and garbage collection (medians),
+    and the profiled round's split of the loop thread's CPU by component, headless beside
+    window. The split comes from cProfile (its overhead inflates Python code against Qt's C++),
+    so read it for where the difference is, not as exact seconds."""
+    modes = [m for m in ("headless", "window") if ok.get(m)]
+    if not modes:
+        return
+
+    def med(m: str, f: Any) -> float:
+        return statistics.median(f(r) for r in ok[m])
+
+    delta = len(modes) == 2
+    print()
+    print(
+        f"{'timed rounds (median)':<34}"
+        + "".join(f"{m:>11}" for m in modes)
+        + (f"{'window - headless':>19}" if delta else "")
+    )
+    rows: list[tuple[str, Any, str]] = [
+        ("loop thread CPU per page", lambda r: 1e3 * r["loop_cpu"] / max(1, r["pages"]), "ms"),
+        (
+            "garbage collection per page",
+            lambda r: 1e3 * r["gc"]["total_ms"] / 1e3 / max(1, r["pages"]),
+            "ms",
+        ),
+        ("whole process CPU per page", lambda r: 1e3 * r["cpu"] / max(1, r["pages"]), "ms"),
+        ("longest collection", lambda r: r["gc"]["max_ms"], "ms"),
+    ]
+    for label, f, unit in rows:
+        vals = [med(m, f) for m in modes]
+        line = f"{label + ' (' + unit + ')':<34}" + "".join(f"{v:>11.3f}" for v in vals)
+        if delta:
+            line += f"{vals[1] - vals[0]:>+19.3f}"
+        print(line)
+    pm = [m for m in modes if m in profiled and "components" in profiled[m]]
+    if not pm:
+        return
+    comps = {m: profiled[m]["components"] for m in pm}
+    pages = {m: max(1, profiled[m]["pages"]) for m in pm}
+    names = sorted(
+        {k for m in pm for k in comps[m]},
+        key=lambda k: -max(comps[m].get(k, 0.0) / pages[m] for m in pm),
+    )
+    delta = len(pm) == 2
+    print(
+        f"{'profiled: loop CPU ms per page':<34}"
+        + "".join(f"{m:>11}" for m in pm)
+        + (f"{'window - headless':>19}" if delta else "")
+    )
+    for k in names:
+        vals = [1e3 * comps[m].get(k, 0.0) / pages[m] for m in pm]
+        line = f"  {k:<32}" + "".join(f"{v:>11.3f}" for v in vals)
+        if delta:
+            line += f"{vals[1] - vals[0]:>+19.3f}"
+        print(line)
+    vals = [1e3 * sum(comps[m].values()) / pages[m] for m in pm]
+    line = f"  {'= total':<32}" + "".join(f"{v:>11.3f}" for v in vals)
+    if delta:
+        line += f"{vals[1] - vals[0]:>+19.3f}  ({100 * (vals[1] / vals[0] - 1):+.1f} %)"
+    print(line)
+
+
 def summarize(crawl: dict[str, Any] | None, scale: dict[str, Any] | None) -> None:
     print()
     print("=" * 96)
     if crawl:
-        ok = {m: [r for r in rs if "error" not in r] for m, rs in crawl.items()}
+        ok = {m: [r for r in crawl.get(m, []) if "error" not in r] for m in ("headless", "window")}
         print(
             f"{'(a) demo crawl':<22} {'pages/s best':>12} {'median':>8} {'runs':>5} "
             f"{'worst stall ms':>15} {'stall p99 ms':>13} {'>50ms':>6} {'peak RSS':>9}"
@@ -739,7 +927,7 @@ def summarize(crawl: dict[str, Any] | None, scale: dict[str, Any] | None) -> Non
             cost_med = 100 * (1 - rates["window"][1] / rates["headless"][1])
             print(
                 f"window cost: {cost_best:+.1f} % of headless pages/s (best), {cost_med:+.1f} % "
-                f"(median) -> {verdict(max(cost_best, cost_med) <= COST_LIMIT_PCT)} "
+                f"(median) -> {verdict(cost_med <= COST_LIMIT_PCT)} "
                 f"(target <= {COST_LIMIT_PCT:.0f} %)"
             )
             worst = max(r["stall"]["max_ms"] for r in ok["window"])
@@ -755,6 +943,7 @@ def summarize(crawl: dict[str, Any] | None, scale: dict[str, Any] | None) -> Non
                     f"{max(t['p99_ms'] for t in ticks):.1f} ms, max "
                     f"{max(t['max_ms'] for t in ticks):.1f} ms"
                 )
+        print_components(ok, crawl.get("profiled") or {})
         print()
     if scale and "error" not in scale:
         s = scale
@@ -816,6 +1005,11 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3, help="(a) rounds of headless + window")
     ap.add_argument("--refresh-ms", type=int, default=400, help="the window's refresh timer")
     ap.add_argument(
+        "--extract",
+        choices=("on", "off", "later"),
+        help="(a) article extraction, the same in both modes (default: the window's default)",
+    )
+    ap.add_argument(
         "--no-pin",
         dest="pin",
         action="store_false",
@@ -832,7 +1026,17 @@ def main() -> None:
         default=8.0,
         help="(b) each further phase (sorted, filtered, in-flight); 0: skip them",
     )
-    ap.add_argument("--profile", help="(b) cProfile the phases into PROFILE (+ .txt)")
+    ap.add_argument(
+        "--profile",
+        help="(a) keep the profiled round's cProfile data in PROFILE.headless/.window (+ .txt); "
+        "(b) cProfile the phases into PROFILE (+ .txt)",
+    )
+    ap.add_argument(
+        "--no-profile-round",
+        dest="profile_round",
+        action="store_false",
+        help="(a) skip the extra profiled round that splits the loop's CPU by component",
+    )
     ap.add_argument(
         "--gc-freeze",
         action="store_true",
@@ -841,6 +1045,10 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0, help="per-process safety limit")
     ap.add_argument("--json", help="also write all results to this file")
     args = ap.parse_args()
+    if args.extract is None:
+        from crawler_gui.gui.prefs import WINDOW_DEFAULTS
+
+        args.extract = WINDOW_DEFAULTS.extract
     if args.role:
         {
             "serve": role_serve,

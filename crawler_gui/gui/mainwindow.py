@@ -188,6 +188,10 @@ class RedisUrlDialog(QDialog):
             dlg.deleteLater()
 
 
+#: A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``).
+YIELD_AFTER_ROWS = 500
+
+
 class MainWindow(QMainWindow):
     #: Emitted once the window has shut down (session closed, timer stopped).
     closed = Signal()
@@ -708,9 +712,18 @@ class MainWindow(QMainWindow):
             # per-host state) live as long as the window: keep the cycle collector from
             # scanning them on every full collection (tens of ms with 10,000 hosts).
             gc.freeze()
+        # On a big pool, one big pane per loop turn: each merge of thousands of rows takes
+        # milliseconds; in between, the crawl's callbacks and Qt's paint get their turn, so a
+        # refresh never holds the loop for the sum of them all. Small ones stay in one turn.
+        if not await self._pane_done(session, len(snap.hosts)):
+            return
         self.inflight_model.update(snap.pending, now=snap.time)
+        if not await self._pane_done(session, len(snap.pending)):
+            return
         self.retries_model.threshold = snap.totals.failure_threshold
         self.retries_model.update(snap.retrying, now=snap.time)
+        if not await self._pane_done(session, len(snap.retrying)):
+            return
         self.hubs_model.update(snap.hubs, now=snap.time)
         if self._shared:
             if workers is not None:
@@ -724,6 +737,15 @@ class MainWindow(QMainWindow):
             .replace("%2", fmt.count(snap.totals.done))
             .replace("%3", fmt.count(snap.totals.waiting))
         )
+
+    async def _pane_done(self, session: SessionLike, rows: int) -> bool:
+        """After a pane merged ``rows`` rows: if that was a big merge, yield to the loop before
+        the next pane. False if the pool was switched meanwhile (the rest of this refresh
+        belongs to the old pool)."""
+        if rows < YIELD_AFTER_ROWS:
+            return True
+        await asyncio.sleep(0)
+        return session is self.session
 
     def _show_article(self, index: Any) -> None:
         """Double-click in the Articles pane: the extracted text beside the URL and kind."""

@@ -324,3 +324,35 @@ def test_error_dialog_helper_is_plain_text(aloop):
 
 def test_hubs_result_type():
     assert HubsResult([], 10).hub_percent == 10
+
+
+def test_a_big_refresh_yields_to_the_loop_between_panes(window, aloop):
+    """With thousands of rows a refresh merges one big pane per loop turn (others' callbacks
+    run in between); a small pool's refresh stays in one turn, every pane from one snapshot."""
+    frontier = window.session.frontier
+    order: list[str] = []
+    real_update = window.inflight_model.update
+
+    def update(*a, **kw):
+        order.append("in-flight pane")
+        real_update(*a, **kw)
+
+    window.inflight_model.update = update  # type: ignore[method-assign]
+
+    async def one_refresh() -> list[str]:
+        order.clear()
+        asyncio.get_running_loop().call_soon(order.append, "other callback")
+        await window.refresh()
+        await asyncio.sleep(0)  # (the snapshot of a LevelDB pool does not yield)
+        return list(order)
+
+    async def scenario():
+        await ticks(window, 1)
+        window.timer.stop()  # refreshes from here on are this test's own
+        await frontier.add_many([f"http://h{i}.example.com/" for i in range(10)])
+        assert await one_refresh() == ["in-flight pane", "other callback"]
+        await frontier.add_many([f"http://big{i}.example.com/" for i in range(600)])
+        assert await one_refresh() == ["other callback", "in-flight pane"]
+        assert window.hosts_model.rowCount() == 610
+
+    run(aloop, scenario())

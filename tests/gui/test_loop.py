@@ -1,0 +1,157 @@
+"""The app's event loop (``gui.loop.BatchingEventLoop``): asyncio's scheduling semantics on the
+Qt loop, without one Qt timer per callback."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from PySide6.QtCore import QAbstractEventDispatcher, QTimer
+
+from crawler_gui.gui.loop import BatchingEventLoop
+
+
+def test_callbacks_run_in_order_and_timers_at_their_deadlines(aloop) -> None:
+    order: list[str] = []
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        seen: dict[str, float] = {}
+
+        def mark(name: str) -> None:
+            order.append(name)
+            seen[name] = loop.time() - t0
+
+        loop.call_later(0.06, mark, "late")
+        loop.call_at(t0 + 0.02, mark, "early")
+        loop.call_soon(mark, "soon-1")
+        loop.call_soon(mark, "soon-2")
+        loop.call_later(0, mark, "zero-delay")
+        await asyncio.sleep(0.1)
+        assert order == ["soon-1", "soon-2", "zero-delay", "early", "late"]
+        assert seen["early"] >= 0.02 - loop._clock_resolution
+        assert seen["late"] >= 0.06 - loop._clock_resolution
+
+    aloop.run_until_complete(scenario())
+
+
+def test_timers_are_asyncio_timer_handles_and_cancelled_ones_never_run(aloop) -> None:
+    ran: list[int] = []
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        h = loop.call_later(0.01, ran.append, 1)
+        assert isinstance(h, asyncio.TimerHandle)
+        assert h.when() == pytest.approx(loop.time() + 0.01, abs=0.005)
+        h.cancel()
+        loop.call_later(0.02, ran.append, 2)
+        await asyncio.sleep(0.05)
+        assert ran == [2]
+
+    aloop.run_until_complete(scenario())
+
+
+def test_cancelled_timeouts_leave_no_qt_timers_and_are_swept(aloop) -> None:
+    """aiohttp re-arms a long read timeout on every chunk and cancels the previous one: those
+    must not pile up as live Qt timers (qasync's own scheduling keeps one per callback until
+    its delay runs out) nor stay in the heap for their whole delay."""
+    dispatcher = QAbstractEventDispatcher.instance()
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        handles = [loop.call_later(30.0, lambda: None) for _ in range(5000)]
+        assert dispatcher.registeredTimers(loop._timer) == []  # qasync's per-callback timers
+        for h in handles:
+            h.cancel()
+        keep = loop.call_later(30.0, lambda: None)
+        await asyncio.sleep(0.01)  # a turn at least
+        assert len(loop._heap) <= 101  # swept once the cancelled ones were the majority
+        assert keep in loop._heap
+        keep.cancel()
+
+    aloop.run_until_complete(scenario())
+
+
+def test_one_turn_runs_only_what_was_ready_when_it_began(aloop) -> None:
+    """A callback that reschedules itself forever must not starve Qt: each turn runs the
+    callbacks queued before it, then Qt gets control (here: a Qt timer gets to fire)."""
+    qt_fired = threading.Event()
+    spins = 0
+
+    async def scenario() -> None:
+        nonlocal spins
+        loop = asyncio.get_running_loop()
+        stop = False
+
+        def spin() -> None:
+            nonlocal spins
+            spins += 1
+            if not stop:
+                loop.call_soon(spin)
+
+        loop.call_soon(spin)
+        QTimer.singleShot(0, qt_fired.set)
+        deadline = time.monotonic() + 5
+        while not qt_fired.is_set() and time.monotonic() < deadline:
+            await asyncio.sleep(0)
+        stop = True
+        await asyncio.sleep(0.01)
+
+    aloop.run_until_complete(scenario())
+    assert qt_fired.is_set()
+    assert spins > 1
+
+
+def test_coroutine_functions_are_refused_in_debug_mode(aloop) -> None:
+    async def coro() -> None:
+        pass
+
+    aloop.set_debug(True)
+    try:
+        with pytest.raises(TypeError):
+            aloop.call_soon(coro)
+        with pytest.raises(TypeError):
+            aloop.call_later(0.1, coro)
+    finally:
+        aloop.set_debug(False)
+
+
+def test_threadsafe_calls_and_executors_still_work(aloop) -> None:
+    async def scenario() -> int:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[int] = loop.create_future()
+        threading.Thread(target=lambda: loop.call_soon_threadsafe(fut.set_result, 7)).start()
+        got = await asyncio.wait_for(fut, 5)
+        return got + await asyncio.to_thread(lambda: 1)
+
+    assert aloop.run_until_complete(scenario()) == 8
+
+
+def test_closing_drops_what_is_scheduled(qapp) -> None:
+    loop = BatchingEventLoop(qapp)
+    ran: list[int] = []
+    loop.call_later(0.01, ran.append, 1)
+    loop.call_soon(ran.append, 2)
+    loop.close()
+    deadline = time.monotonic() + 0.1
+    while time.monotonic() < deadline:
+        qapp.processEvents()
+    assert ran == []
+    assert not loop._wake.isActive()
+
+
+def test_nothing_runs_while_the_loop_is_stopped(aloop, qapp) -> None:
+    """Between two run_until_complete calls Qt may process events (a dialog, a test's wait):
+    asyncio runs no callback then; they run when the loop runs again, in order."""
+    ran: list[str] = []
+    aloop.call_soon(ran.append, "soon")
+    aloop.call_later(0.01, ran.append, "later")
+    deadline = time.monotonic() + 0.05
+    while time.monotonic() < deadline:
+        qapp.processEvents()
+    assert ran == []
+    aloop.run_until_complete(asyncio.sleep(0.02))
+    assert ran == ["soon", "later"]
