@@ -358,10 +358,17 @@ class _Client:
             done, _ = await asyncio.wait({self.sender}, timeout=timeout)
             if not done:
                 self.drop()
-        with contextlib.suppress(Exception):
-            self.writer.close()
         self.sender.cancel()
         await asyncio.gather(self.sender, return_exceptions=True)
+        await _hang_up(self.writer)
+
+
+async def _hang_up(writer: asyncio.StreamWriter) -> None:
+    """Close a connection and wait (briefly) until it is closed: a transport left to close
+    after its loop has gone is a leaked socket."""
+    with contextlib.suppress(Exception):
+        writer.close()
+        await asyncio.wait_for(writer.wait_closed(), 1.0)
 
 
 class ControlServer:
@@ -473,13 +480,13 @@ class ControlServer:
             with contextlib.suppress(ConnectionError, OSError):
                 writer.write(_encode({"protocol": PROTOCOL, "version": VERSION, "error": why}))
                 await asyncio.wait_for(writer.drain(), 1.0)
-            writer.close()
+            await _hang_up(writer)
             return
         name = f"uid {uid} #{id(writer) & 0xFFFF:x}"
         try:
             hello = _decode(await asyncio.wait_for(reader.readline(), HELLO_TIMEOUT))
         except (TimeoutError, ControlError, ValueError, ConnectionError, OSError):
-            writer.close()
+            await _hang_up(writer)
             return
         if hello.get("protocol") != PROTOCOL or hello.get("version") != VERSION:
             with contextlib.suppress(ConnectionError, OSError):
@@ -494,7 +501,7 @@ class ControlServer:
                     )
                 )
                 await asyncio.wait_for(writer.drain(), 1.0)
-            writer.close()
+            await _hang_up(writer)
             return
         client = _Client(self, writer, name)
         self.clients.add(client)
@@ -529,6 +536,10 @@ class ControlServer:
             if not self._ending:
                 client.drop()
                 await asyncio.gather(client.sender, return_exceptions=True)
+            # Closed and waited for, whatever happened: an aborted transport closes on a later
+            # turn, and a client that leaves while the crawl ends is no longer among the
+            # clients the end flushes.
+            await _hang_up(writer)
             log.info("control client %s left", name)
 
     async def _serve(self, client: _Client, line: bytes) -> None:

@@ -286,6 +286,7 @@ def test_a_client_that_stops_reading_is_dropped_and_the_crawl_goes_on(tmp_path: 
                 assert watcher.crawler.state is CrawlState.RUNNING
             finally:
                 writer.close()
+                await writer.wait_closed()
                 await watcher.close()
             del reader
 
@@ -303,6 +304,7 @@ def test_a_client_of_another_protocol_version_gets_a_clear_error(tmp_path: Path)
             assert reply["version"] == control.VERSION and "unsupported" in reply["error"]
             assert await reader.readline() == b""  # and the server hangs up
             writer.close()
+            await writer.wait_closed()
             # bad requests get an error reply; the connection stays usable
             reader, writer = await asyncio.open_unix_connection(str(pool / control.SOCKET_NAME))
             writer.write(b'{"protocol": "crawler-gui-control", "version": 1}\n')
@@ -324,6 +326,7 @@ def test_a_client_of_another_protocol_version_gets_a_clear_error(tmp_path: Path)
             writer.write(b'{"id": 3, "op": "give_up", "url": "http://x.example.com/"}\n')
             assert await reply_line() == {"id": 3, "result": False}
             writer.close()
+            await writer.wait_closed()
 
     asyncio.run(scenario())
 
