@@ -1,7 +1,8 @@
 """The composition root: ``crawler-gui`` reads its arguments here and wires the rest.
 
 * ``crawler-gui [POOL_DIR] [--demo]`` opens the desktop app (``crawler_gui.gui``);
-* ``crawler-gui crawl|export|stats|save|load ...`` runs headless (``crawler_gui.cli``).
+* ``crawler-gui crawl|export|extract|stats|save|load|repair ...`` runs headless
+  (``crawler_gui.cli``).
 
 The desktop app exits 0 when its window is closed, 1 when the pool cannot be opened, 2 on bad
 arguments, and 5 when the window cannot open here (no display, or a system library Qt's X11
@@ -31,7 +32,7 @@ def gui_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="crawler-gui",
         description="A desktop crawl monitor for long-running, polite news crawls. Headless "
-        "commands: crawler-gui crawl|export|stats|save|load --help.",
+        "commands: crawler-gui crawl|export|extract|stats|save|load|repair --help.",
     )
     parser.add_argument(
         "pool_dir",

@@ -1,0 +1,210 @@
+"""The commands that look after a pool as a whole: ``stats`` (its totals, or a running crawl's
+live ones), ``save`` and ``load`` (portable snapshot files with the crawl scope) and ``repair``
+(a damaged pool into a copy)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from crawler_gui.core import snapshot_file
+from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.engine.crawler import load_seed_domains
+from crawler_gui.engine.session import (
+    SCOPE_FILE,
+    is_pool_url,
+    merged_scope,
+    open_redis_pool,
+    write_scope_file,
+)
+from crawler_gui.engine.stats import disk_use
+from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
+from crawler_gui.errors import ConfigError, PoolInUseError
+
+from .locations import existing_pool, existing_store, opened_pool, outside_pool
+
+if TYPE_CHECKING:
+    from crawler_gui.core.redis_pool import RedisPool
+
+
+async def stats_command(args: argparse.Namespace) -> int:
+    """The pool's totals as JSON; ``pages_stored`` from the local page store when there is one
+    (a Redis pool's workers each keep their own: give ``--store-dir``)."""
+    pool_path: Path | None = None  # a local pool's folder (its disk use is measured)
+    store_dir: Path | None
+    if is_pool_url(args.pool_dir):
+        store_dir = existing_store(args.store_dir) if args.store_dir else None
+        redis_pool = await open_redis_pool(args.pool_dir)
+        try:
+            totals = await _totals(redis_pool)
+            totals["paused"] = await redis_pool.paused()
+        finally:
+            await redis_pool.close()
+    else:
+        if args.store_dir:
+            raise ConfigError("--store-dir is for a Redis pool URL only")
+        pool_path = store_dir = existing_pool(args.pool_dir)
+        try:
+            pool = await LevelDBPool.open_async(pool_path, create=False)
+        except PoolInUseError as exc:  # a crawl runs: ask it (its control channel)
+            print(json.dumps(await _live_stats(pool_path, exc), indent=2, sort_keys=True))
+            return 0
+        try:
+            from crawler_gui.engine.control import remove_stale
+
+            remove_stale(pool_path)  # we hold the pool: no crawl serves it
+            totals = await _totals(pool)
+        finally:
+            await pool.close()
+    if store_dir is not None and (store_dir / PAGES_DIRNAME).exists():
+        store = PageStore.open_in_pool(store_dir, create=False)
+        try:
+            totals["pages_stored"] = store.count()
+        finally:
+            store.close()
+    pages_path = store_dir / PAGES_DIRNAME if store_dir is not None else None
+    totals["disk_use"] = await asyncio.to_thread(disk_use, pool_path, pages_path)
+    print(json.dumps(totals, indent=2, sort_keys=True))
+    return 0
+
+
+async def _totals(pool: LevelDBPool | RedisPool) -> dict[str, Any]:
+    totals = asdict((await pool.snapshot(since=2**62, retry_limit=0)).totals)
+    totals["refused"] = dict(totals["refused"])
+    return totals
+
+
+async def _live_stats(pool_dir: Path, error: PoolInUseError) -> dict[str, Any]:
+    """The totals of the crawl that holds ``pool_dir`` (its control channel), with the disk
+    use measured here; ``error`` is raised when no crawl answers."""
+    from crawler_gui.engine.control import read_live_stats
+
+    live = await read_live_stats(pool_dir, error)
+    live["refused"] = dict(live["refused"])
+    measured = await asyncio.to_thread(disk_use, pool_dir, pool_dir / PAGES_DIRNAME)
+    if "warc" in live.get("disk_use", {}):  # the crawl's WARC folder, wherever it is
+        measured["warc"] = live["disk_use"]["warc"]
+        measured["total"] += measured["warc"]
+    live["disk_use"] = measured
+    return live
+
+
+async def save_command(args: argparse.Namespace) -> int:
+    """The pool into a snapshot file, with its crawl scope (a local pool's ``scope.json``; a
+    Redis pool carries its own)."""
+    scope: Iterable[str] = ()
+    if not is_pool_url(args.pool_dir):
+        pool_dir = existing_pool(args.pool_dir)
+        outside_pool(args.file, pool_dir, "snapshot")
+        scope = load_seed_domains(pool_dir / SCOPE_FILE)
+    async with opened_pool(args.pool_dir) as pool:
+        count = await pool.save_snapshot(args.file, scope=scope)
+        print(f"saved {count} records to {args.file}", file=sys.stderr)
+    return 0
+
+
+async def load_command(args: argparse.Namespace) -> int:
+    """Replace the pool's contents with a snapshot file; its crawl scope is merged with the
+    pool's, replaces it or is left out (``--scope``)."""
+    if is_pool_url(args.pool_dir):
+        return await _load_redis(args)
+    pool_dir = Path(args.pool_dir)
+    if pool_dir.exists() and not pool_dir.is_dir():
+        raise ConfigError(f"{pool_dir} is a file, not a pool directory")
+    scope_file = pool_dir / SCOPE_FILE
+    async with opened_pool(args.pool_dir, create=True) as pool:
+        loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
+        count = await pool.load_snapshot(args.file)
+        print(f"loaded {count} records from {args.file} into {pool_dir}", file=sys.stderr)
+        current = set(load_seed_domains(scope_file))
+        after = merged_scope(current, loaded, args.scope)
+        if after != current:
+            write_scope_file(scope_file, after)
+        _say_scope(loaded, current, after)
+    return 0
+
+
+async def _load_redis(args: argparse.Namespace) -> int:
+    pool = await open_redis_pool(args.pool_dir)
+    try:
+        loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(args.file))
+        count = await pool.load_snapshot(args.file)
+        print(
+            f"loaded {count} records from {args.file} into the Redis pool {pool.name!r}",
+            file=sys.stderr,
+        )
+        current = await pool.scope_domains()
+        after = merged_scope(current, loaded, args.scope)
+        if after != current:
+            if after >= current:
+                await pool.add_scope_domains(after - current)
+            else:
+                await pool.replace_scope_domains(after)
+        _say_scope(loaded, current, after)
+    finally:
+        await pool.close()
+    return 0
+
+
+def _say_scope(loaded: Iterable[str], before: set[str], after: set[str]) -> None:
+    loaded = set(loaded)
+    if not loaded:
+        print(
+            "the snapshot carries no crawl scope (an older file): scope unchanged",
+            file=sys.stderr,
+        )
+        return
+    print(
+        f"crawl scope: {len(loaded)} domain(s) in the snapshot; {len(before)} before, "
+        f"{len(after)} now",
+        file=sys.stderr,
+    )
+
+
+def repair_command(args: argparse.Namespace) -> int:
+    """Repair a copy: LevelDB's repair, then the pool's invariants; the original is only
+    read, and is refused while a crawl has it open."""
+    from crawler_gui.core.leveldb_pool import repair_pool
+
+    if is_pool_url(args.pool_dir):
+        raise ConfigError("repair works on a pool directory (a Redis pool has no files here)")
+    src = existing_pool(args.pool_dir)
+    dest = Path(args.output) if args.output else src.with_name(src.name + ".repaired")
+    outside_pool(args.output, src, "repaired copy")
+    if dest.exists():
+        raise ConfigError(f"{dest} exists already: give another folder with --output")
+    _refuse_if_open(src)
+    report = repair_pool(src, dest)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    print(
+        f"the damaged pool {src} was left as it is; crawl the copy with "
+        f"`crawler-gui crawl {dest}`, or move it in place of the old one",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _refuse_if_open(pool_dir: Path) -> None:
+    """A pool a crawl has open is not copied (the copy would be torn)."""
+    lock = pool_dir / "frontier" / "LOCK"
+    if not lock.exists():
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: LevelDB's own lock is checked later
+        return
+    with open(lock, "rb+") as fh:
+        try:
+            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            raise PoolInUseError(
+                f"the pool {pool_dir} is open in a crawler-gui process; stop it first"
+            ) from exc
+        fcntl.lockf(fh, fcntl.LOCK_UN)
