@@ -139,3 +139,25 @@ def test_cli_refuses_a_log_file_it_cannot_open(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "cannot open the log file" in result.stderr and "Traceback" not in result.stderr
     assert not (tmp_path / "pool").exists()
+
+
+def test_cli_crawl_summary_reaches_the_log_file_at_the_default_level(tmp_path: Path) -> None:
+    """Without --log-level only warnings are logged, yet the crawl's summary (an INFO record
+    of ``crawler_gui.progress``) still goes into the --log-file: it replaces the stderr line."""
+    log_file = tmp_path / "crawl.log"
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "crawler_gui", "crawl", str(tmp_path / "pool"), "--demo"),
+            *("--concurrency", "24", "--log-file", str(log_file)),
+        ],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = log_file.read_text(encoding="utf-8").splitlines()
+    summaries = [line for line in lines if " INFO crawler_gui.progress: " in line]
+    assert summaries and "pages/s | done " in summaries[-1]
+    assert " INFO crawler_gui.engine" not in "\n".join(lines)  # the rest stays at WARNING
+    assert "pages/s" not in result.stderr
