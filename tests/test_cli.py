@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -415,3 +416,33 @@ def test_feed_discovery_and_hub_history_options_reach_the_settings() -> None:
     assert not s.discover_feeds and s.hub_history == 2
     bad = cli("crawl", "p", "--hub-history", "0")
     assert bad.returncode == 2 and "must be at least 1" in bad.stderr
+
+
+def test_export_outcomes_of_a_redis_pool_url(redis_server: str, tmp_path: Path) -> None:
+    """``export --records outcomes`` reads a Redis pool straight from its URL (no local store):
+    one record per URL, written whole to the file or to standard output."""
+    from crawler_gui.core.redis_pool import RedisPool
+
+    url = f"{redis_server}?name=outcomes-{uuid.uuid4().hex[:10]}"
+    urls = ["http://a.example.com/1", "http://b.example.com/2", "http://c.example.com/3"]
+
+    async def fill() -> None:
+        pool = await RedisPool.open(url, worker="filler")
+        try:
+            await pool.add_many(urls)
+        finally:
+            await pool.close()
+
+    asyncio.run(fill())
+    out = tmp_path / "outcomes.jsonl"
+    exported = cli("export", url, "--records", "outcomes", "-o", str(out))
+    assert exported.returncode == 0, exported.stderr
+    assert "3 records exported" in exported.stderr
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["url"] for r in records) == urls
+    assert {r["state"] for r in records} == {"waiting"} and len(records) == 3
+    to_stdout = cli("export", url, "--records", "outcomes")
+    assert to_stdout.returncode == 0, to_stdout.stderr
+    assert sorted(json.loads(line)["url"] for line in to_stdout.stdout.splitlines()) == urls
+    pages = cli("export", url)  # the pages live in a worker's store, not in Redis
+    assert pages.returncode == 2 and "store directory" in pages.stderr
