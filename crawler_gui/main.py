@@ -12,23 +12,15 @@ plugin needs is missing: ``crawler_gui.gui.preflight``, checked before Qt starts
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 
 from crawler_gui import __version__
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from exc
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be more than 0")
-    return value
+from crawler_gui.core.logs import configure_logging
 
 
 def gui_parser() -> argparse.ArgumentParser:
+    from crawler_gui.cli.parser import positive
+
     parser = argparse.ArgumentParser(
         prog="crawler-gui",
         description="A desktop crawl monitor for long-running, polite news crawls. Headless "
@@ -47,7 +39,7 @@ def gui_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--quit-after",
-        type=_positive_seconds,
+        type=positive,
         metavar="SECONDS",
         help="close the window in order (stopping the crawl, as Quit does) after SECONDS; "
         "for timed runs and smoke tests",
@@ -83,10 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 0
     args = gui_parser().parse_args(args_list)
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(args.log_level)
     # Before any Qt import: Qt aborts (a core dump) without a display or a library it needs.
     from crawler_gui.gui import preflight
 

@@ -20,17 +20,26 @@ EXPORT_RECORDS = {
 }
 
 
-def _positive_int(text: str) -> int:
+# Option types: the argument's value, or argparse's one-line error (exit code 2).
+def _whole(text: str, minimum: int, message: str) -> int:
     try:
         value = int(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
+    if value < minimum:
+        raise argparse.ArgumentTypeError(message)
     return value
 
 
-def _non_negative(text: str) -> float:
+def positive_int(text: str) -> int:
+    return _whole(text, 1, "must be at least 1")
+
+
+def non_negative_int(text: str) -> int:
+    return _whole(text, 0, "must not be negative")
+
+
+def non_negative(text: str) -> float:
     try:
         value = float(text)
     except ValueError as exc:
@@ -40,20 +49,10 @@ def _non_negative(text: str) -> float:
     return value
 
 
-def _positive(text: str) -> float:
-    value = _non_negative(text)
+def positive(text: str) -> float:
+    value = non_negative(text)
     if value <= 0:
         raise argparse.ArgumentTypeError("must be more than 0")
-    return value
-
-
-def _depth(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from exc
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
     return value
 
 
@@ -98,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--hub-history",
-        type=_positive_int,
+        type=positive_int,
         default=5,
         metavar="N",
         help="changed bodies of each hub kept in the page store (default 5; an unchanged "
@@ -106,28 +105,28 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--hub-span",
-        type=_non_negative,
+        type=non_negative,
         default=300.0,
         metavar="SECONDS",
         help="default refresh span of hubs (default 300)",
     )
     crawl.add_argument(
         "--concurrency",
-        type=_positive_int,
+        type=positive_int,
         default=16,
         metavar="N",
         help="fetches in flight at once, over all hosts (default 16)",
     )
     crawl.add_argument(
         "--delay",
-        type=_non_negative,
+        type=non_negative,
         default=1.0,
         metavar="SECONDS",
         help="minimum delay between two requests to one host (default 1)",
     )
     crawl.add_argument(
         "--delay-factor",
-        type=_non_negative,
+        type=non_negative,
         default=2.0,
         metavar="X",
         help="also wait X times the last response time between two requests to one host "
@@ -136,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     defaults = CrawlSettings()
     crawl.add_argument(
         "--connect-timeout",
-        type=_positive,
+        type=positive,
         default=defaults.connect_timeout,
         metavar="SECONDS",
         help="give up connecting to a server after this long "
@@ -144,7 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--read-timeout",
-        type=_positive,
+        type=positive,
         default=defaults.read_timeout,
         metavar="SECONDS",
         help="give up when a server sends nothing for this long "
@@ -152,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--timeout",
-        type=_positive,
+        type=positive,
         default=defaults.total_timeout,
         metavar="SECONDS",
         help="the whole of one request, redirects followed included, may take at most this "
@@ -160,13 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--max-depth",
-        type=_depth,
+        type=non_negative_int,
         metavar="N",
         help="follow links at most N steps from a seed or hub (default: no limit)",
     )
     crawl.add_argument(
         "--max-pages",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="stop after this many fetches (default: no limit)",
     )
@@ -217,14 +216,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--retry-base",
-        type=_non_negative,
+        type=non_negative,
         metavar="SECONDS",
         help="seconds before the first retry of a failed fetch; doubles with "
         "each failure (default 30)",
     )
     crawl.add_argument(
         "--lease",
-        type=_positive,
+        type=positive,
         metavar="SECONDS",
         help="how long a fetch may stay in flight before its URL goes back to "
         "the pool; on a Redis pool, how soon a killed worker's URLs come back "
@@ -240,7 +239,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--min-free",
-        type=_non_negative,
+        type=non_negative,
         default=100.0,
         metavar="MB",
         help="stop cleanly when the disk of the pool (or the WARC folder) has less free "
@@ -255,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     crawl.add_argument(
         "--redis-retry",
-        type=_non_negative,
+        type=non_negative,
         default=RECONNECT_SECONDS,
         metavar="SECONDS",
         help="Redis pool only: while the Redis server cannot be reached (a restart, a network "
@@ -363,7 +362,7 @@ def _extract_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--extract-workers",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="extraction worker processes (default: every CPU but one)",
     )
@@ -398,14 +397,14 @@ def _add_service_options(crawl: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--log-max-bytes",
-        type=_depth,
+        type=non_negative_int,
         default=50 * 1024 * 1024,
         metavar="N",
         help="rotate the log file when it would grow past N bytes (default 50 MiB; 0: never)",
     )
     group.add_argument(
         "--log-backups",
-        type=_depth,
+        type=non_negative_int,
         default=5,
         metavar="N",
         help="rotated log files to keep (PATH.1 .. PATH.N; default 5)",
