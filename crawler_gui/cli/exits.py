@@ -1,5 +1,5 @@
-"""The exit codes of the headless commands (one place; the package docstring says what each
-means, and ``docs/server.md`` and the README list them for operators)."""
+"""The exit codes of the headless commands, in one place (what each means: the package
+docstring and the README's table)."""
 
 from __future__ import annotations
 
