@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeGuard
 from urllib.parse import parse_qsl, urlsplit
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import PoolSnapshot
 from crawler_gui.core.redact import redact_url
+from crawler_gui.engine.control import AttachedSession
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
@@ -58,9 +59,15 @@ SNAPSHOT_FILTER = "crawler-gui pool snapshots (*.cgpool *.jsonl.gz *.gz);;All fi
 
 
 class SessionLike(Protocol):
-    """What the window needs of ``crawler_gui.engine.session.CrawlSession``."""
+    """What the window needs of a session: ``crawler_gui.engine.session.CrawlSession`` (a
+    crawl in this process) or ``crawler_gui.engine.control.AttachedSession`` (one running in
+    another process). Both crawlers have ``state_listeners``; a local crawler also has
+    ``storage_listeners``, ``failure`` and ``articles``, an attached session ``ended`` and
+    ``end_listeners`` (``is_attached`` tells which)."""
 
     pool_dir: Any
+    display_name: str
+    demo_site: Any
     frontier: Any
     crawler: Any
     settings: CrawlSettings
@@ -79,9 +86,9 @@ LAST_REDIS_KEY = "pool/last_redis"
 WORKERS_SECONDS = 2.0
 
 
-def is_attached(session: Any) -> bool:
+def is_attached(session: object) -> TypeGuard[AttachedSession]:
     """A session attached to a crawl running in another process (``engine.control``)."""
-    return bool(getattr(session, "attached", False))
+    return isinstance(session, AttachedSession)
 
 
 def is_shared(frontier: Any) -> bool:
@@ -488,7 +495,7 @@ class MainWindow(QMainWindow):
         if is_attached(self.session):
             # A crawl in another process: it is started there, it cannot restart once it has
             # ended, and a snapshot load (which replaces the whole pool) needs the pool itself.
-            live = getattr(self.session, "ended", None) is None
+            live = self.session.ended is None
             self.act_start.setEnabled(self.act_start.isEnabled() and live)
             for a in (self.act_add, self.act_hubs, self.act_save, self.act_settings):
                 a.setEnabled(a.isEnabled() and live)
@@ -514,27 +521,26 @@ class MainWindow(QMainWindow):
         return names.get(state, str(state))
 
     # -- session --------------------------------------------------------------------------
+    def _listeners(self, session: SessionLike) -> list[tuple[list[Any], Callable[..., None]]]:
+        """The session's listener lists this window joins, each with its handler."""
+        joined: list[tuple[list[Any], Callable[..., None]]] = [
+            (session.crawler.state_listeners, self._on_state)  # buttons follow the state at once
+        ]
+        if is_attached(session):  # its crawl may end in the other process
+            joined.append((session.end_listeners, self._on_session_end))
+        else:  # our own crawl pauses when its storage fails
+            joined.append((session.crawler.storage_listeners, self._on_storage_full))
+        return joined
+
     def set_session(self, session: SessionLike | None) -> None:
-        old = self.session
-        listeners = getattr(old.crawler, "state_listeners", None) if old is not None else None
-        if listeners is not None and self._on_state in listeners:
-            listeners.remove(self._on_state)
-        ends = getattr(old, "end_listeners", None)
-        if ends is not None and self._on_session_end in ends:
-            ends.remove(self._on_session_end)
-        storage = getattr(old.crawler, "storage_listeners", None) if old is not None else None
-        if storage is not None and self._on_storage_full in storage:
-            storage.remove(self._on_storage_full)
+        if self.session is not None:
+            for listeners, handler in self._listeners(self.session):
+                if handler in listeners:
+                    listeners.remove(handler)
         self.session = session
-        listeners = getattr(session.crawler, "state_listeners", None) if session else None
-        if listeners is not None:
-            listeners.append(self._on_state)  # buttons follow the state at once
-        ends = getattr(session, "end_listeners", None)
-        if ends is not None:  # an attached session: its crawl may end in the other process
-            ends.append(self._on_session_end)
-        storage = getattr(session.crawler, "storage_listeners", None) if session else None
-        if storage is not None:
-            storage.append(self._on_storage_full)
+        if session is not None:
+            for listeners, handler in self._listeners(session):
+                listeners.append(handler)
         self._version = None
         for model in (
             self.hosts_model,
@@ -554,7 +560,7 @@ class MainWindow(QMainWindow):
             self._show_workers_pane(self._shared)
             self.inflight_pane.view.setColumnHidden(InFlightModel.WORKER_COLUMN, not self._shared)
             self.settings = session.settings
-            shown = str(getattr(session, "display_name", session.pool_dir))
+            shown = session.display_name
             if is_attached(session):
                 shown = self.tr("%1 (attached to a running crawl)").replace("%1", shown)
             self.pool_label.setText(shown)
@@ -600,8 +606,11 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._update_actions()
-        failure = getattr(self.session.crawler, "failure", None) if self.session else None
-        if state is CrawlState.FAILED and isinstance(failure, CrawlerGuiError):
+        session = self.session
+        if state is not CrawlState.FAILED or session is None or is_attached(session):
+            return
+        failure = session.crawler.failure
+        if isinstance(failure, CrawlerGuiError):
             self.tasks.spawn(
                 self.error(self.tr("Crawl stopped"), self.tr("The crawl stopped."), failure),
                 "crawl failed",
@@ -631,7 +640,7 @@ class MainWindow(QMainWindow):
     async def _session_ended(self, session: SessionLike, state: str | None) -> bool:
         """The crawl this window is attached to ended (``state``), or the connection to it was
         lost (None): say so, and offer to open the pool (free now) in this window."""
-        where = str(getattr(session, "display_name", session.pool_dir))
+        where = session.display_name
         if state is None:
             text = self.tr(
                 "The connection to the crawl of %1 was lost: the crawl was killed, or it "
@@ -701,7 +710,7 @@ class MainWindow(QMainWindow):
             if session is not self.session:
                 return
         stats = session.crawler.stats()
-        articles = getattr(session.crawler, "articles", None)
+        articles = None if is_attached(session) else session.crawler.articles
         if articles is not None:
             self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
@@ -733,7 +742,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.statusBar().showMessage(
             self.tr("%1 pages/s · %2 done · %3 waiting")
-            .replace("%1", fmt.rate(getattr(stats, "pages_per_s_10s", 0.0)))
+            .replace("%1", fmt.rate(stats.pages_per_s_10s))
             .replace("%2", fmt.count(snap.totals.done))
             .replace("%3", fmt.count(snap.totals.waiting))
         )
@@ -831,7 +840,7 @@ class MainWindow(QMainWindow):
 
     def _apply_settings(self, new: CrawlSettings) -> None:
         self.settings = new
-        if getattr(self.session, "demo_site", None) is None:
+        if self.session is None or self.session.demo_site is None:
             prefs.save_settings(self.qsettings, new)  # the demo's tweaks are not remembered
         if self.session is not None:
             self.session.crawler.apply_settings(new)
@@ -1086,7 +1095,7 @@ class MainWindow(QMainWindow):
                 self.qsettings.remove(LAST_REDIS_KEY)
         else:
             prefs.set_last_pool(self.qsettings, Path(path))
-        log.info("opened pool %s", getattr(new, "display_name", path))
+        log.info("opened pool %s", new.display_name)
         return True
 
     async def about(self) -> None:

@@ -135,6 +135,11 @@ class LoopbackCrawler:
         self._task: asyncio.Task[None] | None = None
         self.fetched: list[str] = []
         self.scope = make_scope(settings)
+        # the listener surface of ``engine.crawler.Crawler`` that the window joins
+        self.state_listeners: list[Callable[[CrawlState], None]] = []
+        self.storage_listeners: list[Callable[[str], None]] = []
+        self.failure: Exception | None = None
+        self.articles = None
 
     def start(self) -> None:
         if self._task is not None and not self._task.done():
@@ -189,8 +194,11 @@ class LoopbackCrawler:
 
 
 class PoolSession:
+    demo_site = None
+
     def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
         self.pool_dir = pool_dir
+        self.display_name = str(pool_dir)
         self.frontier = frontier
         self.settings = settings
         self.crawler = LoopbackCrawler(frontier, settings)
