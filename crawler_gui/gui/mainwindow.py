@@ -13,7 +13,6 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard
-from urllib.parse import parse_qsl, urlsplit
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
@@ -21,15 +20,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QCheckBox,
-    QDialog,
-    QDialogButtonBox,
     QDockWidget,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QStyle,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -78,7 +73,6 @@ class SessionLike(Protocol):
 SessionOpener = Callable[[Path | str, CrawlSettings], Awaitable[SessionLike]]
 
 _RESTARTABLE = (CrawlState.STOPPED, CrawlState.FINISHED, CrawlState.FAILED)
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: QSettings key of the last Redis pool URL opened (only kept when it holds no password).
 LAST_REDIS_KEY = "pool/last_redis"
 #: Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool);
@@ -94,105 +88,6 @@ def is_attached(session: object) -> TypeGuard[AttachedSession]:
 def is_shared(frontier: Any) -> bool:
     """A pool shared by many workers (Redis): it has heartbeats to show."""
     return callable(getattr(frontier, "workers", None))
-
-
-def redis_url_problem(text: str) -> str | None:
-    """Why ``text`` is not a Redis pool URL we can open (None when it is one). Checked as you
-    type in the "Open Redis pool" dialog: ``redis://`` or ``rediss://``, a host, a valid port,
-    an optional database number, and a pool ``name=`` of letters, digits, ``_ . -``."""
-    text = text.strip()
-    if not text:
-        return QApplication.translate("RedisUrlDialog", "Type a Redis pool URL.")
-    parts = urlsplit(text)
-    if parts.scheme.lower() not in ("redis", "rediss"):
-        return QApplication.translate(
-            "RedisUrlDialog", "Only redis:// and rediss:// URLs can be opened."
-        )
-    try:
-        port = parts.port
-        host = parts.hostname
-    except ValueError:
-        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
-    if not host:
-        return QApplication.translate("RedisUrlDialog", "The URL has no host.")
-    if port is not None and not 0 < port < 65536:
-        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
-    db = parts.path.strip("/")
-    if db and not db.isdigit():
-        return QApplication.translate(
-            "RedisUrlDialog", "The database after the slash must be a number."
-        )
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        if key == "name" and (not value or not set(value) <= _NAME_CHARS):
-            return QApplication.translate(
-                "RedisUrlDialog", "The pool name may use letters, digits, _ . - only."
-            )
-    return None
-
-
-class RedisUrlDialog(QDialog):
-    """Asks for a Redis pool URL (``redis://host:port/db?name=news``), checked as you type."""
-
-    def __init__(self, parent: QWidget | None = None, text: str = "") -> None:
-        super().__init__(parent)
-        self.setObjectName("redis-url-dialog")
-        self.setWindowTitle(self.tr("Open Redis pool"))
-        self.edit = QLineEdit(self)
-        self.edit.setObjectName("redis-url")
-        self.edit.setPlaceholderText("redis://127.0.0.1:6379/0?name=news")
-        self.problem = QLabel(self)
-        self.problem.setObjectName("redis-url-problem")
-        self.problem.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem.setWordWrap(True)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        lay = QVBoxLayout(self)
-        lay.addWidget(
-            QLabel(
-                self.tr(
-                    "Join a shared URL pool on a Redis server as one more "
-                    "worker. The window shows the whole pool; Pause and "
-                    "Resume reach every worker."
-                ),
-                self,
-            )
-        )
-        lay.addWidget(self.edit)
-        lay.addWidget(self.problem)
-        lay.addWidget(self.buttons)
-        self.edit.textChanged.connect(self.validate)
-        self.edit.setText(text)
-        self.validate()
-
-    def ok_button(self) -> Any:
-        return self.buttons.button(QDialogButtonBox.StandardButton.Open)
-
-    def url(self) -> str:
-        return self.edit.text().strip()
-
-    def validate(self) -> bool:
-        problem = redis_url_problem(self.url())
-        self.problem.setText(problem or "")
-        self.ok_button().setEnabled(problem is None)
-        return problem is None
-
-    def accept(self) -> None:
-        if self.validate():
-            super().accept()
-
-    @classmethod
-    async def ask(cls, parent: QWidget | None = None, text: str = "") -> str | None:
-        """The URL typed, or None when cancelled. Opened with ``open()``, never ``exec()``."""
-        dlg = cls(parent, text)
-        try:
-            if await dialogs.run_dialog(dlg) != QDialog.DialogCode.Accepted:
-                return None
-            return dlg.url()
-        finally:
-            dlg.deleteLater()
 
 
 #: A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``).
@@ -1047,10 +942,10 @@ class MainWindow(QMainWindow):
                 if isinstance(current, str)
                 else str(self.qsettings.value(LAST_REDIS_KEY, "") or "")
             )
-            url = await RedisUrlDialog.ask(self, last)
+            url = await dialogs.RedisUrlDialog.ask(self, last)
         if url is None:
             return False
-        problem = redis_url_problem(url)
+        problem = dialogs.redis_url_problem(url)
         if problem is not None:
             await self.error(
                 self.tr("Open Redis pool"),
