@@ -10,10 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -49,6 +52,7 @@ from crawler_gui.core.urls import REASONS, check_lines
 from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.errors import ConfigError
+from crawler_gui.gui import fmt
 from crawler_gui.gui.tasks import Tasks
 
 log = logging.getLogger(__name__)
@@ -143,6 +147,110 @@ async def ask_directory(parent: QWidget | None, title: str, directory: str = "")
 
 def reason_text(reason: str) -> str:
     return REASON_TEXT.get(reason) or REASONS.get(reason) or SCOPE_REASONS.get(reason, reason)
+
+
+# -- open a Redis pool -----------------------------------------------------------------
+
+_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+
+
+def redis_url_problem(text: str) -> str | None:
+    """Why ``text`` is not a Redis pool URL we can open (None when it is one). Checked as you
+    type in the "Open Redis pool" dialog: ``redis://`` or ``rediss://``, a host, a valid port,
+    an optional database number, and a pool ``name=`` of letters, digits, ``_ . -``."""
+    text = text.strip()
+    if not text:
+        return QApplication.translate("RedisUrlDialog", "Type a Redis pool URL.")
+    parts = urlsplit(text)
+    if parts.scheme.lower() not in ("redis", "rediss"):
+        return QApplication.translate(
+            "RedisUrlDialog", "Only redis:// and rediss:// URLs can be opened."
+        )
+    try:
+        port = parts.port
+        host = parts.hostname
+    except ValueError:
+        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
+    if not host:
+        return QApplication.translate("RedisUrlDialog", "The URL has no host.")
+    if port is not None and not 0 < port < 65536:
+        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
+    db = parts.path.strip("/")
+    if db and not db.isdigit():
+        return QApplication.translate(
+            "RedisUrlDialog", "The database after the slash must be a number."
+        )
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        if key == "name" and (not value or not set(value) <= _NAME_CHARS):
+            return QApplication.translate(
+                "RedisUrlDialog", "The pool name may use letters, digits, _ . - only."
+            )
+    return None
+
+
+class RedisUrlDialog(QDialog):
+    """Asks for a Redis pool URL (``redis://host:port/db?name=news``), checked as you type."""
+
+    def __init__(self, parent: QWidget | None = None, text: str = "") -> None:
+        super().__init__(parent)
+        self.setObjectName("redis-url-dialog")
+        self.setWindowTitle(self.tr("Open Redis pool"))
+        self.edit = QLineEdit(self)
+        self.edit.setObjectName("redis-url")
+        self.edit.setPlaceholderText("redis://127.0.0.1:6379/0?name=news")
+        self.problem = QLabel(self)
+        self.problem.setObjectName("redis-url-problem")
+        self.problem.setTextFormat(Qt.TextFormat.PlainText)
+        self.problem.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(
+            QLabel(
+                self.tr(
+                    "Join a shared URL pool on a Redis server as one more "
+                    "worker. The window shows the whole pool; Pause and "
+                    "Resume reach every worker."
+                ),
+                self,
+            )
+        )
+        lay.addWidget(self.edit)
+        lay.addWidget(self.problem)
+        lay.addWidget(self.buttons)
+        self.edit.textChanged.connect(self.validate)
+        self.edit.setText(text)
+        self.validate()
+
+    def ok_button(self) -> Any:
+        return self.buttons.button(QDialogButtonBox.StandardButton.Open)
+
+    def url(self) -> str:
+        return self.edit.text().strip()
+
+    def validate(self) -> bool:
+        problem = redis_url_problem(self.url())
+        self.problem.setText(problem or "")
+        self.ok_button().setEnabled(problem is None)
+        return problem is None
+
+    def accept(self) -> None:
+        if self.validate():
+            super().accept()
+
+    @classmethod
+    async def ask(cls, parent: QWidget | None = None, text: str = "") -> str | None:
+        """The URL typed, or None when cancelled. Opened with ``open()``, never ``exec()``."""
+        dlg = cls(parent, text)
+        try:
+            if await run_dialog(dlg) != QDialog.DialogCode.Accepted:
+                return None
+            return dlg.url()
+        finally:
+            dlg.deleteLater()
 
 
 # -- add seeds ----------------------------------------------------------------------------
@@ -883,10 +991,6 @@ class ArticleDialog(QDialog):
         self.text.setPlainText(article.text)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         self.open_button = QPushButton(self.tr("Open in browser"), self)
-        from PySide6.QtGui import QDesktopServices
-
-        from crawler_gui.gui import fmt
-
         target = fmt.web_url(article.url)  # http(s) only
         self.open_button.setEnabled(target is not None)
         if target is not None:

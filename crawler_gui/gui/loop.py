@@ -114,7 +114,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         if self._ready_handles:
             self._arm(0.0)
         elif self._heap:
-            self._arm(min(h._when for h in self._heap))
+            self._arm(self._heap[0]._when)
         super().run_forever()
 
     def _turn(self) -> None:
@@ -157,22 +157,23 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             handle = ready.popleft()
             if not handle._cancelled:
                 handle._run()
-        if self._armed_at is not None:
-            return  # a callback armed it already
+        # A callback may have armed the timer already: for its own call_soon (nothing comes
+        # sooner), or for its own call_at, which may be later than a timer already waiting.
         if ready:
-            self._arm(0.0)
-        else:
-            while heap and heap[0]._cancelled:
-                heapq.heappop(heap)._scheduled = False
-                self._heap_cancelled -= 1
-            if heap:
-                self._arm(heap[0]._when)
+            if self._armed_at != 0.0:
+                self._arm(0.0)
+            return
+        while heap and heap[0]._cancelled:
+            heapq.heappop(heap)._scheduled = False
+            self._heap_cancelled -= 1
+        if heap and (self._armed_at is None or heap[0]._when < self._armed_at):
+            self._arm(heap[0]._when)
 
     def close(self) -> None:
         if self.is_closed():
             return
+        super().close()  # first: it refuses a running loop, which must keep its wake timer
         self._wake.stop()
-        super().close()
         self._ready_handles.clear()
         for h in self._heap:
             h._scheduled = False

@@ -12,8 +12,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
-from urllib.parse import parse_qsl, urlsplit
+from typing import Any, Protocol, TypeGuard
 
 from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
@@ -21,21 +20,18 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QCheckBox,
-    QDialog,
-    QDialogButtonBox,
     QDockWidget,
     QLabel,
-    QLineEdit,
     QMainWindow,
     QMessageBox,
     QStyle,
-    QVBoxLayout,
     QWidget,
 )
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import PoolSnapshot
 from crawler_gui.core.redact import redact_url
+from crawler_gui.engine.control import AttachedSession
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
@@ -58,9 +54,15 @@ SNAPSHOT_FILTER = "crawler-gui pool snapshots (*.cgpool *.jsonl.gz *.gz);;All fi
 
 
 class SessionLike(Protocol):
-    """What the window needs of ``crawler_gui.engine.session.CrawlSession``."""
+    """What the window needs of a session: ``crawler_gui.engine.session.CrawlSession`` (a
+    crawl in this process) or ``crawler_gui.engine.control.AttachedSession`` (one running in
+    another process). Both crawlers have ``state_listeners``; a local crawler also has
+    ``storage_listeners``, ``failure`` and ``articles``, an attached session ``ended`` and
+    ``end_listeners`` (``is_attached`` tells which)."""
 
     pool_dir: Any
+    display_name: str
+    demo_site: Any
     frontier: Any
     crawler: Any
     settings: CrawlSettings
@@ -71,7 +73,6 @@ class SessionLike(Protocol):
 SessionOpener = Callable[[Path | str, CrawlSettings], Awaitable[SessionLike]]
 
 _RESTARTABLE = (CrawlState.STOPPED, CrawlState.FINISHED, CrawlState.FAILED)
-_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: QSettings key of the last Redis pool URL opened (only kept when it holds no password).
 LAST_REDIS_KEY = "pool/last_redis"
 #: Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool);
@@ -79,113 +80,14 @@ LAST_REDIS_KEY = "pool/last_redis"
 WORKERS_SECONDS = 2.0
 
 
-def is_attached(session: Any) -> bool:
+def is_attached(session: object) -> TypeGuard[AttachedSession]:
     """A session attached to a crawl running in another process (``engine.control``)."""
-    return bool(getattr(session, "attached", False))
+    return isinstance(session, AttachedSession)
 
 
 def is_shared(frontier: Any) -> bool:
     """A pool shared by many workers (Redis): it has heartbeats to show."""
     return callable(getattr(frontier, "workers", None))
-
-
-def redis_url_problem(text: str) -> str | None:
-    """Why ``text`` is not a Redis pool URL we can open (None when it is one). Checked as you
-    type in the "Open Redis pool" dialog: ``redis://`` or ``rediss://``, a host, a valid port,
-    an optional database number, and a pool ``name=`` of letters, digits, ``_ . -``."""
-    text = text.strip()
-    if not text:
-        return QApplication.translate("RedisUrlDialog", "Type a Redis pool URL.")
-    parts = urlsplit(text)
-    if parts.scheme.lower() not in ("redis", "rediss"):
-        return QApplication.translate(
-            "RedisUrlDialog", "Only redis:// and rediss:// URLs can be opened."
-        )
-    try:
-        port = parts.port
-        host = parts.hostname
-    except ValueError:
-        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
-    if not host:
-        return QApplication.translate("RedisUrlDialog", "The URL has no host.")
-    if port is not None and not 0 < port < 65536:
-        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
-    db = parts.path.strip("/")
-    if db and not db.isdigit():
-        return QApplication.translate(
-            "RedisUrlDialog", "The database after the slash must be a number."
-        )
-    for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        if key == "name" and (not value or not set(value) <= _NAME_CHARS):
-            return QApplication.translate(
-                "RedisUrlDialog", "The pool name may use letters, digits, _ . - only."
-            )
-    return None
-
-
-class RedisUrlDialog(QDialog):
-    """Asks for a Redis pool URL (``redis://host:port/db?name=news``), checked as you type."""
-
-    def __init__(self, parent: QWidget | None = None, text: str = "") -> None:
-        super().__init__(parent)
-        self.setObjectName("redis-url-dialog")
-        self.setWindowTitle(self.tr("Open Redis pool"))
-        self.edit = QLineEdit(self)
-        self.edit.setObjectName("redis-url")
-        self.edit.setPlaceholderText("redis://127.0.0.1:6379/0?name=news")
-        self.problem = QLabel(self)
-        self.problem.setObjectName("redis-url-problem")
-        self.problem.setTextFormat(Qt.TextFormat.PlainText)
-        self.problem.setWordWrap(True)
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Open | QDialogButtonBox.StandardButton.Cancel, self
-        )
-        self.buttons.accepted.connect(self.accept)
-        self.buttons.rejected.connect(self.reject)
-        lay = QVBoxLayout(self)
-        lay.addWidget(
-            QLabel(
-                self.tr(
-                    "Join a shared URL pool on a Redis server as one more "
-                    "worker. The window shows the whole pool; Pause and "
-                    "Resume reach every worker."
-                ),
-                self,
-            )
-        )
-        lay.addWidget(self.edit)
-        lay.addWidget(self.problem)
-        lay.addWidget(self.buttons)
-        self.edit.textChanged.connect(self.validate)
-        self.edit.setText(text)
-        self.validate()
-
-    def ok_button(self) -> Any:
-        return self.buttons.button(QDialogButtonBox.StandardButton.Open)
-
-    def url(self) -> str:
-        return self.edit.text().strip()
-
-    def validate(self) -> bool:
-        problem = redis_url_problem(self.url())
-        self.problem.setText(problem or "")
-        self.ok_button().setEnabled(problem is None)
-        return problem is None
-
-    def accept(self) -> None:
-        if self.validate():
-            super().accept()
-
-    @classmethod
-    async def ask(cls, parent: QWidget | None = None, text: str = "") -> str | None:
-        """The URL typed, or None when cancelled. Opened with ``open()``, never ``exec()``."""
-        dlg = cls(parent, text)
-        try:
-            if await dialogs.run_dialog(dlg) != QDialog.DialogCode.Accepted:
-                return None
-            return dlg.url()
-        finally:
-            dlg.deleteLater()
 
 
 #: A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``).
@@ -488,7 +390,7 @@ class MainWindow(QMainWindow):
         if is_attached(self.session):
             # A crawl in another process: it is started there, it cannot restart once it has
             # ended, and a snapshot load (which replaces the whole pool) needs the pool itself.
-            live = getattr(self.session, "ended", None) is None
+            live = self.session.ended is None
             self.act_start.setEnabled(self.act_start.isEnabled() and live)
             for a in (self.act_add, self.act_hubs, self.act_save, self.act_settings):
                 a.setEnabled(a.isEnabled() and live)
@@ -514,27 +416,26 @@ class MainWindow(QMainWindow):
         return names.get(state, str(state))
 
     # -- session --------------------------------------------------------------------------
+    def _listeners(self, session: SessionLike) -> list[tuple[list[Any], Callable[..., None]]]:
+        """The session's listener lists this window joins, each with its handler."""
+        joined: list[tuple[list[Any], Callable[..., None]]] = [
+            (session.crawler.state_listeners, self._on_state)  # buttons follow the state at once
+        ]
+        if is_attached(session):  # its crawl may end in the other process
+            joined.append((session.end_listeners, self._on_session_end))
+        else:  # our own crawl pauses when its storage fails
+            joined.append((session.crawler.storage_listeners, self._on_storage_full))
+        return joined
+
     def set_session(self, session: SessionLike | None) -> None:
-        old = self.session
-        listeners = getattr(old.crawler, "state_listeners", None) if old is not None else None
-        if listeners is not None and self._on_state in listeners:
-            listeners.remove(self._on_state)
-        ends = getattr(old, "end_listeners", None)
-        if ends is not None and self._on_session_end in ends:
-            ends.remove(self._on_session_end)
-        storage = getattr(old.crawler, "storage_listeners", None) if old is not None else None
-        if storage is not None and self._on_storage_full in storage:
-            storage.remove(self._on_storage_full)
+        if self.session is not None:
+            for listeners, handler in self._listeners(self.session):
+                if handler in listeners:
+                    listeners.remove(handler)
         self.session = session
-        listeners = getattr(session.crawler, "state_listeners", None) if session else None
-        if listeners is not None:
-            listeners.append(self._on_state)  # buttons follow the state at once
-        ends = getattr(session, "end_listeners", None)
-        if ends is not None:  # an attached session: its crawl may end in the other process
-            ends.append(self._on_session_end)
-        storage = getattr(session.crawler, "storage_listeners", None) if session else None
-        if storage is not None:
-            storage.append(self._on_storage_full)
+        if session is not None:
+            for listeners, handler in self._listeners(session):
+                listeners.append(handler)
         self._version = None
         for model in (
             self.hosts_model,
@@ -554,7 +455,7 @@ class MainWindow(QMainWindow):
             self._show_workers_pane(self._shared)
             self.inflight_pane.view.setColumnHidden(InFlightModel.WORKER_COLUMN, not self._shared)
             self.settings = session.settings
-            shown = str(getattr(session, "display_name", session.pool_dir))
+            shown = session.display_name
             if is_attached(session):
                 shown = self.tr("%1 (attached to a running crawl)").replace("%1", shown)
             self.pool_label.setText(shown)
@@ -600,8 +501,11 @@ class MainWindow(QMainWindow):
         if self._closed:
             return
         self._update_actions()
-        failure = getattr(self.session.crawler, "failure", None) if self.session else None
-        if state is CrawlState.FAILED and isinstance(failure, CrawlerGuiError):
+        session = self.session
+        if state is not CrawlState.FAILED or session is None or is_attached(session):
+            return
+        failure = session.crawler.failure
+        if isinstance(failure, CrawlerGuiError):
             self.tasks.spawn(
                 self.error(self.tr("Crawl stopped"), self.tr("The crawl stopped."), failure),
                 "crawl failed",
@@ -631,7 +535,7 @@ class MainWindow(QMainWindow):
     async def _session_ended(self, session: SessionLike, state: str | None) -> bool:
         """The crawl this window is attached to ended (``state``), or the connection to it was
         lost (None): say so, and offer to open the pool (free now) in this window."""
-        where = str(getattr(session, "display_name", session.pool_dir))
+        where = session.display_name
         if state is None:
             text = self.tr(
                 "The connection to the crawl of %1 was lost: the crawl was killed, or it "
@@ -701,7 +605,7 @@ class MainWindow(QMainWindow):
             if session is not self.session:
                 return
         stats = session.crawler.stats()
-        articles = getattr(session.crawler, "articles", None)
+        articles = None if is_attached(session) else session.crawler.articles
         if articles is not None:
             self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
@@ -733,7 +637,7 @@ class MainWindow(QMainWindow):
         self._update_actions()
         self.statusBar().showMessage(
             self.tr("%1 pages/s · %2 done · %3 waiting")
-            .replace("%1", fmt.rate(getattr(stats, "pages_per_s_10s", 0.0)))
+            .replace("%1", fmt.rate(stats.pages_per_s_10s))
             .replace("%2", fmt.count(snap.totals.done))
             .replace("%3", fmt.count(snap.totals.waiting))
         )
@@ -831,7 +735,7 @@ class MainWindow(QMainWindow):
 
     def _apply_settings(self, new: CrawlSettings) -> None:
         self.settings = new
-        if getattr(self.session, "demo_site", None) is None:
+        if self.session is None or self.session.demo_site is None:
             prefs.save_settings(self.qsettings, new)  # the demo's tweaks are not remembered
         if self.session is not None:
             self.session.crawler.apply_settings(new)
@@ -1038,10 +942,10 @@ class MainWindow(QMainWindow):
                 if isinstance(current, str)
                 else str(self.qsettings.value(LAST_REDIS_KEY, "") or "")
             )
-            url = await RedisUrlDialog.ask(self, last)
+            url = await dialogs.RedisUrlDialog.ask(self, last)
         if url is None:
             return False
-        problem = redis_url_problem(url)
+        problem = dialogs.redis_url_problem(url)
         if problem is not None:
             await self.error(
                 self.tr("Open Redis pool"),
@@ -1086,7 +990,7 @@ class MainWindow(QMainWindow):
                 self.qsettings.remove(LAST_REDIS_KEY)
         else:
             prefs.set_last_pool(self.qsettings, Path(path))
-        log.info("opened pool %s", getattr(new, "display_name", path))
+        log.info("opened pool %s", new.display_name)
         return True
 
     async def about(self) -> None:

@@ -20,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
 from PySide6.QtCore import (
@@ -789,14 +790,15 @@ class LogBuffer(logging.Handler):
         return out
 
 
-class LogModel(QAbstractTableModel):
-    """Recent log records, bounded: the oldest rows are removed in one range."""
+class RecordTableModel(QAbstractTableModel):
+    """A bounded list of plain records, one column per header, no keys (the Log and Articles
+    panes: rows only arrive and age out). Subclasses set ``_headers`` and give ``cell``."""
 
     def __init__(self, parent: QObject | None = None, maxlen: int = 2000) -> None:
         super().__init__(parent)
         self.maxlen = maxlen
-        self._rows: list[LogEntry] = []
-        self._headers = (self.tr("Time"), self.tr("Level"), self.tr("Source"), self.tr("Message"))
+        self._rows: list[Any] = []
+        self._headers: tuple[str, ...] = ()
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
@@ -826,7 +828,21 @@ class LogModel(QAbstractTableModel):
         r, c = index.row(), index.column()
         if not (0 <= r < len(self._rows) and 0 <= c < len(self._headers)):
             return None
-        e = self._rows[r]
+        return self.cell(self._rows[r], c, role)
+
+    def cell(self, row: Any, column: int, role: int) -> Any:
+        """The value of ``row``'s ``column`` for ``role`` (None: nothing)."""
+        raise NotImplementedError
+
+
+class LogModel(RecordTableModel):
+    """Recent log records, bounded: the oldest rows are removed in one range."""
+
+    def __init__(self, parent: QObject | None = None, maxlen: int = 2000) -> None:
+        super().__init__(parent, maxlen)
+        self._headers = (self.tr("Time"), self.tr("Level"), self.tr("Source"), self.tr("Message"))
+
+    def cell(self, e: LogEntry, c: int, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if c == 0:
                 return fmt.clock(e.time)
@@ -857,16 +873,12 @@ class LogModel(QAbstractTableModel):
         self.endInsertRows()
 
 
-class ArticlesModel(QAbstractTableModel):
+class ArticlesModel(RecordTableModel):
     """Articles found by the crawl, newest first, bounded (the engine's
     ``Articles.recent``, read on each refresh: plain data, no extraction here)."""
 
-    COLUMNS = 6
-
     def __init__(self, parent: QObject | None = None, maxlen: int = 2000) -> None:
-        super().__init__(parent)
-        self.maxlen = maxlen
-        self._rows: list[Any] = []
+        super().__init__(parent, maxlen)
         self._seen = 0  # how many of the engine's articles were taken so far
         self._headers = (
             self.tr("Found"),
@@ -877,33 +889,9 @@ class ArticlesModel(QAbstractTableModel):
             self.tr("Words"),
         )
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._headers)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self._headers)
-        ):
-            return self._headers[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return _ROW_FLAGS
-
     @staticmethod
     def delay_seconds(a: Any) -> float | None:
         """Seconds from publication to first fetch (None when the time or zone is unknown)."""
-        from datetime import datetime
-
         if not a.published or "T" not in a.published:
             return None
         try:
@@ -914,20 +902,14 @@ class ArticlesModel(QAbstractTableModel):
             return None
         return float(a.found_at - published.timestamp())
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.parent().isValid():
-            return None
-        r, c = index.row(), index.column()
-        if not (0 <= r < len(self._rows) and 0 <= c < len(self._headers)):
-            return None
-        a = self._rows[r]
-        delay = self.delay_seconds(a)
+    def cell(self, a: Any, c: int, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if c == 0:
                 return fmt.clock(a.found_at)
             if c == 1:
                 return a.published or ""
             if c == 2:
+                delay = self.delay_seconds(a)
                 return fmt.duration(delay) if delay is not None else ""
             if c == 3:
                 return a.host
@@ -935,7 +917,9 @@ class ArticlesModel(QAbstractTableModel):
                 return a.title if role == Qt.ItemDataRole.DisplayRole else a.url
             return fmt.count(a.words)
         if role == SortRole:
-            return (a.found_at, a.published or "", delay or 0.0, a.host, a.title, a.words)[c]
+            if c == 2:
+                return self.delay_seconds(a) or 0.0
+            return (a.found_at, a.published or "", None, a.host, a.title, a.words)[c]
         if role == UrlRole:
             return a.url
         return None

@@ -134,7 +134,14 @@ class LoopbackCrawler:
         self._stats = CrawlStats()
         self._task: asyncio.Task[None] | None = None
         self.fetched: list[str] = []
+        #: A batch is being "fetched" (a pause lets it finish, as the real crawler does).
+        self.in_batch = False
         self.scope = make_scope(settings)
+        # the listener surface of ``engine.crawler.Crawler`` that the window joins
+        self.state_listeners: list[Callable[[CrawlState], None]] = []
+        self.storage_listeners: list[Callable[[str], None]] = []
+        self.failure: Exception | None = None
+        self.articles = None
 
     def start(self) -> None:
         if self._task is not None and not self._task.done():
@@ -146,11 +153,13 @@ class LoopbackCrawler:
     async def _run(self) -> None:
         while self.state in (CrawlState.RUNNING, CrawlState.PAUSED):
             if self.state == CrawlState.RUNNING:
+                self.in_batch = True
                 for lease in await self.frontier.pop(2, self.settings.hub_percent):
                     await asyncio.sleep(0.01)
                     await self.frontier.set_status(lease.url, FetchResult(status=200, elapsed=0.01))
                     self.fetched.append(lease.url)
                     self._stats.record(200, None, 1000, 0.01)
+                self.in_batch = False
             await asyncio.sleep(0.02)
 
     def pause(self) -> None:
@@ -189,8 +198,11 @@ class LoopbackCrawler:
 
 
 class PoolSession:
+    demo_site = None
+
     def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
         self.pool_dir = pool_dir
+        self.display_name = str(pool_dir)
         self.frontier = frontier
         self.settings = settings
         self.crawler = LoopbackCrawler(frontier, settings)

@@ -121,7 +121,7 @@ def test_start_pause_resume_stop_steer_the_crawl(window, setup, aloop):
         window.act_pause.trigger()
         await wait_for(lambda: crawler.state == CrawlState.PAUSED)
         await wait_for(lambda: window.act_pause.text() == "&Resume")
-        await asyncio.sleep(0.1)  # a batch that was in flight finishes
+        await wait_for(lambda: not crawler.in_batch)  # a batch in flight finishes
         count = len(crawler.fetched)
         await asyncio.sleep(0.3)
         assert len(crawler.fetched) == count  # no new fetch while paused

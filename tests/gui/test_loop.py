@@ -155,3 +155,45 @@ def test_nothing_runs_while_the_loop_is_stopped(aloop, qapp) -> None:
     assert ran == []
     aloop.run_until_complete(asyncio.sleep(0.02))
     assert ran == ["soon", "later"]
+
+
+def test_closing_a_running_loop_is_refused_and_it_runs_on(aloop) -> None:
+    """As asyncio: ``close()`` while running raises, and the loop keeps running callbacks."""
+    ran: list[int] = []
+    armed: list[bool] = []
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        loop.call_soon(ran.append, 1)  # arms the wake timer for the next turn
+        with pytest.raises(RuntimeError):
+            loop.close()
+        # A wake timer stopped here would never fire again: the loop would hang. Re-armed by
+        # hand in that case, so that the test fails instead of hanging.
+        armed.append(loop._wake.isActive())
+        if not armed[0]:
+            loop._wake.start(0)
+        loop.call_later(0.01, ran.append, 2)
+        await asyncio.sleep(0.02)
+
+    aloop.run_until_complete(asyncio.wait_for(scenario(), 5))
+    assert armed == [True]
+    assert ran == [1, 2]
+
+
+def test_a_later_timer_scheduled_in_a_turn_does_not_delay_an_earlier_one(aloop) -> None:
+    """A turn that schedules a timer later than the earliest one already waiting (aiohttp's
+    read timeouts, tens of seconds ahead) must still wake for the earlier one."""
+
+    async def scenario() -> float:
+        loop = asyncio.get_running_loop()
+        t0 = loop.time()
+        fired: asyncio.Future[None] = loop.create_future()
+        loop.call_later(0.05, fired.set_result, None)
+        await asyncio.sleep(0)  # into a new turn, which schedules a later timer and waits
+        late = loop.call_later(3.0, lambda: None)
+        await fired
+        late.cancel()
+        return loop.time() - t0
+
+    elapsed = aloop.run_until_complete(asyncio.wait_for(scenario(), 10))
+    assert elapsed < 1.0, elapsed

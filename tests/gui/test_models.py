@@ -6,8 +6,10 @@ import pytest
 from PySide6.QtCore import QSortFilterProxyModel, Qt
 
 from crawler_gui.core.frontier import PARKED_CRASHED
+from crawler_gui.engine.extract.service import ArticleSummary
 from crawler_gui.gui import fmt
 from crawler_gui.gui.models import (
+    ArticlesModel,
     HostsModel,
     HubsModel,
     InFlightModel,
@@ -16,6 +18,7 @@ from crawler_gui.gui.models import (
     ProgressRole,
     RetriesModel,
     SortRole,
+    UrlRole,
     ranges,
 )
 from tests.gui.gui_helpers import T0, host, hub, pending, retry, snapshot, stats, totals
@@ -248,3 +251,56 @@ def test_host_filter_matches_typed_text_and_follows_changes_on_its_beat(qtbot):
         model.update(rows, now=T0)
         rows = [r._replace(done=r.done + 1) for r in rows]
     assert pane.proxy.rowCount() == 1
+
+
+def article(i: int, published: str | None = None) -> ArticleSummary:
+    return ArticleSummary(
+        url=f"http://news{i % 3}.example.com/a{i}",
+        found_at=T0 + i,
+        published=published,
+        host=f"news{i % 3}.example.com",
+        title=f"Headline {i}",
+        words=100 + i,
+        kind="article",
+        text="text",
+    )
+
+
+def test_articles_model_takes_only_new_articles_newest_first_and_is_bounded(qtmodeltester):
+    model = ArticlesModel(maxlen=5)
+    spy = Spy(model)
+    found = [article(i) for i in range(3)]
+    model.update_from(found, 3)
+    model.update_from(found, 3)  # nothing new
+    assert spy.inserted == [(0, 2)]
+    assert [model.article(r).title for r in range(3)] == ["Headline 2", "Headline 1", "Headline 0"]
+    # the engine keeps only its newest: 4 more found, the recent list holds 3 of them
+    found = [article(i) for i in range(4, 7)]
+    spy.reset()
+    model.update_from(found, 7)
+    assert spy.inserted == [(0, 2)] and spy.removed == [(5, 5)]
+    assert model.rowCount() == 5
+    assert [model.article(r).title for r in range(5)] == [f"Headline {i}" for i in (6, 5, 4, 2, 1)]
+    qtmodeltester.check(model)
+    model.reset()
+    assert model.rowCount() == 0
+
+
+def test_articles_model_cells():
+    model = ArticlesModel()
+    late = article(1, published="1970-01-01T00:00:00+00:00")
+    model.update_from([article(0, published="2024-05-01"), late], 2)
+    assert model.columnCount() == 6
+    assert model.headerData(4, Qt.Orientation.Horizontal) == "Headline"
+    row = 0  # newest first: ``late``
+    assert model.index(row, 4).data() == "Headline 1"
+    assert model.index(row, 4).data(Qt.ItemDataRole.ToolTipRole) == late.url
+    assert model.index(row, 0).data(UrlRole) == late.url
+    assert model.index(row, 5).data() == "101"
+    assert model.index(row, 2).data(SortRole) == pytest.approx(T0 + 1)
+    assert model.index(row, 2).data() == fmt.duration(T0 + 1)
+    # a date without a time of day: no delay
+    assert model.index(1, 2).data() == "" and model.index(1, 2).data(SortRole) == 0.0
+    assert model.index(1, 1).data() == "2024-05-01"
+    assert model.index(1, 3).data(SortRole) == "news0.example.com"
+    assert model.index(2, 0).data() is None

@@ -96,3 +96,44 @@ def test_the_sync_mode_and_free_space_floor_are_settings(qtbot, qsettings):
     assert not off.sync and off.sync_seconds is None
     prefs.save_settings(qsettings, s)
     assert prefs.load_settings(qsettings).sync == "batch"
+
+
+def test_a_crawl_that_fails_on_a_clear_error_shows_it_and_a_switch_leaves_the_old_crawl(
+    aloop, qsettings, tmp_path
+):
+    """The window joins its crawl's listener lists (state, storage) and leaves them when it
+    opens another pool: the old crawl then reaches it no more."""
+    from crawler_gui.errors import CrawlerGuiError
+
+    seen: list[str] = []
+
+    def read_and_close(box: QMessageBox) -> None:
+        seen.append(box.text() + "\n" + box.informativeText() + "\n" + box.detailedText())
+        box.button(QMessageBox.StandardButton.Ok).click()
+
+    async def scenario() -> None:
+        w = await open_and_show(tmp_path / "pool", settings=CrawlSettings(), qsettings=qsettings)
+        assert w is not None
+        try:
+            crawler = w.session.crawler
+            assert w._on_state in crawler.state_listeners
+            assert w._on_storage_full in crawler.storage_listeners
+
+            async def refuse() -> None:
+                raise CrawlerGuiError("the proxy refused every connection")
+
+            crawler.fetcher.start = refuse
+            w.start()
+            await with_dialog(QMessageBox, read_and_close, timeout=20)
+            assert await w.open_pool(tmp_path / "other")
+            assert w.session.crawler is not crawler
+            assert w._on_state not in crawler.state_listeners
+            assert w._on_storage_full not in crawler.storage_listeners
+            assert w._on_state in w.session.crawler.state_listeners
+        finally:
+            w.close()
+            await w.wait_closed()
+
+    run(aloop, scenario())
+    assert seen and "The crawl stopped." in seen[0], seen
+    assert "the proxy refused every connection" in seen[0], seen

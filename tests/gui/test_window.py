@@ -89,7 +89,7 @@ def test_pause_stops_new_fetches_and_resume_continues(window, aloop):
         assert crawler.state == CrawlState.PAUSED
         await ticks(window)
         assert window.act_pause.text() == "&Resume"
-        await asyncio.sleep(0.1)  # let a batch that was in flight finish
+        await wait_for(lambda: not crawler.in_batch)  # a batch in flight finishes
         count = len(crawler.fetched)
         await asyncio.sleep(0.3)
         assert len(crawler.fetched) == count  # no new fetch while paused
