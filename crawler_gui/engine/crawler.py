@@ -1063,7 +1063,7 @@ class Crawler:
                 result = FetchResult(
                     error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
                 )
-                self._stats.record(None, ErrorKind.OUT_OF_SCOPE.value, 0, 0.0)
+                self._count(result)
                 self._complete(url, result)
                 return
             if self.settings.obey_robots and not await self._robots_allow(lease):
@@ -1078,10 +1078,7 @@ class Crawler:
                     )
                 else:
                     result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
-                if result.error is not None and result.error.refusal:
-                    self._stats.record_refusal()
-                else:
-                    self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
+                self._count(result)
                 self._complete(url, result)
                 return
             conditional = (
@@ -1103,15 +1100,7 @@ class Crawler:
                     error=ErrorKind.OUT_OF_SCOPE,
                     message=f"redirect to {result.redirect_to} leaves the scope",
                 )
-            if result.status is None and result.error is not None and result.error.refusal:
-                self._stats.record_refusal()  # no request was sent: not an error
-            else:
-                self._stats.record(
-                    result.status,
-                    result.error.value if result.error else None,
-                    outcome.size,
-                    outcome.elapsed,
-                )
+            self._count(result, outcome.size, outcome.elapsed)
             extract: tuple[int, str] | None = None
             if outcome.ok:
                 extract = await self._handle_page(lease, outcome)
@@ -1146,6 +1135,15 @@ class Crawler:
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )
+
+    def _count(self, result: FetchResult, size: int = 0, elapsed: float = 0.0) -> None:
+        """Count one URL in the stats: a refusal by our own policy where no request was sent
+        (address, robots.txt, scope) is not a fetch and not an error."""
+        if result.status is None and result.error is not None and result.error.refusal:
+            self._stats.record_refusal()
+        else:
+            error = result.error.value if result.error else None
+            self._stats.record(result.status, error, size, elapsed)
 
     async def _robots_allow(self, lease: Lease) -> bool:
         robots = self.robots

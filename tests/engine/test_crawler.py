@@ -253,6 +253,34 @@ def test_refusals_are_final_and_come_back_when_the_policy_widens(tmp_path: Path)
     run(main)
 
 
+def test_a_pooled_url_outside_the_scope_is_a_refusal_not_an_error(tmp_path: Path) -> None:
+    """A URL that reached the pool without the links' scope check (a loaded snapshot) is
+    refused before any request: counted as refused, not as a failed fetch."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    async def main() -> None:
+        async def page(request: web.Request) -> web.Response:
+            return web.Response(text="<title>x</title>", content_type="text/html")
+
+        app, app2 = web.Application(), web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        app2.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base, serve(app2, "127.0.0.2") as base2:
+            async with await CrawlSession.open(tmp_path / "pool", FAST) as session:
+                crawler, pool = session.crawler, session.frontier
+                await crawler.add_seeds([base + "/story"])
+                await pool.add_many([base2 + "/elsewhere"])  # as a snapshot brings it
+                crawler.start()
+                assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+                assert pool.url_state(base2 + "/elsewhere") == "failed"
+                stats = crawler.stats()
+                assert (stats.pages, stats.errors, stats.refused) == (1, 0, 1)
+
+    run(main)
+
+
 def test_settings_changed_mid_crawl_keep_the_crawl_going(tmp_path: Path) -> None:
     async def main() -> None:
         async with (
