@@ -247,11 +247,12 @@ def load_seed_domains(scope_file: Path) -> list[str]:
     return [d for d in domains if isinstance(d, str)]
 
 
-async def list_hubs(frontier: Frontier, fallback: Sequence[HubSpec] = ()) -> list[HubSpec]:
-    """A pool's hubs: ``hubs()`` is sync on the local pool and async on Redis."""
+async def list_hubs(frontier: Frontier) -> list[HubSpec]:
+    """A pool's hubs: ``hubs()`` is sync on the local pool and async on Redis (the
+    :class:`Frontier` protocol does not name it: none without it)."""
     lister = getattr(frontier, "hubs", None)
     if not callable(lister):
-        return list(fallback)
+        return []
     result = lister()
     if inspect.isawaitable(result):
         result = await result
@@ -322,7 +323,6 @@ class Crawler:
         #: Hub fetches started (hub refreshes), for the metrics.
         self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
-        self._hubs: list[HubSpec] = []
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
@@ -868,8 +868,6 @@ class Crawler:
         self._recent.clear()
         self._save_scope()
         report = await self.frontier.set_hubs(hubs)
-        refused = {url for url, _reason in report.refused}
-        self._hubs = [h for h in hubs if h.url not in refused]
         self._wake.set()
         self._notify()
         self._reconsider_later()
@@ -905,7 +903,7 @@ class Crawler:
 
     async def hubs(self) -> list[HubSpec]:
         """The hub list as the pool has it (every backend lists its hubs)."""
-        return await list_hubs(self.frontier, self._hubs)
+        return await list_hubs(self.frontier)
 
     def apply_settings(self, settings: CrawlSettings) -> None:
         """Change settings live: politeness, limits and concurrency at once; timeouts, caps
@@ -1283,16 +1281,13 @@ class Crawler:
                 fresh.append(url)
             if not fresh:
                 return 0
-            current = await list_hubs(self.frontier, self._hubs)
+            current = await list_hubs(self.frontier)
             known = {hub.url for hub in current}
             fresh = [url for url in fresh if url not in known]
             if not fresh:
                 return 0
             span = self.settings.hub_span
             report = await self.frontier.set_hubs([*current, *(HubSpec(u, span) for u in fresh)])
-            self._hubs = await list_hubs(
-                self.frontier, [*current, *(HubSpec(u, span) for u in fresh)]
-            )
         if report.added:
             log.info("%d feed(s) or sitemap(s) found became hubs", report.added)
             self._wake.set()
