@@ -1100,16 +1100,11 @@ class Crawler:
                 self._complete(url, result)
                 return
             conditional = (
-                self.store.hub_validators(url) if lease.is_hub and self.store is not None else {}
+                self.store.hub_validators(url) if lease.is_hub and self.store is not None else None
             )
-            if conditional:
-                outcome = await self.fetcher.fetch(
-                    url, hop_check=self._hop_check, known=self._known, conditional=conditional
-                )
-            else:
-                outcome = await self.fetcher.fetch(
-                    url, hop_check=self._hop_check, known=self._known
-                )
+            outcome = await self.fetcher.fetch(
+                url, hop_check=self._hop_check, known=self._known, conditional=conditional
+            )
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
