@@ -593,11 +593,17 @@ class Crawler:
                 failures = 0
 
     # ---- our own disk full: pause, keep everything, go on once there is room -------------------
+    def _storage_dirs(self) -> dict[str, Path | None]:
+        """Our own folders: the pool's (None on Redis), the page store's and the WARC files'."""
+        pool = getattr(self.frontier, "path", None)
+        return {
+            "pool": pool if isinstance(pool, Path) else None,
+            "pages": self.store.path if self.store is not None else None,
+            "warc": self.warc.directory if self.warc is not None else None,
+        }
+
     def _storage_paths(self) -> list[Path]:
-        paths = [getattr(self.frontier, "path", None), getattr(self.store, "path", None)]
-        if self.warc is not None:
-            paths.append(self.warc.directory)
-        return [p for p in paths if isinstance(p, Path)]
+        return [p for p in self._storage_dirs().values() if p is not None]
 
     def _check_free_space(self, *, force: bool = False) -> None:
         """Raise DiskFullError when a disk of ours has less room than ``min_free_mb``: the
@@ -816,17 +822,7 @@ class Crawler:
         except RuntimeError:
             return
         self._disk_measured = now
-        pool = getattr(self.frontier, "path", None)
-        warc = self.warc.directory if self.warc is not None else None
-        pages = self.store.path if self.store is not None else None
-        task = loop.create_task(
-            asyncio.to_thread(
-                disk_use,
-                pool if isinstance(pool, Path) else None,
-                pages,
-                Path(warc) if warc is not None else None,
-            )
-        )
+        task = loop.create_task(asyncio.to_thread(disk_use, **self._storage_dirs()))
         self._disk_task = task
         task.add_done_callback(self._disk_measured_done)
 
