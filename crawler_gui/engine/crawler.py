@@ -215,6 +215,26 @@ def _links_of_records(
     return out
 
 
+def _hub_items(
+    body: bytes, url: str, content_type: str, scope: Scope
+) -> tuple[HubDocument, list[tuple[str, float | None, float | None]]]:
+    """A feed or sitemap parsed, and its items in ``scope`` as ``(url, published, updated)``
+    (POSIX seconds or None). A worker thread's work for a big one: a sitemap of 50,000 URLs
+    costs the loop some 120 ms of scope checks alone."""
+    doc = parse_hub_document(body, url, content_type)
+    check = scope.check
+    items = [
+        (
+            item.url,
+            item.published.timestamp() if item.published else None,
+            item.updated.timestamp() if item.updated else None,
+        )
+        for item in doc.items
+        if check(item.url) is None
+    ]
+    return doc, items
+
+
 def load_seed_domains(scope_file: Path) -> list[str]:
     """The seeded domains saved by :meth:`Crawler._save_scope` (empty if none or unreadable)."""
     try:
@@ -227,11 +247,12 @@ def load_seed_domains(scope_file: Path) -> list[str]:
     return [d for d in domains if isinstance(d, str)]
 
 
-async def list_hubs(frontier: Frontier, fallback: Sequence[HubSpec] = ()) -> list[HubSpec]:
-    """A pool's hubs: ``hubs()`` is sync on the local pool and async on Redis."""
+async def list_hubs(frontier: Frontier) -> list[HubSpec]:
+    """A pool's hubs: ``hubs()`` is sync on the local pool and async on Redis (the
+    :class:`Frontier` protocol does not name it: none without it)."""
     lister = getattr(frontier, "hubs", None)
     if not callable(lister):
-        return list(fallback)
+        return []
     result = lister()
     if inspect.isawaitable(result):
         result = await result
@@ -302,7 +323,6 @@ class Crawler:
         #: Hub fetches started (hub refreshes), for the metrics.
         self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
-        self._hubs: list[HubSpec] = []
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
@@ -573,11 +593,17 @@ class Crawler:
                 failures = 0
 
     # ---- our own disk full: pause, keep everything, go on once there is room -------------------
+    def _storage_dirs(self) -> dict[str, Path | None]:
+        """Our own folders: the pool's (None on Redis), the page store's and the WARC files'."""
+        pool = getattr(self.frontier, "path", None)
+        return {
+            "pool": pool if isinstance(pool, Path) else None,
+            "pages": self.store.path if self.store is not None else None,
+            "warc": self.warc.directory if self.warc is not None else None,
+        }
+
     def _storage_paths(self) -> list[Path]:
-        paths = [getattr(self.frontier, "path", None), getattr(self.store, "path", None)]
-        if self.warc is not None:
-            paths.append(self.warc.directory)
-        return [p for p in paths if isinstance(p, Path)]
+        return [p for p in self._storage_dirs().values() if p is not None]
 
     def _check_free_space(self, *, force: bool = False) -> None:
         """Raise DiskFullError when a disk of ours has less room than ``min_free_mb``: the
@@ -796,17 +822,7 @@ class Crawler:
         except RuntimeError:
             return
         self._disk_measured = now
-        pool = getattr(self.frontier, "path", None)
-        warc = self.warc.directory if self.warc is not None else None
-        pages = self.store.path if self.store is not None else None
-        task = loop.create_task(
-            asyncio.to_thread(
-                disk_use,
-                pool if isinstance(pool, Path) else None,
-                pages,
-                Path(warc) if warc is not None else None,
-            )
-        )
+        task = loop.create_task(asyncio.to_thread(disk_use, **self._storage_dirs()))
         self._disk_task = task
         task.add_done_callback(self._disk_measured_done)
 
@@ -848,8 +864,6 @@ class Crawler:
         self._recent.clear()
         self._save_scope()
         report = await self.frontier.set_hubs(hubs)
-        refused = {url for url, _reason in report.refused}
-        self._hubs = [h for h in hubs if h.url not in refused]
         self._wake.set()
         self._notify()
         self._reconsider_later()
@@ -885,7 +899,7 @@ class Crawler:
 
     async def hubs(self) -> list[HubSpec]:
         """The hub list as the pool has it (every backend lists its hubs)."""
-        return await list_hubs(self.frontier, self._hubs)
+        return await list_hubs(self.frontier)
 
     def apply_settings(self, settings: CrawlSettings) -> None:
         """Change settings live: politeness, limits and concurrency at once; timeouts, caps
@@ -1063,7 +1077,7 @@ class Crawler:
                 result = FetchResult(
                     error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
                 )
-                self._stats.record(None, ErrorKind.OUT_OF_SCOPE.value, 0, 0.0)
+                self._count(result)
                 self._complete(url, result)
                 return
             if self.settings.obey_robots and not await self._robots_allow(lease):
@@ -1078,23 +1092,15 @@ class Crawler:
                     )
                 else:
                     result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
-                if result.error is not None and result.error.refusal:
-                    self._stats.record_refusal()
-                else:
-                    self._stats.record(None, result.error.value if result.error else None, 0, 0.0)
+                self._count(result)
                 self._complete(url, result)
                 return
             conditional = (
-                self.store.hub_validators(url) if lease.is_hub and self.store is not None else {}
+                self.store.hub_validators(url) if lease.is_hub and self.store is not None else None
             )
-            if conditional:
-                outcome = await self.fetcher.fetch(
-                    url, hop_check=self._hop_check, known=self._known, conditional=conditional
-                )
-            else:
-                outcome = await self.fetcher.fetch(
-                    url, hop_check=self._hop_check, known=self._known
-                )
+            outcome = await self.fetcher.fetch(
+                url, hop_check=self._hop_check, known=self._known, conditional=conditional
+            )
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
@@ -1103,15 +1109,7 @@ class Crawler:
                     error=ErrorKind.OUT_OF_SCOPE,
                     message=f"redirect to {result.redirect_to} leaves the scope",
                 )
-            if result.status is None and result.error is not None and result.error.refusal:
-                self._stats.record_refusal()  # no request was sent: not an error
-            else:
-                self._stats.record(
-                    result.status,
-                    result.error.value if result.error else None,
-                    outcome.size,
-                    outcome.elapsed,
-                )
+            self._count(result, outcome.size, outcome.elapsed)
             extract: tuple[int, str] | None = None
             if outcome.ok:
                 extract = await self._handle_page(lease, outcome)
@@ -1146,6 +1144,15 @@ class Crawler:
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )
+
+    def _count(self, result: FetchResult, size: int = 0, elapsed: float = 0.0) -> None:
+        """Count one URL in the stats: a refusal by our own policy where no request was sent
+        (address, robots.txt, scope) is not a fetch and not an error."""
+        if result.status is None and result.error is not None and result.error.refusal:
+            self._stats.record_refusal()
+        else:
+            error = result.error.value if result.error else None
+            self._stats.record(result.status, error, size, elapsed)
 
     async def _robots_allow(self, lease: Lease) -> bool:
         robots = self.robots
@@ -1235,30 +1242,18 @@ class Crawler:
         """The title and the article links (in scope) of a hub that is a feed or a sitemap.
         Their dates are kept in the page store (the article's published time when its page
         gives none); a sitemap index's children become hubs (bounded, in scope)."""
-        args = (outcome.body, outcome.final_url, outcome.content_type or "")
+        args = (outcome.body, outcome.final_url, outcome.content_type or "", self.scope)
         if big:
-            doc: HubDocument = await asyncio.to_thread(parse_hub_document, *args)
+            doc, items = await asyncio.to_thread(_hub_items, *args)
         else:
-            doc = parse_hub_document(*args)
+            doc, items = _hub_items(*args)
         if doc.problem:
             log.info("%s: %s", outcome.final_url, doc.problem)
-        check = self.scope.check
-        items = [item for item in doc.items if check(item.url) is None]
         if self.store is not None:
-            self.store.add_listed(
-                outcome.final_url,
-                (
-                    (
-                        item.url,
-                        item.published.timestamp() if item.published else None,
-                        item.updated.timestamp() if item.updated else None,
-                    )
-                    for item in items
-                ),
-            )
+            self.store.add_listed(outcome.final_url, items)
         if doc.sitemaps:
             await self._add_found_hubs(doc.sitemaps[:INDEX_CHILDREN])
-        return doc.title, [item.url for item in items] if follow else []
+        return doc.title, [url for url, _published, _updated in items] if follow else []
 
     async def _add_found_hubs(self, urls: Iterable[str]) -> int:
         """Feeds and sitemaps found by the crawl join the hub list: in scope only, each URL
@@ -1277,16 +1272,13 @@ class Crawler:
                 fresh.append(url)
             if not fresh:
                 return 0
-            current = await list_hubs(self.frontier, self._hubs)
+            current = await list_hubs(self.frontier)
             known = {hub.url for hub in current}
             fresh = [url for url in fresh if url not in known]
             if not fresh:
                 return 0
             span = self.settings.hub_span
             report = await self.frontier.set_hubs([*current, *(HubSpec(u, span) for u in fresh)])
-            self._hubs = await list_hubs(
-                self.frontier, [*current, *(HubSpec(u, span) for u in fresh)]
-            )
         if report.added:
             log.info("%d feed(s) or sitemap(s) found became hubs", report.added)
             self._wake.set()

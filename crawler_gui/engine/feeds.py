@@ -324,6 +324,8 @@ def parse_hub_document(body: bytes, base_url: str, content_type: str = "") -> Hu
 
 
 _LINK_TAG = re.compile(rb"<link\b[^>]*>", re.IGNORECASE)
+#: Found where it is (a page's head is short): no lower-cased copy of the whole page first.
+_HEAD_END = re.compile(rb"</head>", re.IGNORECASE)
 _ATTR = re.compile(rb"""([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
 
 
@@ -331,8 +333,8 @@ def discover_feeds(html: bytes | str, page_url: str, limit: int = 20) -> list[st
     """Feeds a page announces with ``<link rel="alternate" type="application/rss+xml">`` (or
     Atom), absolute, in document order, at most ``limit``. Only the ``<head>`` is looked at."""
     data = html.encode("utf-8", "replace") if isinstance(html, str) else html
-    end = data.lower().find(b"</head>")
-    head = data[: end if end >= 0 else 262144]
+    end = _HEAD_END.search(data)
+    head = data[: end.start() if end is not None else 262144]
     found: list[str] = []
     for tag in _LINK_TAG.finditer(head):
         attrs = {

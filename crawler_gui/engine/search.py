@@ -15,8 +15,9 @@ it can be deleted and rebuilt from the store at any time. Each fetch of a page i
 by the page store's sequence number; a page fetched again (a hub, a re-extraction) gets a new
 row, and searches show only the newest row of a URL. ``rebuild`` compacts the old rows away.
 
-The class is synchronous and thread-confined: the engine calls it from one worker thread
-(``asyncio.to_thread``), so the event loop never waits on SQLite.
+The class is synchronous and thread-confined: a caller on the event loop calls it from one
+worker thread (``asyncio.to_thread``), so the loop never waits on SQLite. Nothing in the crawl
+or the window uses it yet (``benchmarks/search.py`` measures it).
 """
 
 from __future__ import annotations

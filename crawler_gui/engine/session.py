@@ -673,7 +673,6 @@ class CrawlSession:
             # behind.
             ("finish background work", self.crawler.close_background),
             ("close the HTTP session", self.crawler.close_fetchers),
-            ("close the robots cache", self.crawler.robots.close),
         ]
         if self.crawler.articles is not None:
             steps.append(("stop the article extraction", self._close_articles))

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
 import threading
@@ -523,8 +524,12 @@ class PageStore:
             for url, published, updated in dated:
                 if url not in cache:
                     cache[url] = {"published": published, "updated": updated, "via": via}
-            while len(cache) > _LISTED_CACHE:
-                del cache[next(iter(cache))]
+            if len(cache) > _LISTED_CACHE:
+                # The newest three quarters kept, in a new dict, at once: deleting the oldest
+                # one by one cost seconds for a sitemap of 50,000 new URLs (each first key is
+                # found past the slots of every key deleted before it).
+                drop = len(cache) - _LISTED_CACHE * 3 // 4
+                self._listed_cache = dict(itertools.islice(cache.items(), drop, None))
             self._buffer.append((0, _Listed(via, dated)))
             self._maybe_flush()
 

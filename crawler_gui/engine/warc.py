@@ -145,32 +145,25 @@ class WarcWriter:
         warc_headers = {"WARC-Date": _warc_date(fetched_at)}
         if peer:
             warc_headers["WARC-IP-Address"] = peer
-        with self._lock:
-            if self._closed:
-                raise WarcError("the WARC writer is closed")
-            try:
-                if self._fh is None:
-                    self._open_next()
-                assert self._writer is not None and self._fh is not None
-                record = self._writer.create_warc_record(
-                    url,
-                    "response",
-                    payload=io.BytesIO(body),
-                    length=len(body),
-                    warc_headers_dict=warc_headers,
-                    http_headers=status_headers,
-                )
-                self._writer.write_record(record)
-                self.records += 1
-                if self._fh.tell() >= self.max_size:
-                    self._close_file()
-            except OSError as exc:
-                raise WarcError(f"writing the WARC file failed: {exc}") from exc
+        self._write_record(
+            url, "response", body, warc_headers_dict=warc_headers, http_headers=status_headers
+        )
 
     def write_metadata(self, url: str, data: dict[str, object], at: float) -> None:
         """Write one ``metadata`` record about ``url`` (blocking): ``data`` as JSON
         (``application/json``), e.g. the page's extracted article."""
         payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+        self._write_record(
+            url,
+            "metadata",
+            payload,
+            warc_content_type="application/json",
+            warc_headers_dict={"WARC-Date": _warc_date(at)},
+        )
+
+    def _write_record(self, url: str, kind: str, payload: bytes, **fields: object) -> None:
+        """Write one record of ``kind`` (blocking): the file opened on demand, rolled over past
+        ``max_size``; ``fields`` go to warcio's ``create_warc_record`` as they are."""
         with self._lock:
             if self._closed:
                 raise WarcError("the WARC writer is closed")
@@ -179,12 +172,7 @@ class WarcWriter:
                     self._open_next()
                 assert self._writer is not None and self._fh is not None
                 record = self._writer.create_warc_record(
-                    url,
-                    "metadata",
-                    payload=io.BytesIO(payload),
-                    length=len(payload),
-                    warc_content_type="application/json",
-                    warc_headers_dict={"WARC-Date": _warc_date(at)},
+                    url, kind, payload=io.BytesIO(payload), length=len(payload), **fields
                 )
                 self._writer.write_record(record)
                 self.records += 1

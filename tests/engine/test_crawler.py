@@ -253,6 +253,37 @@ def test_refusals_are_final_and_come_back_when_the_policy_widens(tmp_path: Path)
     run(main)
 
 
+def test_a_pooled_url_outside_the_scope_is_a_refusal_not_an_error(tmp_path: Path) -> None:
+    """A URL that reached the pool without the links' scope check (a loaded snapshot) is
+    refused before any request: counted as refused, not as a failed fetch."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    async def main() -> None:
+        async def page(request: web.Request) -> web.Response:
+            return web.Response(text="<title>x</title>", content_type="text/html")
+
+        app, app2 = web.Application(), web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        app2.router.add_get("/{tail:.*}", page)
+        async with (
+            serve(app) as base,
+            serve(app2, "127.0.0.2") as base2,
+            await CrawlSession.open(tmp_path / "pool", FAST) as session,
+        ):
+            crawler, pool = session.crawler, session.frontier
+            await crawler.add_seeds([base + "/story"])
+            await pool.add_many([base2 + "/elsewhere"])  # as a snapshot brings it
+            crawler.start()
+            assert await asyncio.wait_for(crawler.wait(), 30) is CrawlState.FINISHED
+            assert pool.url_state(base2 + "/elsewhere") == "failed"
+            stats = crawler.stats()
+            assert (stats.pages, stats.errors, stats.refused) == (1, 0, 1)
+
+    run(main)
+
+
 def test_settings_changed_mid_crawl_keep_the_crawl_going(tmp_path: Path) -> None:
     async def main() -> None:
         async with (
@@ -288,6 +319,61 @@ def test_start_again_after_stop_finishes_the_crawl(tmp_path: Path) -> None:
             crawler.start()  # the same crawler, again
             assert await crawler.wait() is CrawlState.FINISHED
             assert set(fetched_final_urls(session)) == site.expected_urls()
+
+    run(main)
+
+
+def test_a_big_sitemap_is_parsed_and_scope_checked_off_the_loop(tmp_path: Path) -> None:
+    """A hub sitemap over the thread threshold: its items are checked against the scope in
+    the worker thread that parses it (none on the loop), and those in scope are queued."""
+    import threading
+
+    from aiohttp import web
+
+    from crawler_gui.engine import crawler as crawler_module
+    from tests.engine.conftest import serve
+
+    n_items = 2000
+    urls: list[str] = []
+
+    async def page(request: web.Request) -> web.Response:
+        if request.path == "/sitemap.xml":
+            locs = "".join(f"<url><loc>{u}</loc></url>" for u in urls)
+            body = (
+                '<?xml version="1.0"?><urlset '
+                f'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'
+            )
+            assert len(body) > crawler_module.THREAD_PARSE_BYTES
+            return web.Response(text=body, content_type="application/xml")
+        return web.Response(status=404)
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            for i in range(n_items):
+                urls.append(f"{base}/news/story-{i}.html")
+                urls.append(f"http://elsewhere.example.org/story-{i}.html")
+            settings = replace(FAST, obey_robots=False, max_pages=1, discover_feeds=False)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                crawler = session.crawler
+                await crawler.set_hubs([HubSpec(base + "/sitemap.xml", 3600.0)])
+                loop_thread = threading.get_ident()
+                on_loop: list[str] = []
+                real_check = crawler.scope.check
+
+                def check(url: str) -> str | None:
+                    if threading.get_ident() == loop_thread:
+                        on_loop.append(url)
+                    return real_check(url)
+
+                crawler.scope.check = check  # type: ignore[method-assign]
+                crawler.start()
+                await crawler.wait()
+                assert [u for u in on_loop if "/story-" in u] == []
+                totals = (await session.frontier.snapshot()).totals
+                assert totals.waiting == n_items
+                assert session.frontier.url_state(urls[0]) == "waiting"
 
     run(main)
 

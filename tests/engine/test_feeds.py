@@ -218,6 +218,11 @@ def test_feeds_announced_in_a_page_head() -> None:
         "http://news.example.cn/rss/roll.xml",
         "https://x.example/a.atom",
     ]
+    shouting = html.replace("</head>", "</HEAD>")
+    assert discover_feeds(shouting, "http://news.example.cn/") == [
+        "http://news.example.cn/rss/roll.xml",
+        "https://x.example/a.atom",
+    ]
 
 
 def test_sitemap_lines_of_robots_txt() -> None:

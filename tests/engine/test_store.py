@@ -453,3 +453,29 @@ def test_listed_dates_keep_the_first_listing_and_are_bounded(
         assert store.listed(rec(2).url) is None  # no date: nothing to keep
         assert store.listed_count() == 3
         assert store.listed(rec(4).url) is not None and store.listed(rec(5).url) is None
+
+
+def test_a_big_listing_into_a_full_cache_of_unwritten_listings_is_quick(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listings kept for reading before they are written are bounded; a sitemap of many
+    new URLs into a full cache trims it at once (it was trimmed one key at a time, each found
+    past every key deleted before it: seconds on the loop). CPU time, so a loaded machine
+    does not decide: about 0.15 s now, 4 s before."""
+    import time
+
+    import crawler_gui.engine.store as store_module
+
+    monkeypatch.setattr(store_module, "_LISTED_CACHE", 100_000)
+    monkeypatch.setattr(store_module, "MAX_LISTED", 10)  # (a quick write at the close)
+    sitemap = "http://127.0.0.1:8631/sitemap.xml"
+    with PageStore.open(tmp_path / "p") as store:
+        first = [(f"http://127.0.0.1:8631/a/{i}.html", T0, None) for i in range(100_000)]
+        second = [(f"http://127.0.0.1:8631/b/{i}.html", T0, None) for i in range(100_000)]
+        store.add_listed(sitemap, first)
+        started = time.process_time()
+        store.add_listed(sitemap, second)
+        assert time.process_time() - started < 1.5
+        newest = second[-1][0]
+        assert store.listed(newest) == {"published": T0, "updated": None, "via": sitemap}
+        assert len(store._listed_cache) <= 100_000

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from crawler_gui.engine.extract.extractor import learn_suffix
+from crawler_gui.engine.extract.headline import learn_suffix
 from crawler_gui.engine.extract.model import Extraction
 from crawler_gui.engine.extract.pool import ExtractJob, ExtractPool
 from crawler_gui.engine.extract.textutil import word_count

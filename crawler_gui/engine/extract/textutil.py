@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-__all__ = ["cjk_share", "norm_key", "units", "word_count"]
+__all__ = ["cjk_share", "element_text", "norm_key", "units", "word_count"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
@@ -39,3 +40,8 @@ def word_count(text: str) -> int:
 def norm_key(text: str) -> str:
     """Lower-case text without spaces and punctuation: for comparing headline candidates."""
     return _PUNCT_SPACE.sub("", text).lower()
+
+
+def element_text(el: Any) -> str:
+    """An (lxml) element's text, its whitespace runs made single spaces."""
+    return " ".join("".join(el.itertext()).split())

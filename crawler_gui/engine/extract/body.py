@@ -1,0 +1,263 @@
+"""The main text of an article page: trafilatura's (fast path, then full path), a text-density
+rule where it finds little on a Chinese portal, and our clean-up of the lines (repeated
+headline, copyright and share lines, datelines, menus, trailing related-news links)."""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import trafilatura
+from lxml import etree
+from trafilatura.utils import load_html
+
+from crawler_gui.engine.extract.textutil import element_text, norm_key, units
+
+__all__ = [
+    "clean_lines",
+    "cut_link_tail",
+    "density_lines",
+    "is_link_line",
+    "paragraph_lines",
+    "parse_html",
+    "trafilatura_lines",
+    "trim_chinese",
+]
+
+
+_BOILER_LINE = re.compile(
+    r"(^(copyright|©|\(c\)\s)|all rights reserved|版权所有|未经授权|责任编辑|"
+    r"^(share|like) this|share it with|^follow (us|@)|^sign up|^subscribe|^advertisement$|"
+    r"^read more\b|^also on |order reprints|^print article|for your personal, non-commercial|"
+    r"^an error has occurred|^this article has been sent|^thank you$|^write to .+@|"
+    r"^https?://\S+$|^(来源|编辑|本文来源)[：:]\S{0,20}$|^(点击|扫码|关注).{0,20}(公众号|微信|下载)|"
+    r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:]|"
+    r"^-?\s*图\s*\d+$|^(视频)?加载中|^\d+\s*/\s*\d+$|公众号|二维码|^热门推荐|^小编最近文章|"
+    r"^(免注册|登录|注册|意见反馈)|^toggle navigation$|^(上一篇|下一篇)\s*[:：]?\s*$)",
+    re.IGNORECASE,
+)
+
+
+_DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
+
+
+_RELATED_HEADING = re.compile(
+    r"(相关|推荐|延伸阅读|热门|热点|猜你喜欢|更多|其他媒体|排行|related|more stories|"
+    r"most read|read more|recommended|elsewhere|you may also like)",
+    re.I,
+)
+
+
+def is_link_line(line: str, anchors: set[str]) -> bool:
+    """A line that is (or is most of) the text of one of the page's links."""
+    key = norm_key(line.lstrip("-•* "))
+    return bool(key) and (
+        key in anchors or any(k in key for k in anchors if len(key) <= 1.5 * len(k))
+    )
+
+
+def cut_link_tail(lines: list[str], anchors: set[str]) -> list[str]:
+    """Lines without a trailing block of links (related news, most read): a short heading
+    like "相关新闻" / "Related" followed mostly by link lines, or link lines at the very end."""
+    for i, line in enumerate(lines):
+        if i == 0 or units(line) > 8 or not _RELATED_HEADING.search(line):
+            continue
+        rest = lines[i + 1 :]
+        if rest and sum(is_link_line(x, anchors) for x in rest) >= 0.5 * len(rest):
+            lines = lines[:i]
+            break
+    while len(lines) > 1 and (
+        is_link_line(lines[-1], anchors)
+        or (lines[-1].startswith("- ") and _TAIL_DATE.search(lines[-1]))
+    ):
+        lines = lines[:-1]
+    # A closing run of list items that each start with a link's text (headline + teaser).
+    n = len(lines)
+    while n > 1 and lines[n - 1].startswith("- ") and _starts_with_anchor(lines[n - 1], anchors):
+        n -= 1
+    if len(lines) - n >= 3:
+        lines = lines[:n]
+    return lines
+
+
+def _starts_with_anchor(line: str, anchors: set[str]) -> bool:
+    key = norm_key(line.lstrip("-•* "))
+    return any(key.startswith(k) for k in anchors)
+
+
+_TAIL_DATE = re.compile(r"(19|20)\d{2}-\d{1,2}-\d{1,2}( \d{1,2}:\d{2})?")
+_SENTENCE_END = re.compile(r"[。！？!?.…”」）)]$")
+
+
+def trim_chinese(lines: list[str]) -> list[str]:
+    """Chinese text without the short unpunctuated lines at its start and end (widgets,
+    labels, site names): a paragraph ends with sentence punctuation."""
+
+    def junk(line: str) -> bool:
+        return units(line) < 20 and not _SENTENCE_END.search(line)
+
+    start, end = 0, len(lines)
+    while start < end and junk(lines[start]):
+        start += 1
+    while end > start and junk(lines[end - 1]):
+        end -= 1
+    return lines[start:end]
+
+
+def _dateline(line: str) -> bool:
+    """A short line with a date and a source/author label: the dateline, not body text."""
+    return (
+        units(line) < 40
+        and bool(_DATELINE_LABEL.search(line))
+        and bool(re.search(r"(19|20)\d{2}\s*[-/.年]\s*\d{1,2}", line))
+    )
+
+
+def clean_lines(text: str, headline: str) -> list[str]:
+    """``text``'s non-empty lines without the repeated headline, boilerplate lines,
+    datelines and menu-like runs of short lines."""
+    lines = [" ".join(x.split()) for x in text.split("\n")]
+    lines = [x for x in lines if x]
+    key = norm_key(headline)
+    # The headline (and a standfirst repeating it) is not body text.
+    while lines and key:
+        first = norm_key(lines[0])
+        if first != key and not (len(first) > 8 and first in key):
+            break
+        lines.pop(0)
+    lines = [x for x in lines if not _BOILER_LINE.search(x) and not _dateline(x)]
+    # A run of many short lines without sentence punctuation is a menu or a tag cloud.
+    out: list[str] = []
+    run: list[str] = []
+    for x in [*lines, ""]:
+        short = 0 < units(x) <= 4 and not re.search(r"[.!?。！？]$", x)
+        if short:
+            run.append(x)
+            continue
+        if len(run) < 6:
+            out.extend(run)
+        run = []
+        if x:
+            out.append(x)
+    return out
+
+
+_DENSITY_SKIP = {
+    "script",
+    "style",
+    "noscript",
+    "nav",
+    "footer",
+    "header",
+    "aside",
+    "form",
+    "select",
+}
+
+
+def _density_text(tree: Any) -> list[str]:
+    """Text-density rule for Chinese portals where trafilatura finds little: the block whose
+    own non-link text is largest, weighed by its punctuation (sentences) and paragraphs, and
+    penalised by the share of link text; its paragraphs are the body."""
+    best: tuple[float, Any] | None = None
+    for el in tree.iter("div", "article", "section", "td", "main"):
+        text_len = 0
+        link_len = 0
+        punct = 0
+        paras = 0
+        for node in el.iter():
+            if not isinstance(node.tag, str) or node.tag in _DENSITY_SKIP:
+                continue
+            t = (node.text or "").strip()
+            tail = (node.tail or "").strip() if node is not el else ""
+            n = len(t) + len(tail)
+            text_len += n
+            if node.tag == "a":
+                link_len += len(t)
+            if node.tag in ("p", "br"):
+                paras += 1
+            punct += sum(t.count(c) + tail.count(c) for c in "，。！？；、,.")
+        if text_len < 60:
+            continue
+        link_share = link_len / text_len
+        score = (text_len - link_len) * (1 - link_share) * math.log(2 + punct) * math.log(2 + paras)
+        if best is None or score > best[0]:
+            best = (score, el)
+    if best is None:
+        return []
+    el = best[1]
+    lines: list[str] = []
+    blocks = el.xpath(".//p") or [el]
+    for p in blocks:
+        if any(anc.tag in _DENSITY_SKIP for anc in p.iterancestors()):
+            continue
+        t = element_text(p)
+        if t:
+            lines.append(t)
+    return lines
+
+
+def paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
+    """The page's sentence-like ``<p>`` elements outside navigation, footers and comments,
+    with their parents."""
+    lines: list[tuple[Any, str]] = []
+    for p in tree.iter("p"):
+        t = element_text(p)
+        u = units(t)
+        if u < 15 or not re.search(r"[.!?。！？,，]", t):
+            continue
+        if any(
+            a.tag in ("nav", "footer", "aside", "a") or "comment" in (a.get("class") or "").lower()
+            for a in p.iterancestors()
+        ):
+            continue
+        lines.append((p, t))
+    return lines
+
+
+def parse_html(text: str) -> Any:
+    """Parse as trafilatura does (its parser settings change what it finds)."""
+    try:
+        return load_html(text)
+    except (etree.ParserError, ValueError):
+        return None
+
+
+#: Blocks that are never the article: readers' comments, footers, related-news boxes.
+_PRUNE = (
+    "//*[self::div or self::section or self::ul or self::aside]"
+    "[re:test(concat(' ', @id, ' ', @class, ' '), "
+    "'[ _-](comments?|comment-list|commentlist|footer|foot|related|relate|recommend|"
+    "hot-?news|rank|share|sharebox)[ _-]', 'i')]"
+)
+
+
+def _prune(tree: Any) -> None:
+    for el in tree.xpath(_PRUNE, namespaces={"re": "http://exslt.org/regular-expressions"}):
+        if el.getparent() is not None and el.tag != "body":
+            el.drop_tree()
+
+
+def trafilatura_lines(tree: Any, url: str, headline: str, *, fast: bool) -> list[str]:
+    """trafilatura's main text of ``tree`` (pruned of comment and related-news blocks first:
+    the tree is changed), cleaned up."""
+    _prune(tree)
+    out = trafilatura.extract(
+        tree,
+        url=url,
+        fast=fast,
+        include_comments=False,
+        include_tables=True,
+        with_metadata=False,
+        output_format="txt",
+    )
+    return clean_lines(out or "", headline)
+
+
+def density_lines(text: str, headline: str) -> list[str]:
+    """The text-density rule's main text of the page ``text`` (a fresh parse), cleaned up."""
+    tree = parse_html(text)
+    if tree is None:
+        return []
+    return clean_lines("\n".join(_density_text(tree)), headline)
