@@ -1061,8 +1061,7 @@ class LevelDBPool:
             if n % CHUNK == CHUNK - 1:
                 await asyncio.sleep(0)
             url = key[len(P_REFUSAL) :].decode()
-            reason, _tab, target = raw.decode().partition("\t")
-            if not keep(Refusal(url, reason, target)):
+            if not keep(Refusal.unpack(url, raw.decode())):
                 continue
             urec = self._db.get(P_URL + url.encode())
             if urec is None or urec[:1] != F:
@@ -1210,8 +1209,7 @@ class LevelDBPool:
             elif outcome is Outcome.REFUSED:  # decided by policy: no attempt counted
                 detail = pack_failure(ref, result)
                 wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, detail))
-                reason = result.error.value if result.error else "refused"
-                wb.put(P_REFUSAL + ub, f"{reason}\t{result.redirect_to or ''}".encode())
+                wb.put(P_REFUSAL + ub, Refusal.pack(result).encode())
                 h.failed += 1
                 self._t_failed += 1
                 self._t_refused += 1
