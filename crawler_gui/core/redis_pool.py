@@ -1295,7 +1295,8 @@ class RedisPool:
         The file is streamed, never held whole: each batch of records is checked and written
         under a staging prefix per key group (``cg:…~load:<random>:``, keys that expire after
         :data:`STAGING_TTL`), in pipelines of bounded size; a URL named twice is caught by
-        HSETNX. Only the per-host counters stay in memory. When the whole file has been read
+        looking each batch's URLs up in the staging hash before writing them. Only the
+        per-host counters stay in memory. When the whole file has been read
         and checked, each group is swapped in by one script (``swap.lua``). On a bad file the
         staging keys are removed and the pool is unchanged."""
         client = await self._client()
