@@ -37,8 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-import gui as guibench  # the sibling benchmark's helpers
+import common
 
 COST_LIMIT_PCT = 5.0
 MODES = ("headless", "attached", "frozen")
@@ -50,21 +49,10 @@ def role_crawl(args: argparse.Namespace) -> None:
     from crawler_gui.demo.site import DemoSite
     from crawler_gui.engine.control import ControlServer
     from crawler_gui.engine.session import CrawlSession
-    from crawler_gui.engine.settings import CrawlMode, CrawlSettings
 
     site = DemoSite(args.hosts, args.articles, port=args.port, slow_share=0.0, seed=1)
     pool = Path(args.pool)
-    settings = CrawlSettings(
-        concurrency=args.concurrency,
-        per_host=1,
-        min_delay=0.0,
-        delay_factor=0.0,
-        obey_robots=False,
-        allow_private=True,
-        mode=CrawlMode.UNTIL_IDLE,
-        idle_span=1.0,
-        retry_base=0.05,
-    )
+    settings = common.demo_crawl_settings(args.concurrency)
 
     async def main() -> dict[str, Any]:
         session = await CrawlSession.open(pool, settings, demo_site=site)
@@ -89,15 +77,15 @@ def role_crawl(args: argparse.Namespace) -> None:
             await asyncio.sleep(0.05)
         attached = len(server.clients)
         await asyncio.sleep(0.5)  # the window's first full refresh, as a user opens it
-        probe = guibench.StallProbe()
+        probe = common.StallProbe()
         probe.start()
         try:
-            c0 = guibench.cpu_seconds()
+            c0 = common.cpu_seconds()
             t0 = time.perf_counter()
             session.crawler.start()
             state = await session.crawler.wait()
             t1 = time.perf_counter()
-            cpu = guibench.cpu_seconds() - c0
+            cpu = common.cpu_seconds() - c0
             await probe.stop()
             pages = session.store.count()
         finally:
@@ -116,22 +104,22 @@ def role_crawl(args: argparse.Namespace) -> None:
             "stall": probe.summary(t0, t1),
         }
 
-    guibench.emit(asyncio.run(main()))
+    common.emit(asyncio.run(main()))
 
 
 def role_window(args: argparse.Namespace) -> None:
     """A MainWindow attached to the crawl of ``--pool`` until that crawl ends."""
     from crawler_gui.engine.control import AttachedSession
 
-    _app, loop = guibench.new_qt_loop()
+    _app, loop = common.new_qt_loop()
     workdir = Path(tempfile.mkdtemp(prefix="attach-bench-window-"))
 
     async def main() -> dict[str, Any]:
         session = await AttachedSession.attach(Path(args.pool), wait=30)
         ended = asyncio.Event()
         session.end_listeners.append(lambda _state: ended.set())
-        window = guibench.make_window(session, workdir, args.refresh_ms)
-        ticks = guibench.TickTimer(window)
+        window = common.make_window(session, workdir, args.refresh_ms)
+        ticks = common.TickTimer(window)
         window.start_refresh()
         await asyncio.wait_for(ended.wait(), args.timeout)
         out = {"ticks": ticks.summary(), "skipped_ticks": window.skipped_ticks}
@@ -144,7 +132,7 @@ def role_window(args: argparse.Namespace) -> None:
         loop.close()
         asyncio.set_event_loop(None)
         shutil.rmtree(workdir, ignore_errors=True)
-    guibench.emit(result, exit_now=True)
+    common.emit(result, exit_now=True)
 
 
 def role_frozen(args: argparse.Namespace) -> None:
@@ -172,14 +160,14 @@ def role_frozen(args: argparse.Namespace) -> None:
                 sent += 100
             except TimeoutError:
                 continue  # the crawl stopped reading us: keep it waiting
-    guibench.emit({"requests_sent": sent})
+    common.emit({"requests_sent": sent})
 
 
 def run_round(args: argparse.Namespace, mode: str) -> dict[str, Any]:
     me = [sys.executable, os.path.abspath(__file__)]
     sizes = ["--hosts", str(args.hosts), "--articles", str(args.articles)]
     server = subprocess.Popen(
-        [sys.executable, guibench.__file__, "--role", "serve", *sizes],
+        [sys.executable, str(Path(__file__).with_name("gui.py")), "--role", "serve", *sizes],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -190,10 +178,10 @@ def run_round(args: argparse.Namespace, mode: str) -> dict[str, Any]:
     try:
         assert server.stdout is not None
         port = json.loads(server.stdout.readline())["port"]
-        common = ["--pool", str(pool), "--timeout", str(args.timeout)]
+        shared = ["--pool", str(pool), "--timeout", str(args.timeout)]
         if mode == "attached":
             helper = subprocess.Popen(
-                [*me, "--role", "window", *common, "--refresh-ms", str(args.refresh_ms)],
+                [*me, "--role", "window", *shared, "--refresh-ms", str(args.refresh_ms)],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -201,17 +189,17 @@ def run_round(args: argparse.Namespace, mode: str) -> dict[str, Any]:
             )
         elif mode == "frozen":
             helper = subprocess.Popen(
-                [*me, "--role", "frozen", *common],
+                [*me, "--role", "frozen", *shared],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
             )
         crawl = [
-            *(*me, "--role", "crawl", *common, "--port", str(port), *sizes),
+            *(*me, "--role", "crawl", *shared, "--port", str(port), *sizes),
             *("--concurrency", str(args.concurrency)),
             *("--wait-clients", "0" if helper is None else "1"),
         ]
-        result = guibench.run_child(crawl, args.timeout)
+        result = common.run_child(crawl, args.timeout)
         if helper is not None:
             if mode == "frozen":
                 helper.kill()

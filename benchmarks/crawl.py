@@ -31,7 +31,6 @@ import asyncio
 import contextlib
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -42,17 +41,10 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from common import cpu_seconds, demo_crawl_settings, emit
+
 CONTENDERS = ("bare", "crawler", "scrapy")
 LABELS = {"bare": "bare aiohttp loop", "crawler": "crawler-gui headless", "scrapy": "Scrapy"}
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def cpu_seconds() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
 
 
 def make_site(args: argparse.Namespace, port: int) -> Any:
@@ -62,11 +54,6 @@ def make_site(args: argparse.Namespace, port: int) -> Any:
     return DemoSite(
         args.hosts, args.articles, port=port, slow_share=args.slow_share, seed=args.seed
     )
-
-
-def emit(result: dict[str, Any]) -> None:
-    result.setdefault("peak_rss_mb", peak_rss_mb())
-    print("RESULT " + json.dumps(result), flush=True)
 
 
 # ---- the demo site, in its own process ---------------------------------------------------------
@@ -161,7 +148,6 @@ def role_bare(args: argparse.Namespace) -> None:
 
 def role_crawler(args: argparse.Namespace) -> None:
     from crawler_gui.engine.session import CrawlSession
-    from crawler_gui.engine.settings import CrawlMode, CrawlSettings
 
     site = make_site(args, args.port)
     pool_dir = Path(tempfile.mkdtemp(prefix="crawl-bench-"))
@@ -171,18 +157,7 @@ def role_crawler(args: argparse.Namespace) -> None:
         store._ZLIB_LEVEL = args.store_zlib_level  # type: ignore[attr-defined]
 
     async def main() -> dict[str, Any]:
-        settings = CrawlSettings(
-            concurrency=args.concurrency,
-            per_host=1,
-            min_delay=0.0,
-            delay_factor=0.0,
-            obey_robots=False,
-            allow_private=True,
-            mode=CrawlMode.UNTIL_IDLE,
-            idle_span=1.0,
-            retry_base=0.05,
-            extract=args.extract,
-        )
+        settings = demo_crawl_settings(args.concurrency, extract=args.extract)
         t_open = time.perf_counter()
         session = await CrawlSession.open(pool_dir, settings, demo_site=site)
         t_open = time.perf_counter() - t_open

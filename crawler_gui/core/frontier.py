@@ -143,10 +143,10 @@ def outcome_record(
         rec["reason"] = detail.reason or None
         rec["message"] = detail.message or None
         if refusal is not None:
-            reason, _tab, target = refusal.partition("\t")
+            refused = Refusal.unpack(url, refusal)
             rec["state"] = "refused"
-            rec["reason"] = reason
-            rec["target"] = target or None
+            rec["reason"] = refused.reason
+            rec["target"] = refused.target or None
         return rec
     rec["referrer"] = referrer_of(extra)
     if code == "R":
@@ -163,6 +163,19 @@ class Refusal:
     url: str
     reason: str  #: an ErrorKind value: blocked_address, robots or out_of_scope
     target: str  #: for out_of_scope, the redirect target that left the scope ("" if unknown)
+
+    @staticmethod
+    def pack(result: FetchResult) -> str:
+        """What both backends' refusal index keeps of a refused URL: the reason, TAB, the
+        redirect target that left the scope (or nothing)."""
+        reason = result.error.value if result.error is not None else "refused"
+        return f"{reason}\t{result.redirect_to or ''}"
+
+    @classmethod
+    def unpack(cls, url: str, packed: str) -> Refusal:
+        """The refusal of ``url`` from its index entry (:meth:`pack`)."""
+        reason, _tab, target = packed.partition("\t")
+        return cls(url, reason, target)
 
 
 @dataclass(frozen=True, slots=True)

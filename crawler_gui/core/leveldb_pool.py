@@ -459,6 +459,9 @@ class LevelDBPool:
                 raise PoolCorruptError(f"{self.path}: invalid schema version {found}")
         raw_seq = db.get(K_SEQ)
         self._seq = _SEQ.unpack(raw_seq)[0] if raw_seq else 0
+        # The totals are counted from the records below (also by a rebuild: from zero).
+        self._t_waiting = self._t_done = self._t_failed = 0
+        self._t_retrying = self._t_redirected = self._t_refused = 0
         try:
             for key, raw in db.iterator(prefix=P_HOST):
                 h = _Host(key[len(P_HOST) :].decode())
@@ -672,8 +675,6 @@ class LevelDBPool:
         self._lease_heap.clear()
         self._retry_heap.clear()
         self._hub_heap.clear()
-        self._t_waiting = self._t_done = self._t_failed = 0
-        self._t_retrying = self._t_redirected = 0
         self._load(adopt_leases=True)
         self._version = version + 1
 
@@ -704,14 +705,18 @@ class LevelDBPool:
                 self._closed = True
                 raise again from None
             raise self._storage_error(self._write_error) from None
+        failed, self._write_error = self._write_error, None  # lets the proving write through
         try:
             self._rebuild()
             with self._batch(sync=True) as wb:  # proves that writes work again
                 wb.put(K_SEQ, _SEQ.pack(self._seq))
-        except plyvel.Error as exc:
+        except plyvel.Error as exc:  # reading the records back failed
             self._write_error = exc
             raise self._storage_error(exc) from exc
-        self._write_error = None
+        except BaseException:
+            if self._write_error is None:  # (a proving write that failed has set its own)
+                self._write_error = failed
+            raise
         log.info("the pool %s is writable again", self.path)
         return True
 
@@ -1056,8 +1061,7 @@ class LevelDBPool:
             if n % CHUNK == CHUNK - 1:
                 await asyncio.sleep(0)
             url = key[len(P_REFUSAL) :].decode()
-            reason, _tab, target = raw.decode().partition("\t")
-            if not keep(Refusal(url, reason, target)):
+            if not keep(Refusal.unpack(url, raw.decode())):
                 continue
             urec = self._db.get(P_URL + url.encode())
             if urec is None or urec[:1] != F:
@@ -1205,8 +1209,7 @@ class LevelDBPool:
             elif outcome is Outcome.REFUSED:  # decided by policy: no attempt counted
                 detail = pack_failure(ref, result)
                 wb.put(ukey, _urec(F, lease.depth, attempts, seq, now, detail))
-                reason = result.error.value if result.error else "refused"
-                wb.put(P_REFUSAL + ub, f"{reason}\t{result.redirect_to or ''}".encode())
+                wb.put(P_REFUSAL + ub, Refusal.pack(result).encode())
                 h.failed += 1
                 self._t_failed += 1
                 self._t_refused += 1
@@ -1662,10 +1665,8 @@ class LevelDBPool:
                 fresh = await swap
                 self._take_over(fresh)
                 raise
+            self._take_over(fresh)
             old = self.path / (DB_DIRNAME + ".old")
-            version = self._version
-            self.__dict__.update(fresh.__dict__)
-            self._version = version + 1
             await asyncio.to_thread(shutil.rmtree, old, True)
         finally:
             self._loading = False
@@ -1691,6 +1692,8 @@ class LevelDBPool:
         return LevelDBPool.open(self.path, self.config, self.clock)
 
     def _take_over(self, fresh: LevelDBPool) -> None:
+        """``fresh`` (opened on the database a load swapped in) becomes this pool; the version
+        moves on, so that views read everything again."""
         version = self._version
         self.__dict__.update(fresh.__dict__)
         self._version = version + 1

@@ -799,11 +799,7 @@ class RedisPool:
         for group in self.groups:
             with self._errors():
                 index: Any = await client.hgetall(group + "refusals")  # decoded: str
-            chosen = []
-            for url, value in index.items():
-                reason, _tab, target = value.partition("\t")
-                if keep(Refusal(url, reason, target)):
-                    chosen.append(url)
+            chosen = [url for url, value in index.items() if keep(Refusal.unpack(url, value))]
             for start in range(0, len(chosen), CHUNK):
                 part = chosen[start : start + CHUNK]
                 with self._errors():
@@ -846,7 +842,6 @@ class RedisPool:
             retry.base,
             retry.factor,
             retry.maximum,
-            retry.delay(1),
         ]
         by_group: dict[str, list[str | int | float]] = {}
         for url, result in results:
@@ -908,11 +903,7 @@ class RedisPool:
             (result.redirect_to or "") if outcome is Outcome.REDIRECTED else "",
             # after the referrer the script takes from the URL record
             pack_failure(None, result) if outcome is not Outcome.DONE else "",
-            (
-                f"{result.error.value}\t{result.redirect_to or ''}"
-                if outcome is Outcome.REFUSED and result.error is not None
-                else ""
-            ),
+            Refusal.pack(result) if outcome is Outcome.REFUSED else "",
         ]
 
     # ---- hubs, retries, delays ----------------------------------------------------------------
@@ -1304,7 +1295,8 @@ class RedisPool:
         The file is streamed, never held whole: each batch of records is checked and written
         under a staging prefix per key group (``cg:…~load:<random>:``, keys that expire after
         :data:`STAGING_TTL`), in pipelines of bounded size; a URL named twice is caught by
-        HSETNX. Only the per-host counters stay in memory. When the whole file has been read
+        looking each batch's URLs up in the staging hash before writing them. Only the
+        per-host counters stay in memory. When the whole file has been read
         and checked, each group is swapped in by one script (``swap.lua``). On a bad file the
         staging keys are removed and the pool is unchanged."""
         client = await self._client()

@@ -51,7 +51,7 @@ from xml.sax.saxutils import escape as xml_escape
 
 from aiohttp import web
 
-from crawler_gui.demo.site import _CN_WORDS, _EN_WORDS, _SECTIONS
+from crawler_gui.demo.site import _CN_WORDS, _EN_WORDS, _SECTIONS, ServedSite, serve_on_hosts
 
 __all__ = [
     "BURSTY_HUB",
@@ -158,7 +158,7 @@ def _quantile(sorted_values: list[float], q: float) -> float | None:
     return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
-class LiveNewsSite:
+class LiveNewsSite(ServedSite):
     """The live news site. ``await start()`` (or ``async with``) serves it on loopback.
 
     ``epoch`` is when publication began (POSIX seconds; default: the clock at ``start``): a
@@ -185,7 +185,6 @@ class LiveNewsSite:
         self.hosts: list[str] = []
         self.total_requests = 0
         self.feed_fetches: dict[int, int] = dict.fromkeys(FEED_HOSTS, 0)
-        self._runner: web.ServerRunner | None = None
         self._hubs = self._generate()
         self._by_path: list[dict[str, _Hub]] = [{} for _ in range(HOSTS)]
         for hub in self._hubs:
@@ -566,33 +565,9 @@ class LiveNewsSite:
         ``port`` is 0), and start serving; publication starts at ``epoch``."""
         if self._runner is not None:
             raise RuntimeError("the live site is already running")
-        server = web.Server(self._handle, access_log=None)
-        runner = web.ServerRunner(server, shutdown_timeout=1.0)
-        await runner.setup()
-        requested = self.port
-        port = requested
-        try:
-            for attempt in range(20):
-                sites: list[web.TCPSite] = []
-                try:
-                    first = web.TCPSite(runner, f"{self.base}1", requested)
-                    await first.start()
-                    sites.append(first)
-                    port = int(runner.addresses[0][1])
-                    for h in range(2, HOSTS + 1):
-                        site = web.TCPSite(runner, f"{self.base}{h}", port)
-                        await site.start()
-                        sites.append(site)
-                except OSError:
-                    for site in sites:
-                        await site.stop()
-                    if requested or attempt == 19:
-                        raise
-                    continue
-                break
-        except BaseException:
-            await runner.cleanup()
-            raise
+        runner, port = await serve_on_hosts(
+            self._handle, [f"{self.base}{h}" for h in range(1, HOSTS + 1)], self.port
+        )
         self._runner = runner
         self.port = port
         self.hosts = [self._key(h) for h in range(1, HOSTS + 1)]
@@ -609,15 +584,3 @@ class LiveNewsSite:
             HOSTS,
             port,
         )
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            runner, self._runner = self._runner, None
-            await runner.cleanup()
-
-    async def __aenter__(self) -> LiveNewsSite:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()

@@ -50,16 +50,16 @@ import html
 import logging
 import random
 from collections import Counter, OrderedDict
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 
 from crawler_gui.demo.news_templates import comment_block, dateline
 
-__all__ = ["DemoSite"]
+__all__ = ["DemoSite", "ServedSite", "serve_on_hosts"]
 
 log = logging.getLogger(__name__)
 
@@ -188,7 +188,67 @@ def _not_after(modified: str, since: str) -> bool:
 _CACHE_PAGES = 4096
 
 
-class DemoSite:
+async def serve_on_hosts(
+    handler: Callable[[web.BaseRequest], Awaitable[web.StreamResponse]],
+    addresses: Sequence[str],
+    port: int,
+) -> tuple[web.ServerRunner, int]:
+    """Serve ``handler`` on one TCP site per address, all on one port; return the runner (to
+    clean up) and the port.
+
+    With ``port`` 0 the OS picks a free port for the first address and the others take the
+    same number; when one of them has it taken already, every site is stopped and a new port
+    is tried (20 times at most). A port that was asked for is not retried."""
+    server = web.Server(handler, access_log=None)
+    runner = web.ServerRunner(server, shutdown_timeout=1.0)
+    await runner.setup()
+    try:
+        attempts = 0
+        while True:
+            sites: list[web.TCPSite] = []
+            try:
+                first = web.TCPSite(runner, addresses[0], port)
+                await first.start()
+                sites.append(first)
+                bound = int(runner.addresses[0][1])
+                for address in addresses[1:]:
+                    site = web.TCPSite(runner, address, bound)
+                    await site.start()
+                    sites.append(site)
+                return runner, bound
+            except OSError:
+                for site in sites:
+                    await site.stop()
+                attempts += 1
+                if port or attempts == 20:
+                    raise
+    except BaseException:
+        await runner.cleanup()
+        raise
+
+
+class ServedSite:
+    """What the demo sites share: stopping, and ``async with`` (``start`` is their own)."""
+
+    _runner: web.ServerRunner | None = None
+
+    async def start(self) -> None:
+        raise NotImplementedError
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            runner, self._runner = self._runner, None
+            await runner.cleanup()
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
+
+
+class DemoSite(ServedSite):
     """The demo news site. ``await start()`` (or ``async with``) serves it on loopback."""
 
     def __init__(
@@ -234,7 +294,6 @@ class DemoSite:
         self._open: dict[str, int] = {}
         self._served_500: Counter[tuple[int, str]] = Counter()
         self._cache: OrderedDict[tuple[int, str], bytes] = OrderedDict()
-        self._runner: web.ServerRunner | None = None
         self._by_address: dict[str, _Host] = {}
         self._routes: list[dict[str, tuple[str, Any]]] = []
         self._hosts = self._generate(hosts, articles_per_host, slow_share)
@@ -772,32 +831,9 @@ class DemoSite:
         ``port`` is 0), and start serving."""
         if self._runner is not None:
             raise RuntimeError("the demo site is already running")
-        server = web.Server(self._handle, access_log=None)
-        runner = web.ServerRunner(server, shutdown_timeout=1.0)
-        await runner.setup()
-        requested = self.port
-        try:
-            for attempt in range(20):
-                sites: list[web.TCPSite] = []
-                try:
-                    first = web.TCPSite(runner, self._hosts[0].address, requested)
-                    await first.start()
-                    sites.append(first)
-                    port = int(runner.addresses[0][1])
-                    for h in self._hosts[1:]:
-                        site = web.TCPSite(runner, h.address, port)
-                        await site.start()
-                        sites.append(site)
-                except OSError:
-                    for site in sites:
-                        await site.stop()
-                    if requested or attempt == 19:
-                        raise
-                    continue
-                break
-        except BaseException:
-            await runner.cleanup()
-            raise
+        runner, port = await serve_on_hosts(
+            self._handle, [h.address for h in self._hosts], self.port
+        )
         self._runner = runner
         self.port = port
         self._cache.clear()  # pages hold absolute URLs with the port
@@ -817,15 +853,3 @@ class DemoSite:
             len(self._hosts),
             port,
         )
-
-    async def stop(self) -> None:
-        if self._runner is not None:
-            runner, self._runner = self._runner, None
-            await runner.cleanup()
-
-    async def __aenter__(self) -> DemoSite:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.stop()

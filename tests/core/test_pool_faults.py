@@ -12,8 +12,16 @@ import plyvel
 import pytest
 
 from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
+from crawler_gui.core.policy import ErrorKind, FetchResult
 from crawler_gui.engine.store import PageStore
-from crawler_gui.errors import PoolCorruptError, SnapshotError, StoreError
+from crawler_gui.errors import (
+    DiskFullError,
+    PoolCorruptError,
+    PoolWriteError,
+    SnapshotError,
+    StoreError,
+)
+from tests.test_disk_full import fill, small_disk  # noqa: F401 - small_disk is a fixture
 
 from .conftest import run
 
@@ -189,3 +197,31 @@ def test_a_snapshot_is_never_written_inside_the_pool(tmp_path: Path) -> None:
         run(save(target))
     assert (pool_dir / DB_DIRNAME / "CURRENT").read_bytes().startswith(b"MANIFEST")
     assert set(fingerprint(pool_dir)) >= {k for k in before if "CURRENT" in k}
+
+
+def test_a_failed_write_and_its_recovery_keep_the_totals(small_disk: Path) -> None:  # noqa: F811
+    """A write that fails on a full disk rebuilds the pool's memory from its records, and so
+    does the recovery: the totals are counted again from zero, not added to the old ones."""
+    pool = LevelDBPool.open(small_disk / "p")
+    urls = [f"http://h{i}.example.com/" for i in range(4)]
+    run(pool.add_many(urls))
+    leases = run(pool.pop(4, 0))
+    refusals = (ErrorKind.ROBOTS, ErrorKind.OUT_OF_SCOPE)
+    run(
+        pool.set_status_many(
+            [(lease.url, FetchResult(error=refusals[i % 2])) for i, lease in enumerate(leases[:2])]
+        )
+    )
+    before = run(pool.snapshot()).totals
+    assert (before.failed, before.refused_urls, before.pending) == (2, 2, 2)
+    ballast = fill(small_disk, 0)
+    with pytest.raises((DiskFullError, PoolWriteError)):
+        for n in range(1000):  # until LevelDB's log needs a page the disk has not got
+            run(pool.add_many([f"http://x{n}.example.com/{k}" for k in range(200)]))
+    ballast.unlink()
+    assert pool.recover()
+    assert pool.write_error is None
+    after = run(pool.snapshot()).totals
+    assert (after.failed, after.refused_urls, after.pending) == (2, 2, 2)
+    assert run(pool.add_many(["http://y.example.com/"])).added == 1  # writable again
+    pool.close_sync()

@@ -1,5 +1,5 @@
 -- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
---   retry_max, hub_retry_delay, [url, canonical, outcome, last_status, elapsed, throttle,
+--   retry_max, [url, canonical, outcome, last_status, elapsed, throttle,
 --   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
 --   final_here]*)
 -- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
@@ -11,7 +11,6 @@
 local THRESH = tonumber(ARGV[4])
 local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local HUB_RETRY = tonumber(ARGV[11])
 local FIELDS = 15
 
 local function retry_delay(failures)
@@ -61,7 +60,7 @@ local function hub_result(url, label, kind, throttle)
 end
 
 local ignored, follow, seen = {}, {}, {}
-local i = 12 -- the first result (ARGV[4..11] are the policy)
+local i = 11 -- the first result (ARGV[4..10] are the policy)
 while i + FIELDS - 1 <= #ARGV do
   local url, curl, oc, ls = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])

@@ -1,0 +1,192 @@
+"""Helpers the benchmarks share: process CPU and memory, the ``RESULT`` line a child prints,
+the event-loop stall probe, the window's refresh timer, a window on a Qt loop, running a
+child, and the crawl settings the demo-crawl benchmarks (``crawl.py``, ``gui.py``,
+``attach.py``) all use. Run as scripts, the benchmarks import it as ``common`` (their folder
+is on ``sys.path``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cpu_seconds() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def emit(result: dict[str, Any], *, exit_now: bool = False) -> None:
+    result.setdefault("peak_rss_mb", peak_rss_mb())
+    print("RESULT " + json.dumps(result), flush=True)
+    if exit_now:
+        # Skip interpreter finalization: with Qt wrappers alive it aborts ("none_dealloc",
+        # PySide6 6.12 + qasync; seen with and without this benchmark's changes).
+        sys.stderr.flush()
+        os._exit(0)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    s = sorted(values)
+    return s[min(len(s) - 1, round(q / 100 * (len(s) - 1)))]
+
+
+class StallProbe:
+    """Sleeps ``interval`` in a loop on the running loop; records how late each wake-up is."""
+
+    def __init__(self, interval: float = 0.010) -> None:
+        self.interval = interval
+        self.samples: list[tuple[float, float]] = []  # (time of the wake-up, lateness s)
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="stall-probe")
+
+    async def _run(self) -> None:
+        clock = time.perf_counter
+        while True:
+            t0 = clock()
+            await asyncio.sleep(self.interval)
+            t1 = clock()
+            self.samples.append((t1, max(0.0, t1 - t0 - self.interval)))
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def summary(self, t_from: float = 0.0, t_to: float = float("inf")) -> dict[str, Any]:
+        late = [x for t, x in self.samples if t_from <= t <= t_to]
+        return {
+            "max_ms": 1000 * max(late, default=0.0),
+            "p99_ms": 1000 * pct(late, 99),
+            "p50_ms": 1000 * pct(late, 50),
+            "over_50ms": sum(1 for x in late if x > 0.050),
+            "over_20ms": sum(1 for x in late if x > 0.020),
+            "wakes": len(late),
+        }
+
+
+def demo_crawl_settings(concurrency: int, **extra: Any) -> Any:
+    """A demo crawl as fast as the demo site allows: one connection per host, no delay,
+    robots off, private addresses allowed (the site is on loopback), until idle, quick
+    retries of the site's deliberate 500s; ``extra`` adds or overrides settings."""
+    from crawler_gui.engine.settings import CrawlMode, CrawlSettings
+
+    fields: dict[str, Any] = {
+        "concurrency": concurrency,
+        "per_host": 1,
+        "min_delay": 0.0,
+        "delay_factor": 0.0,
+        "obey_robots": False,
+        "allow_private": True,
+        "mode": CrawlMode.UNTIL_IDLE,
+        "idle_span": 1.0,
+        "retry_base": 0.05,
+    }
+    fields.update(extra)
+    return CrawlSettings(**fields)
+
+
+class TickTimer:
+    """Wraps a window's ``refresh`` coroutine (an instance attribute shadows the method, which
+    is what ``MainWindow._tick`` calls) and records each refresh's wall time."""
+
+    def __init__(self, window: Any) -> None:
+        self.samples: list[tuple[float, float]] = []  # (end time, seconds)
+        orig = window.refresh
+
+        async def timed() -> None:
+            t0 = time.perf_counter()
+            try:
+                await orig()
+            finally:
+                t1 = time.perf_counter()
+                self.samples.append((t1, t1 - t0))
+
+        window.refresh = timed
+
+    def summary(self, t_from: float = 0.0, t_to: float = float("inf")) -> dict[str, Any]:
+        d = [x for t, x in self.samples if t_from <= t <= t_to]
+        return {
+            "ticks": len(d),
+            "p50_ms": 1000 * pct(d, 50),
+            "p99_ms": 1000 * pct(d, 99),
+            "max_ms": 1000 * max(d, default=0.0),
+            "slowest_ms": [round(1000 * x, 1) for x in sorted(d)[-5:]],
+        }
+
+
+def new_qt_loop() -> tuple[Any, Any]:
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QtMsgType, qInstallMessageHandler
+    from PySide6.QtWidgets import QApplication
+
+    from crawler_gui.gui.loop import BatchingEventLoop
+
+    def quiet(mode: Any, _ctx: Any, msg: str) -> None:  # the offscreen plugin's chatter
+        if mode != QtMsgType.QtDebugMsg and "does not support" not in msg:
+            print(f"qt: {msg}", file=sys.stderr)
+
+    qInstallMessageHandler(quiet)
+    app = QApplication.instance() or QApplication([sys.argv[0]])
+    app.setQuitOnLastWindowClosed(False)
+    loop = BatchingEventLoop(app)
+    asyncio.set_event_loop(loop)
+    return app, loop
+
+
+def make_window(session: Any, workdir: Path, refresh_ms: int) -> Any:
+    """The window as ``open_and_show`` builds it (private QSettings: the user's are untouched)."""
+    import logging
+
+    from PySide6.QtCore import QSettings
+
+    from crawler_gui.gui.mainwindow import MainWindow
+
+    gui_logger = logging.getLogger("crawler_gui")
+    if gui_logger.level == logging.NOTSET:
+        gui_logger.setLevel(logging.INFO)  # as run_gui: the Log pane shows INFO and above
+    qs = QSettings(str(workdir / "settings.ini"), QSettings.Format.IniFormat)
+    window = MainWindow(session, qsettings=qs, refresh_ms=refresh_ms)
+    window.show()
+    return window
+
+
+def pin(pid: int, cpus: set[int]) -> None:
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setaffinity(pid, cpus)
+
+
+def run_child(cmd: list[str], timeout: float, cpus: set[int] | None = None) -> dict[str, Any]:
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if cpus:
+        pin(proc.pid, cpus)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        return {"error": f"timed out after {timeout} s"}
+    lines = [ln for ln in out.splitlines() if ln.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        return {"error": f"exit {proc.returncode}: {err[-3000:]}"}
+    result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    if err.strip():
+        result["stderr_tail"] = err.strip()[-400:]
+    return result
