@@ -25,7 +25,7 @@ import xml.etree.ElementTree as ET  # expat, no external entities; DTDs refused 
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -213,6 +213,11 @@ def parse_w3c_date(text: str) -> datetime | None:
         return None
     year, month, day, hour, minute, second, zone = match.groups()
     try:
+        zone_info = UTC
+        if zone and zone not in ("Z", "z"):
+            digits = zone[1:].replace(":", "")
+            minutes = int(digits[:2]) * 60 + int(digits[2:])
+            zone_info = timezone(timedelta(minutes=minutes if zone[0] == "+" else -minutes))
         stamp = datetime(
             int(year),
             int(month or 1),
@@ -220,17 +225,11 @@ def parse_w3c_date(text: str) -> datetime | None:
             int(hour or 0),
             int(minute or 0),
             int(second or 0),
-            tzinfo=UTC,
+            tzinfo=zone_info,
         )
-    except ValueError:
+    except ValueError:  # no such day, or an offset of a day or more
         return None
-    if zone and zone not in ("Z", "z"):
-        sign = 1 if zone[0] == "+" else -1
-        digits = zone[1:].replace(":", "")
-        offset = sign * (int(digits[:2]) * 60 + int(digits[2:]))
-        stamp = stamp.replace(tzinfo=None)
-        stamp = datetime.fromtimestamp(calendar.timegm(stamp.timetuple()) - offset * 60, tz=UTC)
-    return stamp
+    return stamp.astimezone(UTC)
 
 
 def _local(tag: str) -> str:

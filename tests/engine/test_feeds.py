@@ -195,6 +195,9 @@ def test_w3c_dates() -> None:
     assert parse_w3c_date("yesterday") is None
     cst = timezone(timedelta(hours=8))
     assert parse_w3c_date("2024-05-01T08:00+0800") == datetime(2024, 5, 1, 8, tzinfo=cst)
+    west = parse_w3c_date("2024-12-31T23:30:00-05:30")  # crosses a year in UTC
+    assert west == datetime(2025, 1, 1, 5, 0, tzinfo=UTC) and west.tzinfo is UTC
+    assert parse_w3c_date("2024-05-01T08:00+99:00") is None  # no such offset: no date
 
 
 def test_sniffing_by_content_and_type() -> None:
