@@ -245,14 +245,6 @@ def host_of(canonical_url: str) -> str:
     return rest.split("/", 1)[0]
 
 
-def is_valid(raw: str) -> bool:
-    try:
-        canonicalize(raw)
-    except InvalidURLError:
-        return False
-    return True
-
-
 def check_lines(lines: Iterable[str]) -> list[tuple[int, str, str | None, str | None]]:
     """Validate user-typed lines (the add-seeds and hubs dialogs).
 

@@ -602,19 +602,3 @@ class Fetcher:
                 return None
             return raw[:0]
         return body
-
-
-def outcome_summary(outcome: FetchOutcome) -> dict[str, Any]:
-    """A small dict for logs and the GUI's detail view."""
-    return {
-        "url": outcome.url,
-        "final_url": outcome.final_url,
-        "status": outcome.status,
-        "error": str(outcome.error) if outcome.error else None,
-        "message": outcome.message,
-        "elapsed": round(outcome.elapsed, 4),
-        "chain": outcome.chain,
-        "redirect_to": outcome.redirect_to,
-        "peer": outcome.peer,
-        "size": outcome.size,
-    }
