@@ -556,6 +556,10 @@ class PageStore:
             return json.loads(raw)  # type: ignore[no-any-return]
         return self._listed_cache.get(url)  # listed lately, perhaps not written yet
 
+    def has_listings(self) -> bool:
+        """Whether any feed or sitemap listed a page (on disk or not yet written)."""
+        return self._listed_count > 0 or bool(self._listed_cache)
+
     def listed_count(self) -> int:
         """How many ``listed/`` entries are on disk."""
         return self._listed_count

@@ -341,34 +341,50 @@ def test_demo_site_answers_conditional_requests(tmp_path: Path) -> None:
 
 
 def test_an_article_without_a_date_takes_its_feed_date(tmp_path: Path) -> None:
-    from crawler_gui.engine.extract.model import Article, Extraction
+    """Through the real extraction pool: the page gives no date, the feed that listed it does
+    (looked up in the page store off the loop); a page's own date wins over the feed's."""
     from crawler_gui.engine.extract.pool import ExtractPool
     from crawler_gui.engine.extract.service import Articles
     from crawler_gui.engine.store import PageStore
 
-    def article(published: str | None) -> Extraction:
-        return Extraction(
-            kind="article",
-            why="test",
-            article=Article("T", published, None, [], "zh", "text"),
-        )
+    paragraph = (
+        "<p>The harbour authority said on the record that the new berths will open to "
+        "container traffic next spring, after two years of dredging and a long dispute "
+        "over the cost of the breakwater that protects the inner basin.</p>"
+    )
+
+    def page(dateline: str) -> bytes:
+        return (
+            "<html><head><title>Harbour opens new berths</title></head><body>"
+            "<nav><a href='/'>Home</a> <a href='/world'>World</a></nav><article>"
+            f"<h1>Harbour opens new berths</h1>{dateline}{paragraph * 6}</article>"
+            "</body></html>"
+        ).encode()
 
     feed = "http://127.0.0.1:8631/feed.xml"
     undated, dated = "http://127.0.0.1:8631/a1.html", "http://127.0.0.1:8631/a2.html"
-    with PageStore.open(tmp_path / "pages") as store:
-        stamp = PUBLISHED.timestamp()
-        store.add_listed(feed, [(undated, stamp, stamp + 60), (dated, stamp, None)])
-        articles = Articles(ExtractPool(1), store)
-        articles._record(1, undated, article(None), 0.0)
-        articles._record(2, dated, article("2024-04-30T10:00:00+08:00"), 0.0)
-        store.flush_sync()
-        first, second = store.extraction(1), store.extraction(2)
-    assert first is not None and second is not None
-    assert first["article"]["published"] == "2024-05-01T08:30:00+00:00"
-    assert first["article"]["updated"] == "2024-05-01T08:31:00+00:00"
-    # The page's own date wins over the feed's.
-    assert second["article"]["published"] == "2024-04-30T10:00:00+08:00"
-    assert second["article"]["updated"] is None
+    own_date = '<time datetime="2024-04-30T10:00:00+08:00">30 April 2024</time>'
+
+    async def main() -> None:
+        with PageStore.open(tmp_path / "pages") as store:
+            stamp = PUBLISHED.timestamp()
+            store.add_listed(feed, [(undated, stamp, stamp + 60), (dated, stamp, None)])
+            async with ExtractPool(1) as pool:
+                articles = Articles(pool, store)
+                await articles.page(1, undated, page(""), "text/html", is_html=True)
+                await articles.page(2, dated, page(own_date), "text/html", is_html=True)
+                await articles.drain()
+            store.flush_sync()
+            first, second = store.extraction(1), store.extraction(2)
+        assert first is not None and second is not None
+        assert first["kind"] == "article" and second["kind"] == "article"
+        assert first["article"]["published"] == "2024-05-01T08:30:00+00:00"
+        assert first["article"]["updated"] == "2024-05-01T08:31:00+00:00"
+        # The page's own date wins over the feed's.
+        assert second["article"]["published"] == "2024-04-30T10:00:00+08:00"
+        assert second["article"]["updated"] is None
+
+    asyncio.run(main())
 
 
 def test_demo_site_without_validators_always_sends_the_body() -> None:

@@ -12,9 +12,10 @@ import asyncio
 import logging
 import time
 from collections import deque
+from collections.abc import Coroutine
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from crawler_gui.engine.extract.headline import learn_suffix
@@ -75,7 +76,8 @@ class Articles:
         self.store = store
         #: Articles also go into the WARC files, as ``metadata`` records.
         self.warc = warc
-        self._warc_tasks: set[asyncio.Task[None]] = set()
+        #: Records waiting for a page store look-up or a WARC write (both in a thread).
+        self._tasks: set[asyncio.Task[None]] = set()
         self.zones = dict(zones or {})
         self.judged = 0
         self.found = 0
@@ -110,12 +112,42 @@ class Articles:
             self._pending.discard(f)
             if f.cancelled():
                 return
-            self._record(seq, url, f.result(), wall)
+            ex = f.result()
+            if self._may_be_listed(ex):
+                self._spawn(self._record_listed(seq, url, ex, wall))
+            else:
+                self._record(seq, url, ex, wall)
 
         fut.add_done_callback(done)
 
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _may_be_listed(self, ex: Extraction) -> bool:
+        """An article without a published (or updated) time, while feeds or sitemaps have
+        listed pages: what they said of it is looked up (in the page store, so in a thread:
+        a look-up on the loop took up to 47 ms behind the store's own writes)."""
+        article = ex.article
+        return (
+            article is not None
+            and (article.published is None or article.updated is None)
+            and self.store is not None
+            and not self.store.closed
+            and self.store.has_listings()
+        )
+
+    async def _record_listed(self, seq: int, url: str, ex: Extraction, found_at: float) -> None:
+        store = self.store
+        assert store is not None
+        try:
+            listed = await asyncio.to_thread(store.listed, url)
+        except Exception:  # the store closed meanwhile: the page's own dates stand
+            listed = None
+        self._record(seq, url, with_listed_dates(ex, listed), found_at)
+
     def _record(self, seq: int, url: str, ex: Extraction, found_at: float) -> None:
-        ex = self._listed_dates(url, ex)
         self.judged += 1
         self.kinds[ex.kind] = self.kinds.get(ex.kind, 0) + 1
         if ex.error:
@@ -148,37 +180,12 @@ class Articles:
                 "why": ex.why,
                 "article": ex.article.to_dict(),
             }
-            task = asyncio.get_running_loop().create_task(self._warc_write(url, data, found_at))
-            self._warc_tasks.add(task)
-            task.add_done_callback(self._warc_tasks.discard)
+            self._spawn(self._warc_write(url, data, found_at))
         if self.store is not None and not self.store.closed:
             try:
                 self.store.add_extraction(seq, ex.to_dict())
             except Exception:
                 log.exception("the extraction of %s could not be stored", url)
-
-    def _listed_dates(self, url: str, ex: Extraction) -> Extraction:
-        """An article whose page gives no published (or updated) time takes the one the feed
-        or sitemap that listed it gave (UTC; kept by the page store)."""
-        article = ex.article
-        if article is None or self.store is None or self.store.closed:
-            return ex
-        if article.published is not None and article.updated is not None:
-            return ex
-        listed = self.store.listed(url)
-        if listed is None:
-            return ex
-
-        def iso(ts: object) -> str | None:
-            if not isinstance(ts, int | float):
-                return None
-            return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
-
-        published = article.published or iso(listed.get("published"))
-        updated = article.updated or iso(listed.get("updated"))
-        if (published, updated) == (article.published, article.updated):
-            return ex
-        return replace(ex, article=replace(article, published=published, updated=updated))
 
     async def _warc_write(self, url: str, data: dict[str, object], at: float) -> None:
         assert self.warc is not None
@@ -189,5 +196,24 @@ class Articles:
 
     async def drain(self) -> None:
         """Wait for every page handed over so far (and its WARC record)."""
-        while self._pending or self._warc_tasks:
-            await asyncio.gather(*self._pending, *self._warc_tasks, return_exceptions=True)
+        while self._pending or self._tasks:
+            await asyncio.gather(*self._pending, *self._tasks, return_exceptions=True)
+
+
+def with_listed_dates(ex: Extraction, listed: dict[str, Any] | None) -> Extraction:
+    """An article whose page gives no published (or updated) time takes the one the feed or
+    sitemap that listed it gave (``listed``: the page store's entry, times in UTC)."""
+    article = ex.article
+    if article is None or listed is None:
+        return ex
+
+    def iso(ts: object) -> str | None:
+        if not isinstance(ts, int | float):
+            return None
+        return datetime.fromtimestamp(ts, UTC).isoformat(timespec="seconds")
+
+    published = article.published or iso(listed.get("published"))
+    updated = article.updated or iso(listed.get("updated"))
+    if (published, updated) == (article.published, article.updated):
+        return ex
+    return replace(ex, article=replace(article, published=published, updated=updated))
