@@ -195,6 +195,11 @@ ZH = {
     "Line": "行",
     "Links followed from a seed or hub": "从种子或枢纽页起跟随的链接层数",
     "Load Sina News preset": "载入新浪新闻预设",
+    "The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?": (
+        "列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？"
+    ),
+    "Replace": "替换",
+    "Add to the list": "添加到列表",
     "Load URLs": "载入网址",
     "Load from file…": "从文件载入…",
     "Load pool snapshot": "载入网址池快照",

@@ -468,10 +468,16 @@ class _HubEntry:
     span: float
     url: str | None = None
     reason: str | None = None
+    #: A span typed that is not a duration: shown as typed, with its reason, until fixed.
+    bad_span: str | None = None
 
     def check(self) -> None:
         [(_, _, url, reason)] = check_lines([self.text]) or [(0, "", None, "empty")]
         self.url, self.reason = url, reason
+
+    @property
+    def problem(self) -> str | None:
+        return self.reason or (BAD_SPAN if self.bad_span is not None else None)
 
 
 class HubListModel(_ThreeColumnModel):
@@ -510,12 +516,12 @@ class HubListModel(_ThreeColumnModel):
             self.endRemoveRows()
 
     def problems(self) -> list[tuple[int, str, str]]:
-        return [(i + 1, e.text, e.reason) for i, e in enumerate(self._rows) if e.reason]
+        return [(i + 1, e.text, e.problem) for i, e in enumerate(self._rows) if e.problem]
 
     def hubs(self) -> list[HubSpec]:
         out: dict[str, HubSpec] = {}
         for e in self._rows:
-            if e.url and not e.reason:
+            if e.url and not e.problem:
                 out[e.url] = HubSpec(e.url, e.span)
         return list(out.values())
 
@@ -536,10 +542,11 @@ class HubListModel(_ThreeColumnModel):
             if c == 0:
                 return e.text
             if c == 1:
-                return format_span(e.span)
-            return self.tr("ok") if e.reason is None else reason_text(e.reason)
+                return e.bad_span if e.bad_span is not None else format_span(e.span)
+            return self.tr("ok") if e.problem is None else reason_text(e.problem)
         if role == Qt.ItemDataRole.EditRole:
-            return (e.text, format_span(e.span), None)[c]
+            span = e.bad_span if e.bad_span is not None else format_span(e.span)
+            return (e.text, span, None)[c]
         if role == Qt.ItemDataRole.ToolTipRole and c == 1:
             return self.tr("Seconds, or a number with s, m, h or d (5m, 1h)")
         return None
@@ -553,9 +560,10 @@ class HubListModel(_ThreeColumnModel):
             e.check()
         else:
             span = parse_span(str(value))
-            if span is None:
-                return False
-            e.span = span
+            if span is None:  # kept as typed and shown as a problem, not dropped
+                e.bad_span = str(value).strip()
+            else:
+                e.span, e.bad_span = span, None
         self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), 2))
         return True
 
@@ -601,7 +609,9 @@ class HubsDialog(QDialog):
         self.tasks = Tasks()
         self.import_button.clicked.connect(lambda: self.tasks.spawn(self._import(), "import"))
         self.export_button.clicked.connect(lambda: self.tasks.spawn(self._export(), "export"))
-        self.preset_button.clicked.connect(self.load_preset)
+        self.preset_button.clicked.connect(
+            lambda: self.tasks.spawn(self._ask_preset(), "load the preset")
+        )
         side = QVBoxLayout()
         for b in (
             self.add_button,
@@ -676,8 +686,46 @@ class HubsDialog(QDialog):
     def text(self) -> str:
         return format_hubs(self.model.hubs(), header=self.tr("crawler-gui hubs: URL span"))
 
-    def load_preset(self) -> None:
-        self.set_text(preset_text("sina-news"))
+    def load_preset(self, *, keep: bool = False) -> None:
+        """Put the Sina News preset in the list: instead of the hubs there, or after them
+        (``keep``; a hub already listed keeps its span)."""
+        text = preset_text("sina-news")
+        if keep:
+            have = {h.url for h in self.model.hubs()}
+            for h in parse_hub_lines(text):
+                if h.reason is None and h.url not in have:
+                    self.model.add(h.text, h.span)
+        else:
+            self.set_text(text)
+
+    async def _ask_preset(self) -> None:
+        """The preset button: a list with hubs in it is never replaced without asking."""
+        if not self.model.rowCount():
+            self.load_preset()
+            return
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Load Sina News preset"),
+            self.tr(
+                "The list has %1 hubs. Replace them with the preset, "
+                "or add the preset's hubs to them?"
+            ).replace("%1", str(self.model.rowCount())),
+            QMessageBox.StandardButton.Cancel,
+            self,
+        )
+        box.setObjectName("message")
+        replace_button = box.addButton(self.tr("Replace"), QMessageBox.ButtonRole.DestructiveRole)
+        add_button = box.addButton(self.tr("Add to the list"), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(add_button)
+        try:
+            await run_dialog(box)
+            clicked = box.clickedButton()
+        finally:
+            box.deleteLater()
+        if clicked is replace_button:
+            self.load_preset()
+        elif clicked is add_button:
+            self.load_preset(keep=True)
 
     def _add(self) -> None:
         row = self.model.add("")

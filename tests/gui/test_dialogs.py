@@ -10,7 +10,7 @@ from crawler_gui.core.frontier import HubSpec
 from crawler_gui.core.hublist import parse_hub_lines, preset_text
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui import prefs
-from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, SettingsDialog
+from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, SettingsDialog, reason_text
 from tests.gui.gui_helpers import run, with_dialog
 
 pytestmark = pytest.mark.gui
@@ -89,8 +89,14 @@ def test_hubs_dialog_edit_validate_import_export(qtbot, qtmodeltester, tmp_path)
     assert "only http and https URLs are crawled" in dlg.summary.text()
     assert dlg.model.index(row, 2).data() == "only http and https URLs are crawled"
     assert dlg.model.setData(dlg.model.index(row, 0), "http://good.example.com/news/")
-    assert not dlg.model.setData(dlg.model.index(row, 1), "whenever")
+    # a span that is not a duration stays as typed, with its reason, and blocks OK
+    assert dlg.model.setData(dlg.model.index(row, 1), "whenever")
+    assert dlg.model.index(row, 1).data() == "whenever"
+    assert dlg.model.index(row, 2).data() == reason_text("bad_span")
+    assert not dlg.ok_button().isEnabled()
+    assert "whenever" not in dlg.text() and "good.example.com" not in dlg.text()
     assert dlg.model.setData(dlg.model.index(row, 1), "2h")
+    assert dlg.model.index(row, 2).data() == "ok"
     assert dlg.ok_button().isEnabled()
     assert HubSpec("http://good.example.com/news/", 7200) in dlg.model.hubs()
     qtmodeltester.check(dlg.model)
@@ -109,6 +115,43 @@ def test_hubs_dialog_edit_validate_import_export(qtbot, qtmodeltester, tmp_path)
     dlg.model.remove([0, 1, 2])
     assert dlg.percent.value() == 30
     assert dlg.result_value().hub_percent == 30
+
+
+def test_the_preset_button_asks_before_replacing_a_list(aloop, qtbot):
+    from PySide6.QtWidgets import QMessageBox
+
+    own = HubSpec("http://a.example.com/news/", 600)
+    preset = {h.url for h in parse_hub_lines(preset_text("sina-news"))}
+
+    def press(label):
+        def answer(box):
+            [button] = [b for b in box.buttons() if b.text() == label]
+            button.click()
+
+        return answer
+
+    async def scenario():
+        dlg = HubsDialog(hubs=[own])
+        qtbot.addWidget(dlg)
+        for label, expected in (
+            ("Cancel", {own.url}),
+            ("Add to the list", {own.url} | preset),
+            ("Replace", preset),
+        ):
+            dlg.preset_button.click()
+            await with_dialog(QMessageBox, press(label))
+            for _ in range(20):  # the button's task ends a turn after the answer
+                await asyncio.sleep(0)
+            assert {h.url for h in dlg.model.hubs()} == expected, label
+        # an empty list takes the preset without a question
+        dlg.model.remove(range(dlg.model.rowCount()))
+        dlg.preset_button.click()
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert {h.url for h in dlg.model.hubs()} == preset
+        await dlg.tasks.cancel_all()
+
+    run(aloop, scenario())
 
 
 def test_hubs_ask(aloop):
