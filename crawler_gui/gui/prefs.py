@@ -86,11 +86,21 @@ def save_settings(qs: QSettings, settings: CrawlSettings) -> None:
     )
 
 
+def data_dir() -> Path:
+    """The app's data folder: ``crawler-gui`` in the desktop's data folder
+    (``~/.local/share/crawler-gui`` on Linux). Qt's own per-application location would be
+    ``…/crawler-gui/crawler-gui`` (organisation and application share the name); a pool made
+    there by an earlier version is still found by :func:`default_pool_dir`."""
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.GenericDataLocation)
+    return Path(base or Path.home() / ".local" / "share") / "crawler-gui"
+
+
 def default_pool_dir() -> Path:
-    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
-    if not base:
-        base = str(Path.home() / ".local" / "share" / "crawler-gui")
-    return Path(base) / "pool"
+    new = data_dir() / "pool"
+    old = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    if old and not new.exists() and (Path(old) / "pool").exists():
+        return Path(old) / "pool"
+    return new
 
 
 def last_pool(qs: QSettings) -> Path | None:

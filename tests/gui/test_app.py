@@ -61,3 +61,33 @@ def test_durations_and_countdowns_are_translated(qapp):
     finally:
         for t in translators:
             qapp.removeTranslator(t)
+
+
+def test_the_default_pool_is_in_the_apps_own_data_folder(qapp, monkeypatch, tmp_path):
+    from PySide6.QtCore import QStandardPaths
+
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    test_mode = QStandardPaths.isTestModeEnabled()  # (~/.qttest: XDG_DATA_HOME is not read)
+    QStandardPaths.setTestModeEnabled(False)
+    try:
+        check_default_pool(tmp_path)
+    finally:
+        QStandardPaths.setTestModeEnabled(test_mode)
+
+
+def check_default_pool(tmp_path):
+    from PySide6.QtCore import QStandardPaths
+
+    from crawler_gui.gui import prefs
+
+    new = tmp_path / "crawler-gui" / "pool"
+    assert prefs.default_pool_dir() == new  # not …/crawler-gui/crawler-gui/pool
+    # a pool an earlier version made in Qt's per-application folder is still found ...
+    old = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
+    assert old.startswith(str(tmp_path))
+    (tmp_path / old / "pool").mkdir(parents=True)
+    assert prefs.default_pool_dir() == tmp_path / old / "pool"
+    # ... until the new one exists
+    new.mkdir(parents=True)
+    assert prefs.default_pool_dir() == new
