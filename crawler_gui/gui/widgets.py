@@ -218,9 +218,16 @@ class TablePane(QWidget):
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSortIndicatorClearable(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # first-seen order until asked
-        header.setStretchLastSection(True)
-        if stretch_column is not None:
-            header.resizeSection(stretch_column, 380)
+        # The stretch column (a URL, a headline) takes the room left; the others are sized to
+        # their contents once, when the first rows arrive (``_fit_columns``), and then are the
+        # user's to resize: a Host column is never cut off while a narrow last column stretches.
+        self.stretch_column = stretch_column
+        self._fitted = False
+        header.setResizeContentsPrecision(200)  # the first rows decide the widths: cheap
+        if stretch_column is None:
+            header.setStretchLastSection(True)
+        else:
+            header.setSectionResizeMode(stretch_column, QHeaderView.ResizeMode.Stretch)
         self.view.setSortingEnabled(True)
         self._delegate = ProgressDelegate(self.view)
         for col in progress_columns:
@@ -242,6 +249,22 @@ class TablePane(QWidget):
         ):
             sig.connect(self._update_count)
         self._update_count()
+        self.proxy.rowsInserted.connect(self._fit_columns)
+        self.proxy.modelReset.connect(self._fit_columns)
+
+    #: No column but the stretch column is sized wider than this by its contents.
+    MAX_FITTED_WIDTH = 360
+
+    def _fit_columns(self, *_: object) -> None:
+        if self._fitted or not self.proxy.rowCount():
+            return
+        self._fitted = True
+        header = self.view.horizontalHeader()
+        for c in range(self.proxy.columnCount()):
+            if c == self.stretch_column or self.view.isColumnHidden(c):
+                continue
+            self.view.resizeColumnToContents(c)
+            header.resizeSection(c, min(header.sectionSize(c), self.MAX_FITTED_WIDTH))
 
     def _update_count(self, *_: object) -> None:
         total, shown = self.model.rowCount(), self.proxy.rowCount()

@@ -66,7 +66,6 @@ def test_durations_and_countdowns_are_translated(qapp):
 def test_the_default_pool_is_in_the_apps_own_data_folder(qapp, monkeypatch, tmp_path):
     from PySide6.QtCore import QStandardPaths
 
-
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     test_mode = QStandardPaths.isTestModeEnabled()  # (~/.qttest: XDG_DATA_HOME is not read)
     QStandardPaths.setTestModeEnabled(False)

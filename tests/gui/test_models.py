@@ -253,6 +253,32 @@ def test_host_filter_matches_typed_text_and_follows_changes_on_its_beat(qtbot):
     assert pane.proxy.rowCount() == 1
 
 
+@pytest.mark.gui
+def test_a_panes_columns_fit_their_first_rows_and_the_url_takes_the_room_left(qtbot):
+    from PySide6.QtWidgets import QHeaderView
+
+    from crawler_gui.gui.widgets import TablePane
+
+    model = RetriesModel()
+    pane = TablePane(model, name="retries")
+    qtbot.addWidget(pane)
+    pane.resize(1200, 400)
+    pane.show()
+    header = pane.view.horizontalHeader()
+    assert header.sectionResizeMode(0) == QHeaderView.ResizeMode.Stretch
+    assert not header.stretchLastSection()
+    long_host = "world-news.regional-edition.example.com.cn"
+    model.update([retry(f"http://{long_host}/a/{i}", attempts=i) for i in range(5)], now=T0)
+    metrics = pane.view.fontMetrics()
+    assert header.sectionSize(1) >= metrics.horizontalAdvance(long_host)  # not cut off
+    last = model.columnCount() - 1
+    assert header.sectionSize(last) <= TablePane.MAX_FITTED_WIDTH  # it does not stretch
+    # sized once: a width the user sets is kept as more rows arrive
+    header.resizeSection(1, 90)
+    model.update([retry(f"http://{long_host}/b/{i}") for i in range(9)], now=T0)
+    assert header.sectionSize(1) == 90
+
+
 def article(i: int, published: str | None = None) -> ArticleSummary:
     return ArticleSummary(
         url=f"http://news{i % 3}.example.com/a{i}",
