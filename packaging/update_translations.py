@@ -199,6 +199,10 @@ ZH = {
         "列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？"
     ),
     "Replace": "替换",
+    "Compact overview": "紧凑概览",
+    "Totals and rates only: the chart, status codes and estimate make room": (
+        "只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间"
+    ),
     "Add to the list": "添加到列表",
     "Load URLs": "载入网址",
     "Load from file…": "从文件载入…",

@@ -476,296 +476,306 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="113" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="115" />
         <source>Crawler GUI</source>
-        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
+        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="146" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="148" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="147" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="157" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="159" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="158" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="160" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="169" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="180" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="181" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="727" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="747" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="204" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="799" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="206" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="210" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="212" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="281" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="279" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="292" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="282" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="295" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="301" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="294" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="307" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="300" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="313" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="306" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="319" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="310" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="323" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="313" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="319" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="332" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="324" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="337" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="325" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="338" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="328" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
+        <source>Compact overview</source>
+        <translation>紧凑概览</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="342" />
+        <source>Totals and rates only: the chart, status codes and estimate make room</source>
+        <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="357" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="351" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="354" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="357" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="377" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="428" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="410" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="431" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="432" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="480" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="462" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="530" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="530" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="521" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="541" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="523" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="543" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="541" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="561" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="546" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="558" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="578" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="559" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="579" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="639" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="659" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="710" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="730" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="747" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="783" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="803" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -774,106 +784,106 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="791" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="811" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="794" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="814" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="809" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="829" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="824" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="840" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="860" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="852" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="872" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="864" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="882" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="884" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="902" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="949" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="866" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="886" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="903" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="890" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="915" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="935" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="949" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="951" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="971" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="964" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="984" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="975" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="995" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="952" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="975" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="972" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="995" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1004" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -883,162 +893,163 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="424" />
+        <location filename="../crawler_gui/gui/widgets.py" line="451" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="428" />
+        <location filename="../crawler_gui/gui/widgets.py" line="455" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="429" />
+        <location filename="../crawler_gui/gui/widgets.py" line="456" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="430" />
+        <location filename="../crawler_gui/gui/widgets.py" line="457" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="431" />
+        <location filename="../crawler_gui/gui/widgets.py" line="458" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="432" />
+        <location filename="../crawler_gui/gui/widgets.py" line="459" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="433" />
+        <location filename="../crawler_gui/gui/widgets.py" line="460" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="434" />
+        <location filename="../crawler_gui/gui/widgets.py" line="461" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="435" />
+        <location filename="../crawler_gui/gui/widgets.py" line="462" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="439" />
+        <location filename="../crawler_gui/gui/widgets.py" line="466" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="443" />
+        <location filename="../crawler_gui/gui/widgets.py" line="470" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="444" />
+        <location filename="../crawler_gui/gui/widgets.py" line="471" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="445" />
+        <location filename="../crawler_gui/gui/widgets.py" line="472" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="446" />
+        <location filename="../crawler_gui/gui/widgets.py" line="473" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="447" />
+        <location filename="../crawler_gui/gui/widgets.py" line="474" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="448" />
+        <location filename="../crawler_gui/gui/widgets.py" line="475" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="449" />
+        <location filename="../crawler_gui/gui/widgets.py" line="476" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="450" />
+        <location filename="../crawler_gui/gui/widgets.py" line="477" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="451" />
+        <location filename="../crawler_gui/gui/widgets.py" line="478" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="455" />
+        <location filename="../crawler_gui/gui/widgets.py" line="482" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="459" />
+        <location filename="../crawler_gui/gui/widgets.py" line="486" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="467" />
+        <location filename="../crawler_gui/gui/widgets.py" line="494" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="474" />
+        <location filename="../crawler_gui/gui/widgets.py" line="501" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="527" />
+        <location filename="../crawler_gui/gui/widgets.py" line="567" />
         <source>%1 (%2/s)</source>
+        <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="588" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="588" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="588" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="556" />
+        <location filename="../crawler_gui/gui/widgets.py" line="596" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="561" />
+        <location filename="../crawler_gui/gui/widgets.py" line="601" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="563" />
+        <location filename="../crawler_gui/gui/widgets.py" line="603" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="569" />
+        <location filename="../crawler_gui/gui/widgets.py" line="609" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="574" />
+        <location filename="../crawler_gui/gui/widgets.py" line="614" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1296,18 +1307,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="195" />
+        <location filename="../crawler_gui/gui/widgets.py" line="199" />
         <source>Filter…</source>
-        <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)).</extracomment>
+        <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="269" />
+        <location filename="../crawler_gui/gui/widgets.py" line="296" />
         <source>Open in browser</source>
+        <extracomment>No column but the stretch column is sized wider than this by its contents.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="274" />
+        <location filename="../crawler_gui/gui/widgets.py" line="301" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -1315,33 +1327,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="306" />
+        <location filename="../crawler_gui/gui/widgets.py" line="333" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="317" />
+        <location filename="../crawler_gui/gui/widgets.py" line="344" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="363" />
+        <location filename="../crawler_gui/gui/widgets.py" line="390" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="368" />
+        <location filename="../crawler_gui/gui/widgets.py" line="395" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="398" />
-        <location filename="../crawler_gui/gui/widgets.py" line="401" />
+        <location filename="../crawler_gui/gui/widgets.py" line="425" />
+        <location filename="../crawler_gui/gui/widgets.py" line="428" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="403" />
+        <location filename="../crawler_gui/gui/widgets.py" line="430" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>

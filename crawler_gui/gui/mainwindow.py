@@ -75,6 +75,8 @@ SessionOpener = Callable[[Path | str, CrawlSettings], Awaitable[SessionLike]]
 _RESTARTABLE = (CrawlState.STOPPED, CrawlState.FINISHED, CrawlState.FAILED)
 #: QSettings key of the last Redis pool URL opened (only kept when it holds no password).
 LAST_REDIS_KEY = "pool/last_redis"
+#: Whether the overview shows totals and rates only (``MainWindow.act_compact``).
+COMPACT_KEY = "view/compact_overview"
 #: Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool);
 #: their leases are counted from every tick's snapshot.
 WORKERS_SECONDS = 2.0
@@ -233,12 +235,23 @@ class MainWindow(QMainWindow):
             self.resize(1200, 800)
         if state is not None:
             self.restoreState(state)  # may place the Workers pane where it was last time
+        compact = self.qsettings.value(COMPACT_KEY)
+        if compact is None:  # not chosen yet: compact on a screen under 900 pixels high
+            screen = self.screen()
+            compact = screen is not None and screen.availableGeometry().height() < 900
+        self.act_compact.setChecked(str(compact).lower() in ("true", "1"))
+        self.overview.set_compact(self.act_compact.isChecked())
         self._show_workers_pane(session is not None and is_shared(session.frontier))
         if session is not None:
             self.set_session(session)
         self._update_actions()
 
     # -- actions --------------------------------------------------------------------------
+    def _set_compact(self) -> None:
+        compact = self.act_compact.isChecked()
+        self.overview.set_compact(compact)
+        self.qsettings.setValue(COMPACT_KEY, compact)
+
     def _action(
         self,
         text: str,
@@ -323,6 +336,11 @@ class MainWindow(QMainWindow):
         )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
+        self.act_compact = self._action(self.tr("Compact overview"), self._set_compact)
+        self.act_compact.setCheckable(True)
+        self.act_compact.setToolTip(
+            self.tr("Totals and rates only: the chart, status codes and estimate make room")
+        )
 
         m = self.menuBar()
         file_menu = m.addMenu(self.tr("&File"))
@@ -351,6 +369,8 @@ class MainWindow(QMainWindow):
         view_menu = m.addMenu(self.tr("&View"))
         for dock in (*self.docks.values(), self.workers_dock):
             view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        view_menu.addAction(self.act_compact)
         help_menu = m.addMenu(self.tr("&Help"))
         help_menu.addAction(self.act_about)
 

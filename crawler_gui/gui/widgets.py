@@ -170,6 +170,10 @@ class FilterProxy(QSortFilterProxyModel):
 RowAction = tuple[str, Callable[[str], Any]]
 
 
+#: Qt's QWIDGETSIZE_MAX: no maximum size.
+_NO_LIMIT = 16_777_215
+
+
 class TablePane(QWidget):
     """A filter box over a sortable table view of one model."""
 
@@ -505,6 +509,19 @@ class OverviewWidget(QWidget):
         lay.addWidget(codes)
         lay.addWidget(chart_box, 1)
         lay.addWidget(est_box)
+        #: What a compact overview hides (the totals and rates stay).
+        self.details = (codes, chart_box, est_box)
+
+    def set_compact(self, compact: bool) -> None:
+        """Totals and rates only, so a small screen leaves room for the panes' rows."""
+        for box in self.details:
+            box.setVisible(not compact)
+        # compact, it takes no more height than its rows need: the panes below get the rest
+        self.setMaximumHeight(self.sizeHint().height() if compact else _NO_LIMIT)
+        self.updateGeometry()
+
+    def is_compact(self) -> bool:
+        return self.details[0].isHidden()
 
     def _add_value(self, grid: QGridLayout, row: int, col: int, key: str, label: str) -> None:
         name = QLabel(label + ":", self)

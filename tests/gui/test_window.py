@@ -356,3 +356,31 @@ def test_a_big_refresh_yields_to_the_loop_between_panes(window, aloop):
         assert window.hosts_model.rowCount() == 610
 
     run(aloop, scenario())
+
+
+def test_a_compact_overview_leaves_a_small_screen_to_the_panes(window, aloop, qsettings):
+    """On a screen under 900 pixels high (the offscreen one is 800 x 600) the overview starts
+    compact: totals and rates only; the View menu switches it, and the choice is kept."""
+
+    async def scenario():
+        assert window.screen().availableGeometry().height() < 900
+        assert window.act_compact.isChecked() and window.overview.is_compact()
+        window.resize(1366, 768)
+        await asyncio.sleep(0.05)
+        compact_height = window.overview.height()
+        docks = window.docks["hosts"].height()
+        assert compact_height < docks  # the panes get most of the room
+        window.act_compact.trigger()
+        await asyncio.sleep(0.05)
+        assert not window.overview.is_compact()
+        assert window.overview.height() > compact_height
+        assert str(qsettings.value("view/compact_overview")).lower() == "false"
+        print("overview", compact_height, "docks", docks, "full", window.overview.height())
+
+    run(aloop, scenario())
+    again = MainWindow(None, qsettings=qsettings)
+    try:
+        assert not again.act_compact.isChecked() and not again.overview.is_compact()
+    finally:
+        again.close()
+        again.deleteLater()
