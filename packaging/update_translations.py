@@ -298,6 +298,27 @@ ZH = {
     "Why a hub is not refreshed by itself (Refresh now resumes it)": "入口页为何不再自动刷新（“立即刷新”可恢复）",
     "parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again": "已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试",
     "refused: %1": "已拒绝：%1",
+    # refusal reasons (core/urls.py, engine/scope.py, core/hublist.py: context "reasons")
+    "the refresh span is not a duration (like 300, 5m or 1h)": "刷新间隔不是时长（如 300、5m 或 1h）",
+    "the URL is empty": "网址为空",
+    "the URL cannot be parsed": "无法解析该网址",
+    "only http and https URLs are crawled": "只抓取 http 和 https 网址",
+    "the URL is longer than the limit": "网址超过长度上限",
+    "the URL has no host": "网址没有主机名",
+    "the host has no dot (not a public host name)": "主机名中没有点（不是公网主机名）",
+    "the host name is not valid": "主机名无效",
+    "the host name is longer than 253 characters, or one of its labels than 63": (
+        "主机名超过 253 个字符，或其中某一段超过 63 个字符"
+    ),
+    "the port is not a number from 1 to 65535": "端口不是 1 到 65535 之间的数字",
+    "URLs with a user name or password are not crawled": "不抓取带用户名或密码的网址",
+    "the URL is deeper than the depth limit": "网址深度超过深度上限",
+    "the host already has the maximum number of waiting URLs": "该主机的等待网址已达上限",
+    "the URL is a hub; hubs are refreshed on their own timer": "该网址是枢纽页；枢纽页按自己的计时刷新",
+    "the URL is not on a seed's or an allowed domain": "网址不在种子域名或允许的域名内",
+    "the URL's host is on a denied domain": "网址的主机属于被拒绝的域名",
+    "the URL matches a deny pattern": "网址匹配了拒绝规则",
+    "the URL matches none of the allow patterns": "网址不匹配任何允许规则",
     "the user agent must not be empty": "User-Agent 不能为空",
     "■ errors/s": "■ 错误/秒",
     "■ pages/s": "■ 页/秒",
@@ -322,7 +343,8 @@ ZH = {
 
 
 def main() -> int:
-    sources = sorted(str(p) for p in (ROOT / "crawler_gui" / "gui").glob("*.py"))
+    # the window, and the core texts it shows, marked with QT_TRANSLATE_NOOP (core/i18n.py)
+    sources = sorted(str(p) for p in (ROOT / "crawler_gui").rglob("*.py"))
     lupdate = [
         str(BIN / "pyside6-lupdate"),
         *sources,

@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="333" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="343" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="338" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="348" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="357" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="367" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="365" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="390" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="400" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="394" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="401" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="411" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="444" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="445" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="454" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="437" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="447" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1023" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1033" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1031" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1041" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1033" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1043" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1034" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1044" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1035" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1045" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1041" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1051" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -199,28 +199,28 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="490" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="490" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="490" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="546" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="556" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="551" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="561" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -228,102 +228,102 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="587" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="597" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="600" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="610" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="601" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="602" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="612" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="603" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="613" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="604" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="614" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="605" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="708" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="615" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="632" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="642" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="647" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="657" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="670" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="677" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="687" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="687" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="717" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="727" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="728" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="752" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="761" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="769" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="762" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="771" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="779" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="754" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="780" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="764" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="790" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="770" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="780" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="777" />
         <location filename="../crawler_gui/gui/dialogs.py" line="787" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="797" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -1057,43 +1057,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="163" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="173" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="166" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="176" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="173" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="177" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="183" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="187" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="175" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="185" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="180" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="190" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="185" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="195" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="197" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="207" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="214" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="224" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1134,172 +1134,172 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="839" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="849" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="845" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="846" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="853" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="863" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="854" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="864" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="865" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="866" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="857" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="867" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="858" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="868" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="859" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="869" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="860" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="870" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="861" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="871" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="862" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="872" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="863" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="873" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="867" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="877" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="868" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="878" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="874" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="884" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="876" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="886" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="877" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="887" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="878" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="888" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="879" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="889" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="880" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="890" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="883" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="893" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="888" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="898" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="889" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="899" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="896" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="906" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="897" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="907" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="898" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="908" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="903" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="913" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="910" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="920" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="912" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="913" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="914" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="974" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="984" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1361,27 +1361,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="309" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="309" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="309" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="322" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="332" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="323" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="333" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -1566,6 +1566,102 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/gui/fmt.py" line="44" />
         <source>in %1</source>
         <translation>%1后</translation>
+    </message>
+</context>
+<context>
+    <name>reasons</name>
+    <message>
+        <location filename="../crawler_gui/core/hublist.py" line="22" />
+        <source>the refresh span is not a duration (like 300, 5m or 1h)</source>
+        <translation>刷新间隔不是时长（如 300、5m 或 1h）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="29" />
+        <source>the URL is empty</source>
+        <extracomment>Machine-readable refusal reasons, with the sentence the GUI shows for each.</extracomment>
+        <translation>网址为空</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="30" />
+        <source>the URL cannot be parsed</source>
+        <translation>无法解析该网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="31" />
+        <source>only http and https URLs are crawled</source>
+        <translation>只抓取 http 和 https 网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="32" />
+        <source>the URL is longer than the limit</source>
+        <translation>网址超过长度上限</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="33" />
+        <location filename="../crawler_gui/engine/scope.py" line="33" />
+        <source>the URL has no host</source>
+        <translation>网址没有主机名</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="34" />
+        <source>the host has no dot (not a public host name)</source>
+        <translation>主机名中没有点（不是公网主机名）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="37" />
+        <source>the host name is not valid</source>
+        <translation>主机名无效</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="38" />
+        <source>the host name is longer than 253 characters, or one of its labels than 63</source>
+        <translation>主机名超过 253 个字符，或其中某一段超过 63 个字符</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="41" />
+        <source>the port is not a number from 1 to 65535</source>
+        <translation>端口不是 1 到 65535 之间的数字</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="42" />
+        <source>URLs with a user name or password are not crawled</source>
+        <translation>不抓取带用户名或密码的网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="43" />
+        <source>the URL is deeper than the depth limit</source>
+        <translation>网址深度超过深度上限</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="44" />
+        <source>the host already has the maximum number of waiting URLs</source>
+        <translation>该主机的等待网址已达上限</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/core/urls.py" line="47" />
+        <source>the URL is a hub; hubs are refreshed on their own timer</source>
+        <translation>该网址是枢纽页；枢纽页按自己的计时刷新</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/engine/scope.py" line="27" />
+        <source>the URL is not on a seed's or an allowed domain</source>
+        <extracomment>Offline: the public suffix list snapshot bundled with tldextract; never fetched, never cached.</extracomment>
+        <translation>网址不在种子域名或允许的域名内</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/engine/scope.py" line="28" />
+        <source>the URL's host is on a denied domain</source>
+        <translation>网址的主机属于被拒绝的域名</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/engine/scope.py" line="29" />
+        <source>the URL matches a deny pattern</source>
+        <translation>网址匹配了拒绝规则</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/engine/scope.py" line="30" />
+        <source>the URL matches none of the allow patterns</source>
+        <translation>网址不匹配任何允许规则</translation>
     </message>
 </context>
 </TS>

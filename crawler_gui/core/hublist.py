@@ -13,10 +13,16 @@ from dataclasses import dataclass
 from importlib import resources
 
 from crawler_gui.core.frontier import HubSpec
+from crawler_gui.core.i18n import QT_TRANSLATE_NOOP
 from crawler_gui.core.urls import REASONS, check_lines
 
 BAD_SPAN = "bad_span"
-REASON_TEXT = {**REASONS, BAD_SPAN: "the refresh span is not a duration (like 300, 5m or 1h)"}
+REASON_TEXT = {
+    **REASONS,
+    BAD_SPAN: QT_TRANSLATE_NOOP(
+        "reasons", "the refresh span is not a duration (like 300, 5m or 1h)"
+    ),
+}
 PRESETS = {"sina-news": "hubs-sina-news.txt"}
 
 _SPAN = re.compile(r"(\d+(?:\.\d+)?)\s*([smhd]?)\Z", re.IGNORECASE)

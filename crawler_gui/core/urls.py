@@ -21,23 +21,32 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from crawler_gui.core.i18n import QT_TRANSLATE_NOOP
 from crawler_gui.errors import InvalidURLError
 
 #: Machine-readable refusal reasons, with the sentence the GUI shows for each.
 REASONS: dict[str, str] = {
-    "empty": "the URL is empty",
-    "malformed": "the URL cannot be parsed",
-    "scheme": "only http and https URLs are crawled",
-    "too_long": "the URL is longer than the limit",
-    "no_host": "the URL has no host",
-    "host_without_dot": "the host has no dot (not a public host name)",
-    "bad_host": "the host name is not valid",
-    "long_host": "the host name is longer than 253 characters, or one of its labels than 63",
-    "bad_port": "the port is not a number from 1 to 65535",
-    "userinfo": "URLs with a user name or password are not crawled",
-    "too_deep": "the URL is deeper than the depth limit",
-    "host_full": "the host already has the maximum number of waiting URLs",
-    "is_hub": "the URL is a hub; hubs are refreshed on their own timer",
+    "empty": QT_TRANSLATE_NOOP("reasons", "the URL is empty"),
+    "malformed": QT_TRANSLATE_NOOP("reasons", "the URL cannot be parsed"),
+    "scheme": QT_TRANSLATE_NOOP("reasons", "only http and https URLs are crawled"),
+    "too_long": QT_TRANSLATE_NOOP("reasons", "the URL is longer than the limit"),
+    "no_host": QT_TRANSLATE_NOOP("reasons", "the URL has no host"),
+    "host_without_dot": QT_TRANSLATE_NOOP(
+        "reasons", "the host has no dot (not a public host name)"
+    ),
+    "bad_host": QT_TRANSLATE_NOOP("reasons", "the host name is not valid"),
+    "long_host": QT_TRANSLATE_NOOP(
+        "reasons", "the host name is longer than 253 characters, or one of its labels than 63"
+    ),
+    "bad_port": QT_TRANSLATE_NOOP("reasons", "the port is not a number from 1 to 65535"),
+    "userinfo": QT_TRANSLATE_NOOP("reasons", "URLs with a user name or password are not crawled"),
+    "too_deep": QT_TRANSLATE_NOOP("reasons", "the URL is deeper than the depth limit"),
+    "host_full": QT_TRANSLATE_NOOP(
+        "reasons", "the host already has the maximum number of waiting URLs"
+    ),
+    "is_hub": QT_TRANSLATE_NOOP(
+        "reasons", "the URL is a hub; hubs are refreshed on their own timer"
+    ),
 }
 
 DEFAULT_MAX_LENGTH = 2048

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import tldextract
 
+from crawler_gui.core.i18n import QT_TRANSLATE_NOOP
 from crawler_gui.errors import ConfigError
 
 __all__ = ["DENY_REASONS", "REASONS", "Scope", "host_of_url", "registered_domain"]
@@ -23,11 +24,13 @@ __all__ = ["DENY_REASONS", "REASONS", "Scope", "host_of_url", "registered_domain
 _EXTRACT = tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None)
 
 REASONS: dict[str, str] = {
-    "off_domain": "the URL is not on a seed's or an allowed domain",
-    "denied_domain": "the URL's host is on a denied domain",
-    "denied_pattern": "the URL matches a deny pattern",
-    "not_allowed_pattern": "the URL matches none of the allow patterns",
-    "no_host": "the URL has no host",
+    "off_domain": QT_TRANSLATE_NOOP("reasons", "the URL is not on a seed's or an allowed domain"),
+    "denied_domain": QT_TRANSLATE_NOOP("reasons", "the URL's host is on a denied domain"),
+    "denied_pattern": QT_TRANSLATE_NOOP("reasons", "the URL matches a deny pattern"),
+    "not_allowed_pattern": QT_TRANSLATE_NOOP(
+        "reasons", "the URL matches none of the allow patterns"
+    ),
+    "no_host": QT_TRANSLATE_NOOP("reasons", "the URL has no host"),
 }
 #: The refusals of the deny rules, which hold for seeds too.
 DENY_REASONS = frozenset({"denied_domain", "denied_pattern"})

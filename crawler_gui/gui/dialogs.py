@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    QTimer,
+)
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -48,6 +55,7 @@ from crawler_gui.core.hublist import (
     parse_span,
     preset_text,
 )
+from crawler_gui.core.i18n import REASONS_CONTEXT
 from crawler_gui.core.urls import REASONS, check_lines
 from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 from crawler_gui.engine.settings import CrawlSettings
@@ -146,7 +154,9 @@ async def ask_directory(parent: QWidget | None, title: str, directory: str = "")
 
 
 def reason_text(reason: str) -> str:
-    return REASON_TEXT.get(reason) or REASONS.get(reason) or SCOPE_REASONS.get(reason, reason)
+    """The sentence for a refusal reason code, in the window's language."""
+    text = REASON_TEXT.get(reason) or REASONS.get(reason) or SCOPE_REASONS.get(reason)
+    return QCoreApplication.translate(REASONS_CONTEXT, text) if text else reason
 
 
 # -- open a Redis pool -----------------------------------------------------------------

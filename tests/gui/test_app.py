@@ -31,6 +31,16 @@ def test_simplified_chinese_translation_loads(qapp):
         assert translators, "crawler_gui_zh_CN.qm was not found"
         assert QCoreApplication.translate("MainWindow", "&Start") != "&Start"
         assert QCoreApplication.translate("HostsModel", "Waiting") == "等待"
+        # refusal reasons come from the core in English; the window shows them translated,
+        # every one of them
+        from crawler_gui.core.hublist import REASON_TEXT
+        from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
+        from crawler_gui.gui.dialogs import reason_text
+
+        assert reason_text("scheme") == "只抓取 http 和 https 网址"
+        for code in (*REASON_TEXT, *SCOPE_REASONS):
+            assert not reason_text(code).isascii(), code
+        assert reason_text("some_new_code") == "some_new_code"
     finally:
         for t in translators:
             qapp.removeTranslator(t)
