@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.engine.stats import StatsSnapshot
 from crawler_gui.gui import fmt
 from crawler_gui.gui.models import (
     KeyedTableModel,
@@ -540,7 +541,9 @@ class OverviewWidget(QWidget):
     def value(self, key: str) -> str:
         return self.values[key].text()
 
-    def update_from(self, snap: PoolSnapshot | None, stats: Any | None, state: str) -> None:
+    def update_from(
+        self, snap: PoolSnapshot | None, stats: StatsSnapshot | None, state: str
+    ) -> None:
         v = self.values
         v["state"].setText(state)
         if snap is not None:
@@ -553,32 +556,26 @@ class OverviewWidget(QWidget):
             v["hosts"].setText(fmt.count(t.hosts))
             v["hubs"].setText(fmt.count(t.hubs))
         if stats is not None:
-
-            def g(name: str, default: Any = 0) -> Any:
-                return getattr(stats, name, default)
-
-            v["rate_now"].setText(fmt.rate(g("pages_per_s_10s", 0.0)))
-            v["rate_min"].setText(fmt.rate(g("pages_per_s_60s", 0.0)))
-            v["rate_avg"].setText(fmt.rate(g("pages_per_s_avg", 0.0)))
-            v["elapsed"].setText(fmt.duration(g("elapsed", 0.0)))
-            v["pages"].setText(fmt.count(g("pages")))
-            v["errors"].setText(fmt.count(g("errors")))
+            v["rate_now"].setText(fmt.rate(stats.pages_per_s_10s))
+            v["rate_min"].setText(fmt.rate(stats.pages_per_s_60s))
+            v["rate_avg"].setText(fmt.rate(stats.pages_per_s_avg))
+            v["elapsed"].setText(fmt.duration(stats.elapsed))
+            v["pages"].setText(fmt.count(stats.pages))
+            v["errors"].setText(fmt.count(stats.errors))
             v["bytes"].setText(
                 self.tr("%1 (%2/s)")
-                .replace("%1", fmt.data_size(g("bytes")))
-                .replace("%2", fmt.data_size(g("bytes_per_s_10s", 0.0)))
+                .replace("%1", fmt.data_size(stats.bytes))
+                .replace("%2", fmt.data_size(stats.bytes_per_s_10s))
             )
-            v["disk"].setText(self.disk_text(dict(g("disk_use", {}) or {})))
-            lat = [g(f"response_ms_p{q}", None) for q in (50, 90, 99)]
-            v["latency"].setText(" / ".join("–" if x is None else f"{x:.0f} ms" for x in lat))
-            classes = dict(g("status_classes", {}) or {})
+            v["disk"].setText(self.disk_text(dict(stats.disk_use)))
+            lat = (stats.response_ms_p50, stats.response_ms_p90, stats.response_ms_p99)
+            v["latency"].setText(" / ".join(f"{x:.0f} ms" for x in lat) if stats.pages else "–")
             for key in ("2xx", "3xx", "4xx", "5xx", "error"):
-                v[f"status_{key}"].setText(fmt.count(classes.get(key, 0)))
-            codes = dict(g("status_counts", {}) or {})
-            codes.update(dict(g("error_counts", {}) or {}))
+                v[f"status_{key}"].setText(fmt.count(stats.status_classes.get(key, 0)))
+            codes = {**stats.status_counts, **stats.error_counts}
             top = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))[:12]
             self.status_detail.setText("  ".join(f"{k}: {fmt.count(n)}" for k, n in top))
-            self.chart.set_series(g("series", ()) or (), g("time", 0.0))
+            self.chart.set_series(stats.series, stats.time)
         self.estimate.setText(self.estimate_text(snap, stats))
 
     def disk_text(self, use: dict[str, int]) -> str:
@@ -591,7 +588,7 @@ class OverviewWidget(QWidget):
         )
         return f"{fmt.data_size(use.get('total', 0))} ({parts})"
 
-    def estimate_text(self, snap: PoolSnapshot | None, stats: Any | None) -> str:
+    def estimate_text(self, snap: PoolSnapshot | None, stats: StatsSnapshot | None) -> str:
         if snap is None:
             return self.tr("No pool open.")
         t = snap.totals
@@ -602,9 +599,9 @@ class OverviewWidget(QWidget):
                 if t.hubs
                 else self.tr("Nothing is waiting.")
             )
-        rate = getattr(stats, "pages_per_s_60s", 0.0) if stats is not None else 0.0
+        rate = stats.pages_per_s_60s if stats is not None else 0.0
         if not rate:
-            rate = getattr(stats, "pages_per_s_avg", 0.0) if stats is not None else 0.0
+            rate = stats.pages_per_s_avg if stats is not None else 0.0
         if not rate or rate <= 0:
             return self.tr("%1 URLs known and not yet done; no rate to estimate from yet.").replace(
                 "%1", fmt.count(remaining)
