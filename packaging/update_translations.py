@@ -200,6 +200,15 @@ ZH = {
     ),
     "Replace": "替换",
     "Compact overview": "紧凑概览",
+    # notifications (gui/notify.py)
+    "Crawl finished": "爬取完成",
+    "%1: nothing left to crawl; %2 pages, %3 articles.": "%1：已无可爬取的内容；%2 个页面，%3 篇文章。",
+    "%1 stopped on an error: %2": "%1 因错误停止：%2",
+    "see the log": "请查看日志",
+    "A host keeps failing": "某主机持续失败",
+    "%1: %2 URLs failed for good since its last success (last: %3).": (
+        "%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。"
+    ),
     "Totals and rates only: the chart, status codes and estimate make room": (
         "只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间"
     ),

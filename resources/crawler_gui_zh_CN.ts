@@ -476,306 +476,338 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="115" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="116" />
         <source>Crawler GUI</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="148" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="152" />
         <source>Busiest first</source>
+        <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="153" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="159" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="160" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="164" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="169" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="173" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="747" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="206" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="819" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="210" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="867" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="212" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="216" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="281" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="291" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="295" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="298" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="292" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="302" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="295" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="305" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="301" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="307" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="317" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="313" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="323" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="319" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="323" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="333" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="332" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="342" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="337" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="347" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="338" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="348" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="342" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="356" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="357" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="367" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="384" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="377" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="428" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="440" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="431" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="441" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="432" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="443" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="444" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="480" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="491" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="482" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="493" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="530" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="544" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="563" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="530" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="544" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="541" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="554" />
+        <source>Crawl finished</source>
+        <translation>爬取完成</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="555" />
+        <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
+        <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
+        <source>%1 stopped on an error: %2</source>
+        <translation>%1 因错误停止：%2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
+        <source>see the log</source>
+        <translation>请查看日志</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="573" />
+        <source>A host keeps failing</source>
+        <translation>某主机持续失败</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="574" />
+        <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
+        <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="588" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="543" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="590" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="561" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="608" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="613" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="578" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="625" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="579" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="626" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="659" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="707" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="730" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="778" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="815" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="803" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="851" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -784,106 +816,106 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="811" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="859" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="814" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="862" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="829" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="877" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="905" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="905" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="860" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="908" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="872" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="920" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="884" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="902" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="949" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="950" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="981" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="997" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="886" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="934" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="903" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="951" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="935" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="983" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="949" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="997" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="971" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1019" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="984" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1032" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="995" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="972" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="995" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1020" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1070" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1072" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -893,163 +925,163 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="451" />
+        <location filename="../crawler_gui/gui/widgets.py" line="452" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="455" />
+        <location filename="../crawler_gui/gui/widgets.py" line="456" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="456" />
+        <location filename="../crawler_gui/gui/widgets.py" line="457" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="457" />
+        <location filename="../crawler_gui/gui/widgets.py" line="458" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="458" />
+        <location filename="../crawler_gui/gui/widgets.py" line="459" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="459" />
+        <location filename="../crawler_gui/gui/widgets.py" line="460" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="460" />
+        <location filename="../crawler_gui/gui/widgets.py" line="461" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="461" />
+        <location filename="../crawler_gui/gui/widgets.py" line="462" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="462" />
+        <location filename="../crawler_gui/gui/widgets.py" line="463" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="466" />
+        <location filename="../crawler_gui/gui/widgets.py" line="467" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="470" />
+        <location filename="../crawler_gui/gui/widgets.py" line="471" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="471" />
+        <location filename="../crawler_gui/gui/widgets.py" line="472" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="472" />
+        <location filename="../crawler_gui/gui/widgets.py" line="473" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <location filename="../crawler_gui/gui/widgets.py" line="474" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="474" />
+        <location filename="../crawler_gui/gui/widgets.py" line="475" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="475" />
+        <location filename="../crawler_gui/gui/widgets.py" line="476" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="476" />
+        <location filename="../crawler_gui/gui/widgets.py" line="477" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="477" />
+        <location filename="../crawler_gui/gui/widgets.py" line="478" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="478" />
+        <location filename="../crawler_gui/gui/widgets.py" line="479" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="482" />
+        <location filename="../crawler_gui/gui/widgets.py" line="483" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="486" />
+        <location filename="../crawler_gui/gui/widgets.py" line="487" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="494" />
+        <location filename="../crawler_gui/gui/widgets.py" line="495" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="501" />
+        <location filename="../crawler_gui/gui/widgets.py" line="502" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="567" />
+        <location filename="../crawler_gui/gui/widgets.py" line="566" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="588" />
+        <location filename="../crawler_gui/gui/widgets.py" line="585" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="588" />
+        <location filename="../crawler_gui/gui/widgets.py" line="585" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="588" />
+        <location filename="../crawler_gui/gui/widgets.py" line="585" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="596" />
+        <location filename="../crawler_gui/gui/widgets.py" line="593" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="601" />
+        <location filename="../crawler_gui/gui/widgets.py" line="598" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="603" />
+        <location filename="../crawler_gui/gui/widgets.py" line="600" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="609" />
+        <location filename="../crawler_gui/gui/widgets.py" line="606" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="614" />
+        <location filename="../crawler_gui/gui/widgets.py" line="611" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1307,19 +1339,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="199" />
+        <location filename="../crawler_gui/gui/widgets.py" line="200" />
         <source>Filter…</source>
         <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="296" />
+        <location filename="../crawler_gui/gui/widgets.py" line="297" />
         <source>Open in browser</source>
         <extracomment>No column but the stretch column is sized wider than this by its contents.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="301" />
+        <location filename="../crawler_gui/gui/widgets.py" line="302" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -1327,33 +1359,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="333" />
+        <location filename="../crawler_gui/gui/widgets.py" line="334" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="344" />
+        <location filename="../crawler_gui/gui/widgets.py" line="345" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="390" />
+        <location filename="../crawler_gui/gui/widgets.py" line="391" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="395" />
+        <location filename="../crawler_gui/gui/widgets.py" line="396" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="425" />
-        <location filename="../crawler_gui/gui/widgets.py" line="428" />
+        <location filename="../crawler_gui/gui/widgets.py" line="426" />
+        <location filename="../crawler_gui/gui/widgets.py" line="429" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="430" />
+        <location filename="../crawler_gui/gui/widgets.py" line="431" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>

@@ -32,7 +32,7 @@ from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import PoolSnapshot
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.control import AttachedSession
-from crawler_gui.engine.settings import CrawlSettings, CrawlState
+from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.models import (
@@ -45,6 +45,7 @@ from crawler_gui.gui.models import (
     RetriesModel,
     WorkersModel,
 )
+from crawler_gui.gui.notify import FailingHosts, Notifier
 from crawler_gui.gui.tasks import Tasks
 from crawler_gui.gui.widgets import OverviewWidget, TablePane
 
@@ -120,6 +121,9 @@ class MainWindow(QMainWindow):
             session.settings if session is not None else prefs.load_settings(self.qsettings)
         )
         self.tasks = Tasks(on_error=self._task_failed)
+        #: Tray messages (or the status bar): crawl finished or stopped, a host failing.
+        self.notifier = Notifier(self)
+        self.failing_hosts = FailingHosts()
         self._version: int | None = None
         self._refresh_task: asyncio.Task[None] | None = None
         self._shutdown_task: asyncio.Task[None] | None = None
@@ -220,7 +224,13 @@ class MainWindow(QMainWindow):
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
         self.pool_label = QLabel(self)
         self.pool_label.setTextFormat(Qt.TextFormat.PlainText)
+        # the rate line is a normal widget of the status bar, not a message: the window's
+        # messages (a notification, a save that finished) show over it for their time instead
+        # of being replaced by the next refresh
+        self.rate_label = QLabel(self)
+        self.rate_label.setTextFormat(Qt.TextFormat.PlainText)
         self.statusBar().addWidget(self.state_label)
+        self.statusBar().addWidget(self.rate_label, 1)
         self.statusBar().addPermanentWidget(self.pool_label)
 
         self.timer = QTimer(self)
@@ -457,6 +467,7 @@ class MainWindow(QMainWindow):
             for listeners, handler in self._listeners(session):
                 listeners.append(handler)
         self._version = None
+        self.failing_hosts.reset()
         for model in (
             self.hosts_model,
             self.inflight_model,
@@ -522,13 +533,49 @@ class MainWindow(QMainWindow):
             return
         self._update_actions()
         session = self.session
-        if state is not CrawlState.FAILED or session is None or is_attached(session):
+        if session is None:
+            return
+        self._notify_state(session, state)
+        if state is not CrawlState.FAILED or is_attached(session):
             return
         failure = session.crawler.failure
         if isinstance(failure, CrawlerGuiError):
             self.tasks.spawn(
                 self.error(self.tr("Crawl stopped"), self.tr("The crawl stopped."), failure),
                 "crawl failed",
+            )
+
+    def _notify_state(self, session: SessionLike, state: CrawlState) -> None:
+        """A tray message when an until-idle crawl has finished or a crawl stopped on an
+        error: the window is often in the background by then."""
+        if state is CrawlState.FINISHED and session.settings.mode is CrawlMode.UNTIL_IDLE:
+            stats = session.crawler.stats()
+            self.notifier.notify(
+                self.tr("Crawl finished"),
+                self.tr("%1: nothing left to crawl; %2 pages, %3 articles.")
+                .replace("%1", session.display_name)
+                .replace("%2", fmt.count(stats.pages))
+                .replace("%3", fmt.count(stats.articles_found)),
+            )
+        elif state is CrawlState.FAILED:
+            failure = None if is_attached(session) else session.crawler.failure
+            self.notifier.notify(
+                self.tr("Crawl stopped"),
+                self.tr("%1 stopped on an error: %2")
+                .replace("%1", session.display_name)
+                .replace("%2", str(failure) if failure else self.tr("see the log")),
+                warning=True,
+            )
+
+    def _notify_failing_hosts(self, snap: PoolSnapshot) -> None:
+        for h in self.failing_hosts.update(snap.hosts):
+            self.notifier.notify(
+                self.tr("A host keeps failing"),
+                self.tr("%1: %2 URLs failed for good since its last success (last: %3).")
+                .replace("%1", h.host)
+                .replace("%2", fmt.count(self.failing_hosts.threshold))
+                .replace("%3", h.last_status or "–"),
+                warning=True,
             )
 
     def _on_storage_full(self, message: str) -> None:
@@ -631,6 +678,7 @@ class MainWindow(QMainWindow):
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
         self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
+        self._notify_failing_hosts(snap)
         if snap.hosts_complete:
             # The objects alive after a full load (Qt wrappers, one row per host, the pool's
             # per-host state) live as long as the window: keep the cycle collector from
@@ -655,7 +703,7 @@ class MainWindow(QMainWindow):
             self.workers_model.set_pending(snap.pending, now=snap.time)
         self.overview.update_from(snap, stats, self.state_text(self.state()))
         self._update_actions()
-        self.statusBar().showMessage(
+        self.rate_label.setText(
             self.tr("%1 pages/s · %2 done · %3 waiting")
             .replace("%1", fmt.rate(stats.pages_per_s_10s))
             .replace("%2", fmt.count(snap.totals.done))
@@ -1054,6 +1102,7 @@ class MainWindow(QMainWindow):
             self._refresh_task.cancel()
             await asyncio.gather(self._refresh_task, return_exceptions=True)
         await self.tasks.cancel_all()
+        self.notifier.close()
         prefs.save_window_state(self.qsettings, self.saveGeometry(), self.saveState())
         session, self.session = self.session, None
         try:
