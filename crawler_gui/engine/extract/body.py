@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 import re
+from copy import deepcopy
 from typing import Any
 
 import trafilatura
-from lxml import etree
+from lxml import etree, html
 from trafilatura.utils import load_html
 
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
@@ -19,6 +20,7 @@ __all__ = [
     "cut_link_tail",
     "density_lines",
     "is_link_line",
+    "main_container",
     "paragraph_lines",
     "parse_html",
     "trafilatura_lines",
@@ -216,6 +218,77 @@ def paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
     return lines
 
 
+def _outside_article(el: Any) -> bool:
+    return any(
+        a.tag in ("nav", "footer", "aside", "a") or "comment" in (a.get("class") or "").lower()
+        for a in el.iterancestors()
+    )
+
+
+def _link_chars(el: Any) -> int:
+    return sum(_text_chars(a) for a in el.iter("a"))
+
+
+def _text_chars(el: Any) -> int:
+    return len(" ".join(el.text_content().split()))
+
+
+#: Share of the page's article-like text the container must hold.
+_CONTAINER_SHARE = 0.9
+#: Characters of sentence-like paragraphs a page needs for its container to be looked for.
+_CONTAINER_MIN = 300
+
+
+def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
+    """The element that holds the article, for handing trafilatura a small tree: the deepest
+    element with nine tenths of the page's article-like text (the sentence-like paragraphs
+    ``paras``, and the headings, quotes and non-link list items beside them), widened while
+    what its parent adds is mostly text, not links (a heading or a list just outside it).
+    None when that is the whole ``<body>``.
+
+    trafilatura's cost grows with the tree it is given (it copies and walks it several
+    times, testing regular expressions on every block); the rest of a news page (menus,
+    sidebars, footers, scripts) is most of the tree and none of the article."""
+    # Amounts in characters: only shares within the page are compared.
+    blocks = [(p, len(t)) for p, t in paras]
+    if sum(n for _p, n in blocks) < _CONTAINER_MIN:
+        return None  # too few paragraphs to tell where the article is
+    for el in tree.iter("li", "h2", "h3", "h4", "blockquote"):
+        n = _text_chars(el)
+        if n < 8 or (el.tag == "li" and _link_chars(el) > 0.5 * n):
+            continue
+        if not _outside_article(el):
+            blocks.append((el, n))
+    total = 0
+    held: dict[Any, int] = {}
+    for el, u in blocks:
+        total += u
+        for anc in el.iterancestors():
+            held[anc] = held.get(anc, 0) + u
+    if not total:
+        return None
+    best: Any = None
+    best_depth = -1
+    for anc, u in held.items():
+        if u >= _CONTAINER_SHARE * total:
+            depth = sum(1 for _ in anc.iterancestors())
+            if depth > best_depth:
+                best, best_depth = anc, depth
+    if best is None:
+        return None
+    while True:
+        parent = best.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        added = _text_chars(parent) - _text_chars(best)
+        if added > 0 and _link_chars(parent) - _link_chars(best) >= 0.3 * added:
+            break
+        # (Wrappers that add no text are taken too: their class names, "article-body",
+        # are what trafilatura looks for.)
+        best = parent
+    return None if best.tag in ("body", "html", "header", "nav", "footer") else best
+
+
 def parse_html(text: str) -> Any:
     """Parse as trafilatura does (its parser settings change what it finds)."""
     try:
@@ -239,9 +312,16 @@ def _prune(tree: Any) -> None:
             el.drop_tree()
 
 
-def trafilatura_lines(tree: Any, url: str, headline: str, *, fast: bool) -> list[str]:
+def trafilatura_lines(
+    tree: Any, url: str, headline: str, *, fast: bool, scope: Any = None
+) -> list[str]:
     """trafilatura's main text of ``tree`` (pruned of comment and related-news blocks first:
-    the tree is changed), cleaned up."""
+    the tree is changed), cleaned up. With ``scope`` (an element of ``tree``, see
+    :func:`main_container`), trafilatura sees a copy of that element alone, in a document
+    of its own, and ``tree`` is left as it is."""
+    if scope is not None:
+        tree = html.Element("html")
+        etree.SubElement(tree, "body").append(deepcopy(scope))
     _prune(tree)
     out = trafilatura.extract(
         tree,

@@ -23,6 +23,7 @@ from crawler_gui.engine.extract.body import (
     cut_link_tail,
     density_lines,
     is_link_line,
+    main_container,
     paragraph_lines,
     parse_html,
     trafilatura_lines,
@@ -210,7 +211,11 @@ def extract_page(
 
     paras = paragraph_lines(tree)
     para_units = units("\n".join(t for _p, t in paras))
-    body_lines = trafilatura_lines(tree, url, headline, fast=True)
+    scope = main_container(tree, paras)
+    body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
+    if scope is not None and (not body_lines or units("\n".join(body_lines)) < 0.6 * para_units):
+        # The article's container did not give the page's paragraphs: the whole page.
+        body_lines = trafilatura_lines(tree, url, headline, fast=True)
     if units("\n".join(body_lines)) < 0.6 * para_units:
         # The fast path lost paragraphs the page plainly has: take trafilatura's full
         # path (with its fallback extractors) on a fresh parse, keep the longer text; if
