@@ -96,3 +96,35 @@ def test_a_header_is_never_the_container() -> None:
     )
     tree = parse_html(page)
     assert main_container(tree, paragraph_lines(tree)) is None
+
+
+def _blog_page(h1: str, title: str) -> bytes:
+    """A small WordPress-style page: a dated post with a short body and a comment form."""
+    paras = "".join(f"<p>{s}</p>" for s in _SENTENCES[:4])
+    return (
+        f"<html><head><title>{title}</title></head><body>"
+        '<div class="site"><h3 class="widget-title">Shopping cart</h3>'
+        f'<article class="post"><h1 class="entry-title">{h1}</h1>'
+        '<time class="entry-date" datetime="2019-07-01T10:00:00+00:00">July 1, 2019</time>'
+        f'<div class="entry-content">{paras}</div></article>'
+        '<div id="respond"><h3 class="comment-reply-title">Leave a Reply</h3>'
+        '<form><textarea name="comment"></textarea></form></div></div></body></html>'
+    ).encode()
+
+
+def test_a_short_h1_that_is_the_title_before_the_site_name_is_the_headline() -> None:
+    page = _blog_page("About bugs", "About bugs – Valley Games Studio")
+    e = extract_page(page, "https://games.example/2019/07/about-bugs.html")
+    assert e.kind == "article" and e.article is not None
+    assert e.article.title == "About bugs"
+    assert "headline from h1" in e.why
+
+
+def test_a_hyphenated_slug_ending_in_a_slash_is_not_an_index() -> None:
+    page = _blog_page("How we handle bug reports", "How we handle bug reports – Valley Games")
+    e = extract_page(page, "https://games.example/bug-reports/")
+    assert e.kind == "article", e.why
+    assert "index-like URL" not in e.why
+    # A section's index is still one.
+    e = extract_page(page, "https://games.example/news/")
+    assert "index-like URL" in e.why

@@ -60,6 +60,8 @@ _INDEX_PATH = re.compile(
 )
 #: A slug of four or more words: ``/world/a-long-story-about-something/``.
 _SLUG = re.compile(r"/[a-z0-9]+(?:-[a-z0-9]+){3,}/?$", re.I)
+#: A hyphenated slug ending in a slash (``/about-bugs/``): a permalink, not a section index.
+_SLUG_DIR = re.compile(r"/[a-z0-9]+(?:-[a-z0-9]+)+/$", re.I)
 _ARTICLE_PATH = re.compile(
     r"(/20\d{2}[-/]?\d{2}[-/]?\d{2}|/\d{6,}|\.s?html?$|/a\d+\.html$|/doc-|/article|/news/\w)", re.I
 )
@@ -267,7 +269,7 @@ def extract_page(
     if _ARTICLE_PATH.search(path) or _SLUG.search(path):
         points += 1
         signals.append("article-like URL")
-    elif _INDEX_PATH.search(path):
+    elif _INDEX_PATH.search(path) and not _SLUG_DIR.search(path):
         points -= 1
         signals.append("index-like URL")
     if body_units >= 300:
