@@ -128,3 +128,21 @@ def test_a_hyphenated_slug_ending_in_a_slash_is_not_an_index() -> None:
     # A section's index is still one.
     e = extract_page(page, "https://games.example/news/")
     assert "index-like URL" in e.why
+
+
+def test_promotion_links_inside_the_article_are_left_out() -> None:
+    # trafilatura's precision setting on the container: a linked promotion line and a linked
+    # heading between the paragraphs are not the article's text.
+    body = (
+        f'<div class="text"><p>{_SENTENCES[0]}</p><p>{_SENTENCES[1]}</p>'
+        '<p><strong><a href="/newsletter">Click here to subscribe to The Valley Newsletter'
+        f"</a></strong></p><p>{_SENTENCES[2]}</p>"
+        '<h2><a href="/popular">Popular on Valley News</a></h2>'
+        f"<p>{_SENTENCES[3]}</p><p>{_SENTENCES[4]}</p></div>"
+    )
+    e = extract_page(_page(body).encode(), "https://valley.example/news/2024/water-rates")
+    assert e.article is not None
+    text = e.article.text
+    assert _SENTENCES[0] in text and _SENTENCES[2] in text and _SENTENCES[4] in text
+    assert "Click here to subscribe" not in text
+    assert "Popular on Valley News" not in text

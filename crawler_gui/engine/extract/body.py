@@ -318,7 +318,9 @@ def trafilatura_lines(
     """trafilatura's main text of ``tree`` (pruned of comment and related-news blocks first:
     the tree is changed), cleaned up. With ``scope`` (an element of ``tree``, see
     :func:`main_container`), trafilatura sees a copy of that element alone, in a document
-    of its own, and ``tree`` is left as it is."""
+    of its own, and ``tree`` is left as it is; there it runs with its precision setting
+    (linked promotion lines and headings between the paragraphs left out): the container
+    already holds the page's paragraphs, so what precision loses is little."""
     if scope is not None:
         tree = html.Element("html")
         etree.SubElement(tree, "body").append(deepcopy(scope))
@@ -330,6 +332,7 @@ def trafilatura_lines(
         include_comments=False,
         include_tables=True,
         with_metadata=False,
+        favor_precision=scope is not None,
         output_format="txt",
     )
     return clean_lines(out or "", headline)
