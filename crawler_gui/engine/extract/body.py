@@ -312,6 +312,34 @@ def _prune(tree: Any) -> None:
             el.drop_tree()
 
 
+#: Elements trafilatura deletes (with their content, keeping the text after them) before it
+#: looks for the text: gone from the container's copy first, its passes walk less.
+_NEVER_TEXT = (
+    "script",
+    "style",
+    "noscript",
+    "svg",
+    "iframe",
+    "embed",
+    "object",
+    "canvas",
+    "video",
+    "audio",
+    "picture",
+    "map",
+    "applet",
+    "button",
+    "select",
+    "option",
+    "input",
+    "textarea",
+    "link",
+    "source",
+    "track",
+    "use",
+)
+
+
 def trafilatura_lines(
     tree: Any, url: str, headline: str, *, fast: bool, scope: Any = None
 ) -> list[str]:
@@ -324,6 +352,7 @@ def trafilatura_lines(
     if scope is not None:
         tree = html.Element("html")
         etree.SubElement(tree, "body").append(deepcopy(scope))
+        etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
     _prune(tree)
     out = trafilatura.extract(
         tree,
