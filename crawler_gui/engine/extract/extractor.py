@@ -215,14 +215,13 @@ def extract_page(
     para_units = units("\n".join(t for _p, t in paras))
     scope = main_container(tree, paras)
     body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
-    if scope is not None and (not body_lines or units("\n".join(body_lines)) < 0.6 * para_units):
-        # The article's container did not give the page's paragraphs: the whole page.
-        body_lines = trafilatura_lines(tree, url, headline, fast=True)
     if units("\n".join(body_lines)) < 0.6 * para_units:
-        # The fast path lost paragraphs the page plainly has: take trafilatura's full
-        # path (with its fallback extractors) on a fresh parse, keep the longer text; if
-        # that too misses most of them, the paragraphs themselves are the text.
-        full = trafilatura_lines(parse_html(text), url, headline, fast=False)
+        # The fast path (on the article's container, or the page) lost paragraphs the page
+        # plainly has: take trafilatura's full path (with its fallback extractors) on the
+        # whole page (a fresh parse unless the fast path saw a copy), keep the longer text;
+        # if that too misses most of them, the paragraphs themselves are the text.
+        whole = tree if scope is not None else parse_html(text)
+        full = trafilatura_lines(whole, url, headline, fast=False)
         if units("\n".join(full)) > units("\n".join(body_lines)):
             body_lines = full
         if units("\n".join(body_lines)) < 0.6 * para_units:
