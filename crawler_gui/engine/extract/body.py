@@ -28,17 +28,27 @@ __all__ = [
 ]
 
 
-_BOILER_LINE = re.compile(
-    r"(^(copyright|©|\(c\)\s)|all rights reserved|版权所有|未经授权|责任编辑|"
-    r"^(share|like) this|share it with|^follow (us|@)|^sign up|^subscribe|^advertisement$|"
-    r"^read more\b|^also on |order reprints|^print article|for your personal, non-commercial|"
-    r"^an error has occurred|^this article has been sent|^thank you$|^write to .+@|"
-    r"^https?://\S+$|^(来源|编辑|本文来源)[：:]\S{0,20}$|^(点击|扫码|关注).{0,20}(公众号|微信|下载)|"
-    r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:]|"
-    r"^-?\s*图\s*\d+$|^(视频)?加载中|^\d+\s*/\s*\d+$|公众号|二维码|^热门推荐|^小编最近文章|"
-    r"^(免注册|登录|注册|意见反馈)|^toggle navigation$|^(上一篇|下一篇)\s*[:：]?\s*$)",
+#: Boilerplate lines: by how they start (tried at the start of the line only) ...
+_BOILER_START = re.compile(
+    r"(copyright|©|\(c\)\s|(share|like) this|follow (us|@)|sign up|subscribe|advertisement$|"
+    r"read more\b|also on |print article|an error has occurred|this article has been sent|"
+    r"thank you$|write to .+@|https?://\S+$|(来源|编辑|本文来源)[：:]\S{0,20}$|"
+    r"(点击|扫码|关注).{0,20}(公众号|微信|下载)|(分享到|返回顶部|打印|关闭窗口)|"
+    r"(上一篇|下一篇)[：:]|-?\s*图\s*\d+$|(视频)?加载中|\d+\s*/\s*\d+$|热门推荐|小编最近文章|"
+    r"(免注册|登录|注册|意见反馈)|toggle navigation$|(上一篇|下一篇)\s*[:：]?\s*$)",
     re.IGNORECASE,
 )
+#: ... and by what they say anywhere (searched along the line: few alternatives, it is
+#: the costly part).
+_BOILER_ANYWHERE = re.compile(
+    r"all rights reserved|版权所有|未经授权|责任编辑|share it with|order reprints|"
+    r"for your personal, non-commercial|公众号|二维码",
+    re.IGNORECASE,
+)
+
+
+def _boiler(line: str) -> bool:
+    return bool(_BOILER_START.match(line) or _BOILER_ANYWHERE.search(line))
 
 
 _DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
@@ -128,7 +138,7 @@ def clean_lines(text: str, headline: str) -> list[str]:
         if first != key and not (len(first) > 8 and first in key):
             break
         lines.pop(0)
-    lines = [x for x in lines if not _BOILER_LINE.search(x) and not _dateline(x)]
+    lines = [x for x in lines if not _boiler(x) and not _dateline(x)]
     # A run of many short lines without sentence punctuation is a menu or a tag cloud.
     out: list[str] = []
     run: list[str] = []
