@@ -286,16 +286,18 @@ def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
                 best, best_depth = anc, depth
     if best is None:
         return None
+    text, links = _text_chars(best), _link_chars(best)
     while True:
         parent = best.getparent()
         if parent is None or parent.tag in ("body", "html"):
             break
-        added = _text_chars(parent) - _text_chars(best)
-        if added > 0 and _link_chars(parent) - _link_chars(best) >= 0.3 * added:
+        p_text, p_links = _text_chars(parent), _link_chars(parent)
+        added = p_text - text
+        if added > 0 and p_links - links >= 0.3 * added:
             break
         # (Wrappers that add no text are taken too: their class names, "article-body",
         # are what trafilatura looks for.)
-        best = parent
+        best, text, links = parent, p_text, p_links
     return None if best.tag in ("body", "html", "header", "nav", "footer") else best
 
 
