@@ -94,9 +94,9 @@ def _tie(url: str, canonical: str | None, amp: bool) -> tuple[str, int]:
     return urlunsplit((parts.scheme, host, path, query, "")), part
 
 
-def _js_only(tree: Any, body_text: str) -> str | None:
+def _js_only(tree: Any, body_units: int) -> str | None:
     """Why the page renders only with JavaScript, or None."""
-    if units(body_text) >= 40:
+    if body_units >= 40:
         return None
     scripts = tree.xpath("//script")
     script_bytes = sum(len(s.text or "") for s in scripts) + 2000 * sum(
@@ -158,7 +158,8 @@ def extract_page(
             )
             if t.strip()
         )
-    js_reason = _js_only(tree, visible)
+    visible_units = units(visible)
+    js_reason = _js_only(tree, visible_units)
     if js_reason is not None:
         return Extraction(
             kind="other",
@@ -208,7 +209,7 @@ def extract_page(
             long_links += 1
         if len(t) >= 8:
             anchors.add(norm_key(t))
-    page_units = max(1, units(visible))
+    page_units = max(1, visible_units)
     link_share = link_units / page_units
 
     paras = paragraph_lines(tree)
@@ -228,14 +229,16 @@ def extract_page(
             body_lines = clean_lines("\n".join(t for _p, t in paras), headline)
     text_out = "\n".join(body_lines)
     lang = language(tree, meta, text_out or visible)
-    if cjk_share(text_out) > 0.3 and units(text_out) < 150:
+    chinese = cjk_share(text_out) > 0.3
+    if chinese and units(text_out) < 150:
         dense = density_lines(text, headline)
         if units("\n".join(dense)) > units(text_out) * 1.5:
             body_lines = dense
             text_out = "\n".join(dense)
+            chinese = cjk_share(text_out) > 0.3
     anchors = {k for k in anchors if len(k) >= 8}
     body_lines = cut_link_tail(body_lines, anchors)
-    if cjk_share(text_out) > 0.3:
+    if chinese:
         body_lines = trim_chinese(body_lines)
     text_out = "\n".join(body_lines)
     body_units = units(text_out)
