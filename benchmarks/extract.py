@@ -8,8 +8,9 @@
 * Chinese (``articles-zh``: pages and a peer extractor's output): headline and publication
   date agreement with the peer, body F1 against the peer's text (CJK characters as tokens), and
   every disagreement printed so it can be judged by reading the page.
-* Speed: ours and trafilatura's default ``extract(html)`` on the same pages in the same run
-  (articles only; ours includes the judgement, headline, times, authors).
+* Speed: ours and trafilatura's default ``extract(html)`` on the same pages in the same run,
+  page by page in turn, each page's best of three rounds, in CPU time (the machine may be
+  shared); ours includes the judgement, headline, times, authors.
 
 The reference folders are not part of the repository (copies of news sites); the script says
 so and skips a part whose folder is missing.
@@ -65,10 +66,33 @@ def prf(pairs: list[tuple[str, str]], tokenizer: re.Pattern[str] = WORD) -> tupl
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def timed(fn, items):  # type: ignore[no-untyped-def]
-    start = time.perf_counter()
-    out = [fn(x) for x in items]
-    return out, time.perf_counter() - start
+def timed_pair(ours_fn, theirs_fn, items, rounds: int = 3):  # type: ignore[no-untyped-def]
+    """Both extractors on every page, page by page in turn (ours, then theirs), ``rounds``
+    times; each page's time is its best round, in CPU time of this process. On a shared
+    machine, interleaving and CPU time keep other work from landing on one side only."""
+    ours: list = []  # type: ignore[type-arg]
+    theirs: list = []  # type: ignore[type-arg]
+    best_o = [float("inf")] * len(items)
+    best_t = [float("inf")] * len(items)
+    for r in range(rounds):
+        for i, x in enumerate(items):
+            t0 = time.process_time()
+            o = ours_fn(x)
+            t1 = time.process_time()
+            t = theirs_fn(x)
+            t2 = time.process_time()
+            best_o[i] = min(best_o[i], t1 - t0)
+            best_t[i] = min(best_t[i], t2 - t1)
+            if r == 0:
+                ours.append(o)
+                theirs.append(t)
+    return ours, theirs, best_o, best_t
+
+
+def article_times(ours, best_o, best_t):  # type: ignore[no-untyped-def]
+    """Summed times over the pages judged articles (the ones paying the full price)."""
+    keep = [i for i, e in enumerate(ours) if e.kind == "article"]
+    return sum(best_o[i] for i in keep), sum(best_t[i] for i in keep), len(keep)
 
 
 def english(folder: Path) -> tuple[float, float] | None:
@@ -78,11 +102,12 @@ def english(folder: Path) -> tuple[float, float] | None:
         return None
     truth = json.loads(truth_file.read_text(encoding="utf-8"))
     pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in truth]
-    ours, t_ours = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
-    theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
-    _ours2, t_ours2 = timed(lambda kv: extract_page(kv[1], truth[kv[0]]["url"]), pages)
-    _theirs2, t_theirs2 = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
-    t_ours, t_theirs = min(t_ours, t_ours2), min(t_theirs, t_theirs2)
+    ours, theirs, t_ours, t_theirs = timed_pair(
+        lambda kv: extract_page(kv[1], truth[kv[0]]["url"]),
+        lambda kv: trafilatura.extract(kv[1]) or "",
+        pages,
+    )
+    t_ours, t_theirs, n_timed = article_times(ours, t_ours, t_theirs)
     texts = [e.article.text if e.article else "" for e in ours]
     gt = [truth[k]["articleBody"] for k, _ in pages]
     p, r, f = prf(list(zip(gt, texts, strict=True)))
@@ -93,8 +118,8 @@ def english(folder: Path) -> tuple[float, float] | None:
     print(f"  trafilatura: precision {tp:.4f}  recall {tr:.4f}  F1 {tf:.4f}   (default call)")
     print(f"  judged not an article: {len(not_article)} {not_article}")
     print(
-        f"  time per page: ours {t_ours / len(pages) * 1000:.1f} ms, trafilatura "
-        f"{t_theirs / len(pages) * 1000:.1f} ms: {t_theirs / t_ours:.2f}x (target >= 2x)"
+        f"  CPU time per article ({n_timed}): ours {t_ours / n_timed * 1000:.1f} ms, trafilatura "
+        f"{t_theirs / n_timed * 1000:.1f} ms: {t_theirs / t_ours:.2f}x (target >= 2x)"
     )
     return t_ours, t_theirs
 
@@ -124,8 +149,12 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
     peer = json.loads(peer_file.read_text(encoding="utf-8"))
     pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in peer]
     url = "http://{}.example.cn/a.html"  # the pages carry no URL; a Chinese host for the zone
-    ours, t_ours = timed(lambda kv: extract_page(kv[1], url.format(kv[0].split("__")[0])), pages)
-    _theirs, t_theirs = timed(lambda kv: trafilatura.extract(kv[1]) or "", pages)
+    ours, _theirs, t_ours, t_theirs = timed_pair(
+        lambda kv: extract_page(kv[1], url.format(kv[0].split("__")[0])),
+        lambda kv: trafilatura.extract(kv[1]) or "",
+        pages,
+    )
+    t_ours, t_theirs, n_timed = article_times(ours, t_ours, t_theirs)
     t_meta = [trafilatura.bare_extraction(b, with_metadata=True) for _, b in pages]
     title_ok = date_ok = traf_title_ok = 0
     disagreements: list[str] = []
@@ -165,7 +194,8 @@ def chinese(folder: Path, show: bool) -> tuple[float, float] | None:
     )
     print(f"  body vs the peer's text: precision {p:.4f} recall {r:.4f} F1 {f:.4f}")
     print(
-        f"  time per page: ours {t_ours / n * 1000:.1f} ms, trafilatura {t_theirs / n * 1000:.1f} ms"  # noqa: E501
+        f"  CPU time per article ({n_timed}): ours {t_ours / n_timed * 1000:.1f} ms, "
+        f"trafilatura {t_theirs / n_timed * 1000:.1f} ms: {t_theirs / t_ours:.2f}x"
     )
     print("  disagreements (judge each by reading the page):")
     print("\n".join(disagreements) or "  none")
@@ -188,7 +218,7 @@ def main() -> int:
     if times:
         ours = sum(t[0] for t in times)
         theirs = sum(t[1] for t in times)
-        print(f"All pages: ours {theirs / ours:.2f}x trafilatura's default call")
+        print(f"All articles: ours {theirs / ours:.2f}x trafilatura's default call")
     return 0
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import math
 import re
+from copy import deepcopy
 from typing import Any
 
 import trafilatura
-from lxml import etree
+from lxml import etree, html
 from trafilatura.utils import load_html
 
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
@@ -19,6 +20,7 @@ __all__ = [
     "cut_link_tail",
     "density_lines",
     "is_link_line",
+    "main_container",
     "paragraph_lines",
     "parse_html",
     "trafilatura_lines",
@@ -26,17 +28,27 @@ __all__ = [
 ]
 
 
-_BOILER_LINE = re.compile(
-    r"(^(copyright|©|\(c\)\s)|all rights reserved|版权所有|未经授权|责任编辑|"
-    r"^(share|like) this|share it with|^follow (us|@)|^sign up|^subscribe|^advertisement$|"
-    r"^read more\b|^also on |order reprints|^print article|for your personal, non-commercial|"
-    r"^an error has occurred|^this article has been sent|^thank you$|^write to .+@|"
-    r"^https?://\S+$|^(来源|编辑|本文来源)[：:]\S{0,20}$|^(点击|扫码|关注).{0,20}(公众号|微信|下载)|"
-    r"^(分享到|返回顶部|打印|关闭窗口)|^(上一篇|下一篇)[：:]|"
-    r"^-?\s*图\s*\d+$|^(视频)?加载中|^\d+\s*/\s*\d+$|公众号|二维码|^热门推荐|^小编最近文章|"
-    r"^(免注册|登录|注册|意见反馈)|^toggle navigation$|^(上一篇|下一篇)\s*[:：]?\s*$)",
+#: Boilerplate lines: by how they start (tried at the start of the line only) ...
+_BOILER_START = re.compile(
+    r"(copyright|©|\(c\)\s|(share|like) this|follow (us|@)|sign up|subscribe|advertisement$|"
+    r"read more\b|also on |print article|an error has occurred|this article has been sent|"
+    r"thank you$|write to .+@|https?://\S+$|(来源|编辑|本文来源)[：:]\S{0,20}$|"
+    r"(点击|扫码|关注).{0,20}(公众号|微信|下载)|(分享到|返回顶部|打印|关闭窗口)|"
+    r"(上一篇|下一篇)[：:]|-?\s*图\s*\d+$|(视频)?加载中|\d+\s*/\s*\d+$|热门推荐|小编最近文章|"
+    r"(免注册|登录|注册|意见反馈)|toggle navigation$|(上一篇|下一篇)\s*[:：]?\s*$)",
     re.IGNORECASE,
 )
+#: ... and by what they say anywhere (searched along the line: few alternatives, it is
+#: the costly part).
+_BOILER_ANYWHERE = re.compile(
+    r"all rights reserved|版权所有|未经授权|责任编辑|share it with|order reprints|"
+    r"for your personal, non-commercial|公众号|二维码",
+    re.IGNORECASE,
+)
+
+
+def _boiler(line: str) -> bool:
+    return bool(_BOILER_START.match(line) or _BOILER_ANYWHERE.search(line))
 
 
 _DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
@@ -126,7 +138,7 @@ def clean_lines(text: str, headline: str) -> list[str]:
         if first != key and not (len(first) > 8 and first in key):
             break
         lines.pop(0)
-    lines = [x for x in lines if not _BOILER_LINE.search(x) and not _dateline(x)]
+    lines = [x for x in lines if not _boiler(x) and not _dateline(x)]
     # A run of many short lines without sentence punctuation is a menu or a tag cloud.
     out: list[str] = []
     run: list[str] = []
@@ -216,6 +228,79 @@ def paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
     return lines
 
 
+def _outside_article(el: Any) -> bool:
+    return any(
+        a.tag in ("nav", "footer", "aside", "a") or "comment" in (a.get("class") or "").lower()
+        for a in el.iterancestors()
+    )
+
+
+def _link_chars(el: Any) -> int:
+    return sum(_text_chars(a) for a in el.iter("a"))
+
+
+def _text_chars(el: Any) -> int:
+    return len(" ".join(el.text_content().split()))
+
+
+#: Share of the page's article-like text the container must hold.
+_CONTAINER_SHARE = 0.9
+#: Characters of sentence-like paragraphs a page needs for its container to be looked for.
+_CONTAINER_MIN = 300
+
+
+def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
+    """The element that holds the article, for handing trafilatura a small tree: the deepest
+    element with nine tenths of the page's article-like text (the sentence-like paragraphs
+    ``paras``, and the headings, quotes and non-link list items beside them), widened while
+    what its parent adds is mostly text, not links (a heading or a list just outside it).
+    None when that is the whole ``<body>``.
+
+    trafilatura's cost grows with the tree it is given (it copies and walks it several
+    times, testing regular expressions on every block); the rest of a news page (menus,
+    sidebars, footers, scripts) is most of the tree and none of the article."""
+    # Amounts in characters: only shares within the page are compared.
+    blocks = [(p, len(t)) for p, t in paras]
+    if sum(n for _p, n in blocks) < _CONTAINER_MIN:
+        return None  # too few paragraphs to tell where the article is
+    for el in tree.iter("li", "h2", "h3", "h4", "blockquote"):
+        n = _text_chars(el)
+        if n < 8 or (el.tag == "li" and _link_chars(el) > 0.5 * n):
+            continue
+        if not _outside_article(el):
+            blocks.append((el, n))
+    total = 0
+    held: dict[Any, int] = {}
+    for el, u in blocks:
+        total += u
+        for anc in el.iterancestors():
+            held[anc] = held.get(anc, 0) + u
+    if not total:
+        return None
+    best: Any = None
+    best_depth = -1
+    for anc, u in held.items():
+        if u >= _CONTAINER_SHARE * total:
+            depth = sum(1 for _ in anc.iterancestors())
+            if depth > best_depth:
+                best, best_depth = anc, depth
+    if best is None:
+        return None
+    text, links = _text_chars(best), _link_chars(best)
+    while True:
+        parent = best.getparent()
+        if parent is None or parent.tag in ("body", "html"):
+            break
+        p_text, p_links = _text_chars(parent), _link_chars(parent)
+        added = p_text - text
+        if added > 0 and p_links - links >= 0.3 * added:
+            break
+        # (Wrappers that add no text are taken too: their class names, "article-body",
+        # are what trafilatura looks for.)
+        best, text, links = parent, p_text, p_links
+    return None if best.tag in ("body", "html", "header", "nav", "footer") else best
+
+
 def parse_html(text: str) -> Any:
     """Parse as trafilatura does (its parser settings change what it finds)."""
     try:
@@ -239,9 +324,47 @@ def _prune(tree: Any) -> None:
             el.drop_tree()
 
 
-def trafilatura_lines(tree: Any, url: str, headline: str, *, fast: bool) -> list[str]:
+#: Elements trafilatura deletes (with their content, keeping the text after them) before it
+#: looks for the text: gone from the container's copy first, its passes walk less.
+_NEVER_TEXT = (
+    "script",
+    "style",
+    "noscript",
+    "svg",
+    "iframe",
+    "embed",
+    "object",
+    "canvas",
+    "video",
+    "audio",
+    "picture",
+    "map",
+    "applet",
+    "button",
+    "select",
+    "option",
+    "input",
+    "textarea",
+    "link",
+    "source",
+    "track",
+    "use",
+)
+
+
+def trafilatura_lines(
+    tree: Any, url: str, headline: str, *, fast: bool, scope: Any = None
+) -> list[str]:
     """trafilatura's main text of ``tree`` (pruned of comment and related-news blocks first:
-    the tree is changed), cleaned up."""
+    the tree is changed), cleaned up. With ``scope`` (an element of ``tree``, see
+    :func:`main_container`), trafilatura sees a copy of that element alone, in a document
+    of its own, and ``tree`` is left as it is; there it runs with its precision setting
+    (linked promotion lines and headings between the paragraphs left out): the container
+    already holds the page's paragraphs, so what precision loses is little."""
+    if scope is not None:
+        tree = html.Element("html")
+        etree.SubElement(tree, "body").append(deepcopy(scope))
+        etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
     _prune(tree)
     out = trafilatura.extract(
         tree,
@@ -250,6 +373,7 @@ def trafilatura_lines(tree: Any, url: str, headline: str, *, fast: bool) -> list
         include_comments=False,
         include_tables=True,
         with_metadata=False,
+        favor_precision=scope is not None,
         output_format="txt",
     )
     return clean_lines(out or "", headline)

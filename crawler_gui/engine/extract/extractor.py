@@ -23,6 +23,7 @@ from crawler_gui.engine.extract.body import (
     cut_link_tail,
     density_lines,
     is_link_line,
+    main_container,
     paragraph_lines,
     parse_html,
     trafilatura_lines,
@@ -59,6 +60,8 @@ _INDEX_PATH = re.compile(
 )
 #: A slug of four or more words: ``/world/a-long-story-about-something/``.
 _SLUG = re.compile(r"/[a-z0-9]+(?:-[a-z0-9]+){3,}/?$", re.I)
+#: A hyphenated slug ending in a slash (``/about-bugs/``): a permalink, not a section index.
+_SLUG_DIR = re.compile(r"/[a-z0-9]+(?:-[a-z0-9]+)+/$", re.I)
 _ARTICLE_PATH = re.compile(
     r"(/20\d{2}[-/]?\d{2}[-/]?\d{2}|/\d{6,}|\.s?html?$|/a\d+\.html$|/doc-|/article|/news/\w)", re.I
 )
@@ -91,9 +94,9 @@ def _tie(url: str, canonical: str | None, amp: bool) -> tuple[str, int]:
     return urlunsplit((parts.scheme, host, path, query, "")), part
 
 
-def _js_only(tree: Any, body_text: str) -> str | None:
+def _js_only(tree: Any, body_units: int) -> str | None:
     """Why the page renders only with JavaScript, or None."""
-    if units(body_text) >= 40:
+    if body_units >= 40:
         return None
     scripts = tree.xpath("//script")
     script_bytes = sum(len(s.text or "") for s in scripts) + 2000 * sum(
@@ -155,7 +158,8 @@ def extract_page(
             )
             if t.strip()
         )
-    js_reason = _js_only(tree, visible)
+    visible_units = units(visible)
+    js_reason = _js_only(tree, visible_units)
     if js_reason is not None:
         return Extraction(
             kind="other",
@@ -205,31 +209,36 @@ def extract_page(
             long_links += 1
         if len(t) >= 8:
             anchors.add(norm_key(t))
-    page_units = max(1, units(visible))
+    page_units = max(1, visible_units)
     link_share = link_units / page_units
 
     paras = paragraph_lines(tree)
     para_units = units("\n".join(t for _p, t in paras))
-    body_lines = trafilatura_lines(tree, url, headline, fast=True)
+    scope = main_container(tree, paras)
+    body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
     if units("\n".join(body_lines)) < 0.6 * para_units:
-        # The fast path lost paragraphs the page plainly has: take trafilatura's full
-        # path (with its fallback extractors) on a fresh parse, keep the longer text; if
-        # that too misses most of them, the paragraphs themselves are the text.
-        full = trafilatura_lines(parse_html(text), url, headline, fast=False)
+        # The fast path (on the article's container, or the page) lost paragraphs the page
+        # plainly has: take trafilatura's full path (with its fallback extractors) on the
+        # whole page (a fresh parse unless the fast path saw a copy), keep the longer text;
+        # if that too misses most of them, the paragraphs themselves are the text.
+        whole = tree if scope is not None else parse_html(text)
+        full = trafilatura_lines(whole, url, headline, fast=False)
         if units("\n".join(full)) > units("\n".join(body_lines)):
             body_lines = full
         if units("\n".join(body_lines)) < 0.6 * para_units:
             body_lines = clean_lines("\n".join(t for _p, t in paras), headline)
     text_out = "\n".join(body_lines)
     lang = language(tree, meta, text_out or visible)
-    if cjk_share(text_out) > 0.3 and units(text_out) < 150:
+    chinese = cjk_share(text_out) > 0.3
+    if chinese and units(text_out) < 150:
         dense = density_lines(text, headline)
         if units("\n".join(dense)) > units(text_out) * 1.5:
             body_lines = dense
             text_out = "\n".join(dense)
+            chinese = cjk_share(text_out) > 0.3
     anchors = {k for k in anchors if len(k) >= 8}
     body_lines = cut_link_tail(body_lines, anchors)
-    if cjk_share(text_out) > 0.3:
+    if chinese:
         body_lines = trim_chinese(body_lines)
     text_out = "\n".join(body_lines)
     body_units = units(text_out)
@@ -262,7 +271,7 @@ def extract_page(
     if _ARTICLE_PATH.search(path) or _SLUG.search(path):
         points += 1
         signals.append("article-like URL")
-    elif _INDEX_PATH.search(path):
+    elif _INDEX_PATH.search(path) and not _SLUG_DIR.search(path):
         points -= 1
         signals.append("index-like URL")
     if body_units >= 300:

@@ -66,6 +66,18 @@ def _similar(a: str, b: str) -> float:
     return sum(1 for p in pairs if p in long_) / len(pairs)
 
 
+def _is_title_piece(text: str, raw_title: str) -> bool:
+    """``text`` is the whole of the ``<title>`` or of one side of a site separator in it: a
+    short headline ("About bugs") the page names twice."""
+    key = norm_key(text)
+    if not key or not raw_title:
+        return False
+    pieces = {raw_title, *_split_title(raw_title)}
+    for sep in _TITLE_SEPS:
+        pieces.update(raw_title.split(sep))
+    return any(norm_key(p) == key for p in pieces)
+
+
 def find_headline(
     tree: Any,
     meta: dict[str, str],
@@ -87,7 +99,7 @@ def find_headline(
         score = max((_similar(t, r) for r in refs), default=0.0)
         if score >= 0.8 and (best is None or score > best[0] or len(t) > len(best[1])):
             best = (score, t, h)
-    if best is not None and units(best[1]) >= 3:
+    if best is not None and (units(best[1]) >= 3 or _is_title_piece(best[1], raw_title)):
         return best[1], "h1", best[2]
     # A piece of the <title> that the page shows as an element of its own is the headline
     # (whichever side of the separator the site name is on).

@@ -1,0 +1,148 @@
+"""One small real-shaped page per extraction rule (body.py, extractor.py): each test fails
+without its rule."""
+
+from __future__ import annotations
+
+from crawler_gui.engine.extract import extract_page
+from crawler_gui.engine.extract.body import main_container, paragraph_lines, parse_html
+
+_SENTENCES = [
+    "The regional water board approved a new rate plan on Monday after months of public hearings"
+    " in three towns.",
+    "Households will pay about four dollars more a month under the plan, the board said in a"
+    " statement on its website.",
+    "Farmers had asked for a longer transition, arguing that the change came at a bad time for"
+    " growers across the valley.",
+    "The board agreed to phase in the increase for agricultural users over three years, starting"
+    " with the next billing cycle.",
+    "A final vote on the budget that depends on the new rates is expected next month, the"
+    " board's chair told reporters.",
+]
+
+
+def _page(article: str, *, sidebar_paragraphs: int = 0) -> str:
+    """A news page: menu, the article, a sidebar of linked headlines (with teasers), footer."""
+    menu = "".join(f'<li><a href="/s{i}">Section {i}</a></li>' for i in range(12))
+    side = "".join(
+        f'<li><a href="/news/story-{i}">Another regional story number {i} in the news</a></li>'
+        for i in range(10)
+    )
+    teasers = "".join(
+        f"<p>Teaser {i}: the town council met again on Tuesday evening, and once more nothing"
+        " was decided about the bridge.</p>"
+        for i in range(sidebar_paragraphs)
+    )
+    return (
+        "<html><head><title>Water board approves new rates | Valley News</title></head><body>"
+        f'<header><nav><ul>{menu}</ul></nav></header><div class="page"><div class="main">'
+        f'<div class="story" id="story"><h1>Water board approves new rates</h1>{article}</div>'
+        f'</div><div class="rail"><h3>Most read</h3><ul>{side}</ul>{teasers}</div></div>'
+        "<footer><p>Valley News, 1 Main Street. Call us any day of the week, we listen.</p>"
+        "</footer></body></html>"
+    )
+
+
+def _article_body() -> str:
+    return (
+        f'<div class="text"><p>{_SENTENCES[0]}</p><p>{_SENTENCES[1]}</p>'
+        f"<p>{_SENTENCES[2]}</p><p>{_SENTENCES[3]}</p><p>{_SENTENCES[4]}</p></div>"
+        "<h2>What changes for customers</h2>"
+        "<ul><li>Monthly base charge rises to eleven dollars</li>"
+        "<li>Discounts for low-income households stay in place</li></ul>"
+    )
+
+
+def test_the_article_container_holds_the_paragraphs_headings_and_lists() -> None:
+    tree = parse_html(_page(_article_body()))
+    el = main_container(tree, paragraph_lines(tree))
+    # Not the inner paragraph block: the heading and the list beside it belong to the
+    # article; the wrapper around it adds no text and is taken too; the rail is left out.
+    assert el is not None and el.get("class") == "main"
+    assert el.find(".//h2") is not None and el.find(".//ul") is not None
+
+
+def test_trafilatura_sees_the_container_and_the_text_keeps_heading_and_list() -> None:
+    e = extract_page(
+        _page(_article_body()).encode(), "https://valley.example/news/2024/water-rates"
+    )
+    assert e.kind == "article" and e.article is not None
+    text = e.article.text
+    assert _SENTENCES[0] in text and _SENTENCES[4] in text
+    assert "What changes for customers" in text
+    assert "Discounts for low-income households stay in place" in text
+    assert "Another regional story" not in text and "Section 3" not in text
+
+
+def test_no_container_for_a_page_with_few_paragraphs() -> None:
+    tree = parse_html(_page(f"<p>{_SENTENCES[0]}</p>"))
+    assert main_container(tree, paragraph_lines(tree)) is None
+
+
+def test_the_container_widens_when_paragraphs_are_spread_over_the_page() -> None:
+    # As many sentence-like paragraphs in the rail as in the story: only the block holding
+    # both has nine tenths of them, and trafilatura judges between them.
+    tree = parse_html(_page(_article_body(), sidebar_paragraphs=6))
+    el = main_container(tree, paragraph_lines(tree))
+    assert el is not None and el.get("class") == "page"
+
+
+def test_a_header_is_never_the_container() -> None:
+    # A page whose only text blocks are in its header (an app shell with a server-rendered
+    # title bar): no container, the whole page goes to trafilatura.
+    head = "".join(f"<h2>Headline number {i} of the day</h2>" for i in range(3))
+    page = (
+        f"<html><body><header>{head}<p>{' '.join(_SENTENCES)}</p></header>"
+        '<div id="app"></div></body></html>'
+    )
+    tree = parse_html(page)
+    assert main_container(tree, paragraph_lines(tree)) is None
+
+
+def _blog_page(h1: str, title: str) -> bytes:
+    """A small WordPress-style page: a dated post with a short body and a comment form."""
+    paras = "".join(f"<p>{s}</p>" for s in _SENTENCES[:4])
+    return (
+        f"<html><head><title>{title}</title></head><body>"
+        '<div class="site"><h3 class="widget-title">Shopping cart</h3>'
+        f'<article class="post"><h1 class="entry-title">{h1}</h1>'
+        '<time class="entry-date" datetime="2019-07-01T10:00:00+00:00">July 1, 2019</time>'
+        f'<div class="entry-content">{paras}</div></article>'
+        '<div id="respond"><h3 class="comment-reply-title">Leave a Reply</h3>'
+        '<form><textarea name="comment"></textarea></form></div></div></body></html>'
+    ).encode()
+
+
+def test_a_short_h1_that_is_the_title_before_the_site_name_is_the_headline() -> None:
+    page = _blog_page("About bugs", "About bugs – Valley Games Studio")
+    e = extract_page(page, "https://games.example/2019/07/about-bugs.html")
+    assert e.kind == "article" and e.article is not None
+    assert e.article.title == "About bugs"
+    assert "headline from h1" in e.why
+
+
+def test_a_hyphenated_slug_ending_in_a_slash_is_not_an_index() -> None:
+    page = _blog_page("How we handle bug reports", "How we handle bug reports – Valley Games")
+    e = extract_page(page, "https://games.example/bug-reports/")
+    assert e.kind == "article", e.why
+    assert "index-like URL" not in e.why
+    # A section's index is still one.
+    e = extract_page(page, "https://games.example/news/")
+    assert "index-like URL" in e.why
+
+
+def test_promotion_links_inside_the_article_are_left_out() -> None:
+    # trafilatura's precision setting on the container: a linked promotion line and a linked
+    # heading between the paragraphs are not the article's text.
+    body = (
+        f'<div class="text"><p>{_SENTENCES[0]}</p><p>{_SENTENCES[1]}</p>'
+        '<p><strong><a href="/newsletter">Click here to subscribe to The Valley Newsletter'
+        f"</a></strong></p><p>{_SENTENCES[2]}</p>"
+        '<h2><a href="/popular">Popular on Valley News</a></h2>'
+        f"<p>{_SENTENCES[3]}</p><p>{_SENTENCES[4]}</p></div>"
+    )
+    e = extract_page(_page(body).encode(), "https://valley.example/news/2024/water-rates")
+    assert e.article is not None
+    text = e.article.text
+    assert _SENTENCES[0] in text and _SENTENCES[2] in text and _SENTENCES[4] in text
+    assert "Click here to subscribe" not in text
+    assert "Popular on Valley News" not in text
