@@ -200,6 +200,11 @@ ZH = {
     ),
     "Replace": "替换",
     "Compact overview": "紧凑概览",
+    # long operations behind a busy dialog
+    "Saving the pool to %1…": "正在把网址池保存到 %1…",
+    "Loading %1 into the pool…": "正在把 %1 载入网址池…",
+    "The snapshot was not saved (cancelled).": "快照未保存（已取消）。",
+    "Cancel": "取消",
     # notifications (gui/notify.py)
     "Crawl finished": "爬取完成",
     "%1: nothing left to crawl; %2 pages, %3 articles.": "%1：已无可爬取的内容；%2 个页面，%3 篇文章。",

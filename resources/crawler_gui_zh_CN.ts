@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="343" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="398" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="348" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="403" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="367" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="422" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="430" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="400" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="455" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="459" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="411" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="466" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="445" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="454" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="509" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="447" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="502" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1033" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1088" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1041" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1096" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1043" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1098" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1044" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1099" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1045" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1100" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1051" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1106" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -199,28 +199,28 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="555" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="555" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="555" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="556" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="561" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="616" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -228,102 +228,102 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="597" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="652" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="610" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="665" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="666" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="612" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="667" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="613" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="668" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="614" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="669" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="615" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="670" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="773" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="642" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="657" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="712" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="735" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="687" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="742" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="752" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="775" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="727" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="782" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="728" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="783" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="762" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="771" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="779" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="817" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="826" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="834" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="764" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="790" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="819" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="845" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="780" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="835" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="787" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="797" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="842" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="852" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -836,86 +836,103 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="905" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="906" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="905" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="907" />
+        <source>Saving the pool to %1…</source>
+        <translation>正在把网址池保存到 %1…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <source>The snapshot was not saved (cancelled).</source>
+        <translation>快照未保存（已取消）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="908" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="920" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="920" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="950" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="981" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="997" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="944" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="962" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="970" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1001" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="934" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="946" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="951" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <source>Loading %1 into the pool…</source>
+        <translation>正在把 %1 载入网址池…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="971" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="978" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="983" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="997" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1019" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1039" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1032" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1063" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1020" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1063" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1070" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1090" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1072" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1092" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1089,43 +1106,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="173" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="228" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="176" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="231" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="183" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="187" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="238" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="242" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="185" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="240" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="190" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="245" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="195" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="250" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="207" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="262" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="224" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="279" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1166,172 +1183,172 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="849" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="904" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="910" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="911" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="863" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="918" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="864" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="919" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="865" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="920" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="866" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="921" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="867" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="868" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="869" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="870" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="925" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="871" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="926" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="872" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="927" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="873" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="928" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="877" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="878" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="884" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="939" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="886" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="887" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="942" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="888" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="943" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="889" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="944" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="890" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="893" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="948" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="898" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="953" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="899" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="954" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="906" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="907" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="962" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="908" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="963" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="913" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="968" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="920" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="978" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="979" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="984" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1039" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1393,27 +1410,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="309" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="364" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="309" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="364" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="309" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="364" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="332" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="387" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="333" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="388" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -1550,6 +1567,14 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/gui/models.py" line="697" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
+    </message>
+</context>
+<context>
+    <name>dialogs</name>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="162" />
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>

@@ -1628,7 +1628,9 @@ class LevelDBPool:
         self._readers.append(reader)
         future = asyncio.get_running_loop().run_in_executor(None, work)
 
-        def finished(_f: object = None) -> None:
+        def finished(f: asyncio.Future[int] | None = None) -> None:
+            if f is not None and not f.cancelled():
+                f.exception()  # a cancelled save's "stopped": expected, nobody to tell
             if reader in self._readers:
                 self._readers.remove(reader)
             snap.close()

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit
 
 from PySide6.QtCore import (
@@ -37,6 +38,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
+    QProgressDialog,
     QPushButton,
     QSpinBox,
     QTableView,
@@ -112,6 +114,59 @@ async def show_message(
         )
     finally:
         box.deleteLater()
+
+
+_T = TypeVar("_T")
+
+
+class Cancelled(Exception):
+    """The user pressed Cancel in a :func:`run_busy` dialog."""
+
+
+async def run_busy(
+    parent: QWidget | None, title: str, text: str, work: Awaitable[_T], *, cancel: bool
+) -> _T:
+    """Await ``work`` behind a busy dialog (shown after 300 ms, window-modal, the window
+    still repainting): a long save or load says it is running. With ``cancel`` its Cancel
+    button cancels ``work`` and :class:`Cancelled` is raised; only for work whose
+    cancellation loses nothing (a snapshot save removes its temporary file)."""
+    inner = asyncio.ensure_future(work)
+    async with _busy_dialog(parent, title, text, inner if cancel else None) as dlg:
+        try:
+            return await inner
+        except asyncio.CancelledError:
+            if dlg.wasCanceled() and not _cancelling():
+                raise Cancelled() from None
+            raise
+
+
+def _cancelling() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+@contextlib.asynccontextmanager
+async def _busy_dialog(
+    parent: QWidget | None, title: str, text: str, cancels: asyncio.Future[Any] | None
+) -> AsyncIterator[QProgressDialog]:
+    dlg = QProgressDialog(text, "", 0, 0, parent)
+    dlg.setObjectName("busy-dialog")
+    dlg.setWindowTitle(title)
+    dlg.setWindowModality(Qt.WindowModality.WindowModal)
+    dlg.setMinimumDuration(300)
+    dlg.setAutoClose(False)
+    dlg.setAutoReset(False)
+    if cancels is None:
+        dlg.setCancelButton(None)
+    else:
+        dlg.setCancelButtonText(QCoreApplication.translate("dialogs", "Cancel"))
+        dlg.canceled.connect(cancels.cancel)
+    dlg.setValue(0)  # starts the minimum-duration timer: shown if the work is still running
+    try:
+        yield dlg
+    finally:
+        dlg.close()
+        dlg.deleteLater()
 
 
 async def ask_file(

@@ -900,7 +900,19 @@ class MainWindow(QMainWindow):
             # The crawl's scope travels with the pool, so that the snapshot crawls on elsewhere
             # (an attached crawl adds its own).
             scope = self.session.crawler.scope.seed_domains
-            n = int(await self.session.frontier.save_snapshot(path, scope=scope))
+            n = int(
+                await dialogs.run_busy(
+                    self,
+                    self.tr("Save snapshot"),
+                    self.tr("Saving the pool to %1…").replace("%1", str(path)),
+                    self.session.frontier.save_snapshot(path, scope=scope),
+                    cancel=True,  # the save stops at its next record and removes its file
+                )
+            )
+        except dialogs.Cancelled:
+            self.statusBar().showMessage(self.tr("The snapshot was not saved (cancelled)."), 10000)
+            log.info("snapshot save to %s cancelled", path)
+            return None
         except (CrawlerGuiError, OSError) as exc:
             await self.error(self.tr("Save snapshot"), self.tr("The snapshot was not saved."), exc)
             return None
@@ -944,7 +956,15 @@ class MainWindow(QMainWindow):
             return None
         try:
             loaded = await asyncio.to_thread(snapshot_file.read_scope, Path(path))
-            n = int(await self.session.frontier.load_snapshot(path))
+            n = int(
+                await dialogs.run_busy(
+                    self,
+                    self.tr("Load snapshot"),
+                    self.tr("Loading %1 into the pool…").replace("%1", str(path)),
+                    self.session.frontier.load_snapshot(path),
+                    cancel=False,  # the database swap runs to its end
+                )
+            )
         except (CrawlerGuiError, OSError) as exc:
             await self.error(
                 self.tr("Load snapshot"),

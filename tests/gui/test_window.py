@@ -14,7 +14,7 @@ from crawler_gui.gui import dialogs
 from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, HubsResult
 from crawler_gui.gui.mainwindow import MainWindow
 from tests.gui.conftest import assert_no_active_timers, shown_window
-from tests.gui.gui_helpers import PoolSession, run, wait_for, with_dialog
+from tests.gui.gui_helpers import PoolSession, find_top, run, wait_for, with_dialog
 
 pytestmark = pytest.mark.gui
 
@@ -384,3 +384,39 @@ def test_a_compact_overview_leaves_a_small_screen_to_the_panes(window, aloop, qs
     finally:
         again.close()
         again.deleteLater()
+
+
+def test_a_long_snapshot_save_shows_it_runs_and_can_be_cancelled(window, aloop, tmp_path):
+    from PySide6.QtWidgets import QProgressDialog
+
+    frontier = window.session.frontier
+    frontier.add_many_sync(
+        [f"http://h{i % 500}.example.com/a/{i}" for i in range(150_000)], always=True
+    )
+    target = tmp_path / "big.cgpool"
+
+    async def scenario():
+        task = asyncio.ensure_future(window.save_snapshot(target))
+        shown = []
+
+        def cancel(dlg):
+            from PySide6.QtWidgets import QPushButton
+
+            shown.append(dlg.labelText())
+            [button] = dlg.findChildren(QPushButton)
+            assert button.text() == "Cancel"
+            button.click()  # as the user does
+
+        await with_dialog(QProgressDialog, cancel, timeout=10)
+        assert await task is None
+        assert "big.cgpool" in shown[0]
+        assert not target.exists()
+        assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".big")] == []
+        assert "cancelled" in window.statusBar().currentMessage()
+        # not cancelled: the same save runs to its end and its dialog goes away
+        n = await window.save_snapshot(target)
+        assert n >= 150_000 and target.exists()
+        await wait_for(lambda: find_top(QProgressDialog) is None)
+        assert not window.session.closed
+
+    run(aloop, scenario(), timeout=120)
