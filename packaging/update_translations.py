@@ -203,6 +203,7 @@ ZH = {
     # long operations behind a busy dialog
     "Saving the pool to %1…": "正在把网址池保存到 %1…",
     "Loading %1 into the pool…": "正在把 %1 载入网址池…",
+    "Opening %1…": "正在打开 %1…",
     "The snapshot was not saved (cancelled).": "快照未保存（已取消）。",
     "Cancel": "取消",
     # notifications (gui/notify.py)

@@ -917,22 +917,28 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="1063" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1069" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1063" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1069" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1090" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1064" />
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1096" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1092" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1098" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1

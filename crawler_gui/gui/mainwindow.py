@@ -1058,7 +1058,13 @@ class MainWindow(QMainWindow):
             self.set_session(None)
             await old.close()
         try:
-            new = await self._open_session(path, self.settings)
+            new = await dialogs.run_busy(
+                self,
+                self.tr("Open pool"),
+                self.tr("Opening %1…").replace("%1", redact_url(str(path))),
+                self._open_session(path, self.settings),
+                cancel=False,  # a half-opened pool would have to be closed again
+            )
         except (CrawlerGuiError, OSError) as exc:
             await self.error(self.tr("Open pool"), self.tr("The pool could not be opened."), exc)
             if old is not None:

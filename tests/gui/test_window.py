@@ -252,6 +252,34 @@ def test_open_pool_switches_session(window, aloop, tmp_path):
     run(aloop, scenario())
 
 
+def test_a_slow_open_shows_it_runs_without_a_cancel_button(window, aloop, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QProgressDialog, QPushButton
+
+    opener = window._open_session
+
+    async def slow(path, settings):  # a pool on a slow disk, a Redis server far away
+        await asyncio.sleep(1.0)
+        return await opener(path, settings)
+
+    monkeypatch.setattr(window, "_open_session", slow)
+
+    async def scenario():
+        task = asyncio.ensure_future(window.open_pool(tmp_path / "slow"))
+        seen = []
+
+        def look(dlg):
+            seen.append(dlg.labelText())
+            seen.append([b for b in dlg.findChildren(QPushButton) if b.isVisible()])
+
+        await with_dialog(QProgressDialog, look, timeout=10)
+        assert await task
+        assert seen == [f"Opening {tmp_path / 'slow'}…", []]
+        await wait_for(lambda: find_top(QProgressDialog) is None)
+        assert window.session.pool_dir == tmp_path / "slow"
+
+    run(aloop, scenario())
+
+
 def test_closing_mid_crawl_stops_everything_and_loses_nothing(window, aloop, tmp_path):
     session = window.session
     crawler = session.crawler
