@@ -45,7 +45,9 @@ ZH = {
     "Join a shared URL pool on a Redis server": "加入 Redis 服务器上的共享网址池",
     "Open Redis pool": "打开 Redis 网址池",
     "Type a Redis pool URL.": "请输入 Redis 网址池的 URL。",
-    "Only redis:// and rediss:// URLs can be opened.": "只能打开 redis:// 和 rediss:// 网址。",
+    "Only redis://, rediss:// and unix:// URLs can be opened.": (
+        "只能打开 redis://、rediss:// 和 unix:// 网址。"
+    ),
     "The port is not a number (1-65535).": "端口不是 1 到 65535 之间的数字。",
     "The URL has no host.": "该网址没有主机。",
     "The database after the slash must be a number.": "斜杠后的数据库编号必须是数字。",

@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="398" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="411" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="403" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="416" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="422" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="430" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="443" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="455" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="468" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="459" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="472" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="466" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="479" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="469" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="500" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="509" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="522" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="502" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="515" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1088" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1101" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1096" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1109" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1098" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1111" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1099" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1112" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1100" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1113" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1106" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1119" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -199,28 +199,28 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="555" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="555" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="555" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="611" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="624" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="616" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="629" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -228,102 +228,102 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="652" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="665" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="665" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="678" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="666" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="679" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="667" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="668" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="669" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="682" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="670" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="773" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="683" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="786" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="712" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="735" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="748" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="742" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="755" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="752" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="765" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="775" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="788" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="782" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="795" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="783" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="796" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="817" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="826" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="834" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="839" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="847" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="819" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="845" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="832" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="858" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="835" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="848" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="842" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="852" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="865" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -1112,43 +1112,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="228" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="232" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="231" />
-        <source>Only redis:// and rediss:// URLs can be opened.</source>
-        <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
+        <location filename="../crawler_gui/gui/dialogs.py" line="244" />
+        <source>Only redis://, rediss:// and unix:// URLs can be opened.</source>
+        <translation>只能打开 redis://、rediss:// 和 unix:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="238" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="242" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="250" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="255" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="240" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="253" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="245" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="258" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="250" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="263" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="262" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="275" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="279" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="292" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1189,172 +1189,172 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="904" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="917" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="910" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="911" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="918" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="931" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="919" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="920" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="921" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="934" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="935" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="936" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="937" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="925" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="938" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="926" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="939" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="927" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="940" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="928" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="946" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="939" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="952" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="954" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="942" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="955" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="943" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="956" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="944" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="958" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="948" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="953" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="966" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="954" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="967" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="974" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="962" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="963" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="968" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="981" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="988" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="990" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="978" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="991" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="979" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="992" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1039" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1052" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1416,27 +1416,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="364" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="364" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="364" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="387" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="400" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="388" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="401" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>

@@ -225,6 +225,10 @@ def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
         raise PoolURLError(f"invalid Redis URL {shown!r}: {exc}") from exc
     if parts.scheme not in ("redis", "rediss", "unix"):
         raise PoolURLError(f"not a Redis URL: {shown!r} (expected redis://host:port/db?name=...)")
+    if parts.scheme == "unix" and not parts.path.strip("/"):
+        raise PoolURLError(f"invalid Redis URL {shown!r}: no socket path (unix:///path/to.sock)")
+    if parts.scheme != "unix" and not parts.hostname:
+        raise PoolURLError(f"invalid Redis URL {shown!r}: no host")
     db = parts.path.strip("/")
     if parts.scheme != "unix" and db and not db.isdigit():
         raise PoolURLError(

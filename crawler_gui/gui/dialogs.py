@@ -220,31 +220,44 @@ _NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012
 
 
 def redis_url_problem(text: str) -> str | None:
-    """Why ``text`` is not a Redis pool URL we can open (None when it is one). Checked as you
-    type in the "Open Redis pool" dialog: ``redis://`` or ``rediss://``, a host, a valid port,
-    an optional database number, and a pool ``name=`` of letters, digits, ``_ . -``."""
+    """Why ``text`` is not a Redis pool URL we can open (None when it is one), checked as you
+    type in the "Open Redis pool" dialog. The core's own parser decides (what the command line
+    and the session accept, the dialog accepts: ``redis://``, ``rediss://``, ``unix://``); a
+    refusal is said in the window's language where we have the words for it."""
+    from crawler_gui.core.redis_pool import parse_pool_url_full
+    from crawler_gui.errors import PoolURLError
+
     text = text.strip()
     if not text:
         return QApplication.translate("RedisUrlDialog", "Type a Redis pool URL.")
+    try:
+        parse_pool_url_full(text)
+    except PoolURLError as exc:
+        return _redis_url_words(text) or str(exc)
+    return None
+
+
+def _redis_url_words(text: str) -> str | None:
+    """The translated sentence for the commonest mistakes in a Redis pool URL."""
     parts = urlsplit(text)
-    if parts.scheme.lower() not in ("redis", "rediss"):
+    if parts.scheme.lower() not in ("redis", "rediss", "unix"):
         return QApplication.translate(
-            "RedisUrlDialog", "Only redis:// and rediss:// URLs can be opened."
+            "RedisUrlDialog", "Only redis://, rediss:// and unix:// URLs can be opened."
         )
     try:
         port = parts.port
-        host = parts.hostname
     except ValueError:
         return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
-    if not host:
-        return QApplication.translate("RedisUrlDialog", "The URL has no host.")
-    if port is not None and not 0 < port < 65536:
-        return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
-    db = parts.path.strip("/")
-    if db and not db.isdigit():
-        return QApplication.translate(
-            "RedisUrlDialog", "The database after the slash must be a number."
-        )
+    if parts.scheme != "unix":
+        if not parts.hostname:
+            return QApplication.translate("RedisUrlDialog", "The URL has no host.")
+        if port is not None and not 0 < port < 65536:
+            return QApplication.translate("RedisUrlDialog", "The port is not a number (1-65535).")
+        db = parts.path.strip("/")
+        if db and not db.isdigit():
+            return QApplication.translate(
+                "RedisUrlDialog", "The database after the slash must be a number."
+            )
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
         if key == "name" and (not value or not set(value) <= _NAME_CHARS):
             return QApplication.translate(

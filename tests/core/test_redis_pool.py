@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import redis
@@ -62,6 +63,12 @@ def test_pool_url_carries_name_and_worker() -> None:
     for bad in ("0", "1025", "many"):
         with pytest.raises(PoolError, match="invalid groups="):
             parse_pool_url(f"redis://h:1/0?groups={bad}")
+    with pytest.raises(PoolError, match="no host"):
+        parse_pool_url("redis://:6379/0?name=n")
+    with pytest.raises(PoolError, match="no socket path"):
+        parse_pool_url("unix://?name=n")
+    socket_url, name, _ = parse_pool_url("unix:///run/redis.sock?db=1&name=n")
+    assert name == "n" and urlsplit(socket_url).path == "/run/redis.sock"
 
 
 def test_unreachable_server_is_a_clear_error() -> None:

@@ -41,9 +41,14 @@ def test_redis_url_validation() -> None:
         "redis://h:99999/0",
         "redis://h:6379/x",
         "redis://h/0?name=bad/name",
-        "unix:///tmp/redis.sock",
+        "unix://",
+        "redis://h/0?name=news&colour=blue",  # an option neither we nor redis-py know
     ):
         assert redis_url_problem(bad) is not None, bad
+    # the dialog accepts what the core accepts: a Unix socket too
+    assert redis_url_problem("unix:///run/redis/redis.sock?db=2&name=news") is None
+    assert "unknown option" in (redis_url_problem("redis://h/0?colour=blue") or "")
+    assert redis_url_problem("redis://:6379/0") == "The URL has no host."
 
 
 def test_window_opens_a_redis_pool_and_pause_reaches_every_worker(
