@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -302,3 +303,56 @@ def test_three_workers_started_in_one_folder_each_get_a_store_and_a_restart_find
             assert len(stored_final_urls(base / "auto-1")) > before
 
     asyncio.run(asyncio.wait_for(main(), 100))
+
+
+def test_a_resume_is_not_undone_by_a_read_of_the_flag_before_it_landed(
+    redis_server: str, tmp_path: Path
+) -> None:
+    """The window's Resume flicked back to Paused when the crawl read the pool's flag while
+    its own write of "resumed" was still on its way."""
+    url = pool_url(redis_server)
+
+    async def main() -> None:
+        settings = replace(SETTINGS, mode=CrawlMode.CONTINUOUS)
+        session = await CrawlSession.open(url, settings, store_dir=tmp_path / "w", worker="gui")
+        pool = session.frontier
+        crawler = session.crawler
+        try:
+            crawler.start()
+            crawler.pause()
+            for _ in range(100):
+                if await pool.paused():
+                    break
+                await asyncio.sleep(0.02)
+            assert await pool.paused()
+            landed = asyncio.Event()
+            real = pool.set_paused
+
+            async def slow_set_paused(paused: bool) -> int:  # a slow link to the server
+                await landed.wait()
+                return await real(paused)
+
+            pool.set_paused = slow_set_paused
+            crawler.resume()
+            assert crawler.state.value == "running"
+            crawler._last_poll = 0.0
+            await crawler._poll_shared_pause()  # the pool still says "paused"
+            assert crawler.state.value == "running"
+            landed.set()
+            for _ in range(100):
+                if not await pool.paused():
+                    break
+                await asyncio.sleep(0.02)
+            crawler._last_poll = 0.0
+            await crawler._poll_shared_pause()
+            assert crawler.state.value == "running"
+            # a pause set elsewhere still reaches it
+            await RedisPool.set_paused(pool, True)
+            crawler._last_poll = 0.0
+            await crawler._poll_shared_pause()
+            assert crawler.state.value == "paused"
+        finally:
+            await crawler.stop(wait_in_flight=False)
+            await session.close()
+
+    asyncio.run(main())

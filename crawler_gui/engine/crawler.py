@@ -332,6 +332,9 @@ class Crawler:
         self._fatal: Exception | None = None  # set when results cannot be saved
         self._committer_stopping = False
         self._last_poll = 0.0
+        #: Pause/resume clicks here so far, and their writes to a shared pool not yet done.
+        self._pause_changes = 0
+        self._pause_writes = 0
         self.last_error: str | None = None
         # A cheap "does the pool have it" check, where the backend has one (a local pool).
         # (only where it is local and cheap: a Redis round trip would block the loop).
@@ -732,9 +735,17 @@ class Crawler:
         setter = getattr(self.frontier, "set_paused", None)
         if not callable(setter):
             return
+        # Until the pool holds this change, a read of its flag is older than the user's
+        # click: it must not undo it (Resume flicked back to Paused for a poll's time).
+        self._pause_changes += 1
+        self._pause_writes += 1
         task = asyncio.get_running_loop().create_task(setter(paused))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._pause_written)
+
+    def _pause_written(self, _task: object) -> None:
+        self._pause_writes -= 1
 
     async def _poll_shared_pause(self) -> None:
         """Follow the pool-wide pause flag that another worker or the GUI may have set."""
@@ -743,11 +754,14 @@ class Crawler:
         if not callable(control) or now - self._last_poll < SHARED_POLL_SECONDS:
             return
         self._last_poll = now
+        changes = self._pause_changes
         try:
             paused, _generation = await control()
         except Exception as exc:
             log.warning("cannot read the shared pause flag: %s", exc)
             return
+        if self._pause_writes or changes != self._pause_changes:
+            return  # read before this worker's own pause or resume reached the pool
         if paused and self._state is CrawlState.RUNNING:
             log.info("paused by another worker or the GUI")
             self._pause_local()
