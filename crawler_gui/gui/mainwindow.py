@@ -241,8 +241,13 @@ class MainWindow(QMainWindow):
         geometry, state = prefs.window_state(self.qsettings)
         if geometry is not None:
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1200, 800)
+        else:  # 1200 x 800, or what the screen has room for (a 1366 x 768 laptop)
+            screen = self.screen()
+            room = screen.availableGeometry().size() if screen is not None else None
+            width, height = 1200, 800
+            if room is not None:
+                width, height = min(width, room.width()), min(height, room.height() * 92 // 100)
+            self.resize(width, height)
         if state is not None:
             self.restoreState(state)  # may place the Workers pane where it was last time
         compact = self.qsettings.value(COMPACT_KEY)
