@@ -14,7 +14,14 @@ from pathlib import Path
 import plyvel
 import pytest
 
-from crawler_gui.engine.store import AUTO_FLUSH_RECORDS, PageRecord, PageStore
+from crawler_gui.engine.store import (
+    AUTO_FLUSH_RECORDS,
+    MAX_DETAIL_LINKS,
+    SCHEMA_VERSION,
+    PageRecord,
+    PageStore,
+    make_detail,
+)
 from crawler_gui.errors import StoreError
 
 T0 = 1_700_000_000.25
@@ -95,7 +102,7 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         store.add(rec(1, body=body))
     db = plyvel.DB(str(tmp_path / "p"))
     try:
-        assert db.get(b"meta/schema_version") == b"2"
+        assert db.get(b"meta/schema_version") == SCHEMA_VERSION
         key = (1).to_bytes(8, "big")
         stored = db.get(b"body/" + key)
         assert stored is not None
@@ -232,7 +239,7 @@ def test_foreign_and_newer_databases_are_refused(tmp_path: Path) -> None:
         PageStore.open(tmp_path / "foreign")
 
     newer = plyvel.DB(str(tmp_path / "newer"), create_if_missing=True)
-    newer.put(b"meta/schema_version", b"3")
+    newer.put(b"meta/schema_version", b"99")
     newer.close()
     with pytest.raises(StoreError, match="schema version"):
         PageStore.open(tmp_path / "newer")
@@ -349,3 +356,78 @@ def test_version_1_store_still_opens(tmp_path: Path) -> None:
         assert store.export_jsonl(out) == 1
     record = json.loads(out.getvalue())
     assert record["kind"] is None and record["article"] is None  # not extracted yet
+
+
+def test_fetch_detail_is_recorded_bounded_and_gives_referrers(tmp_path: Path) -> None:
+    links = [(f"http://127.0.0.1:8631/l{i}", "queued", "") for i in range(MAX_DETAIL_LINKS + 50)]
+    detail = make_detail(
+        request_headers=[("User-Agent", "ua")],
+        response_headers=[("X-Long", "v" * 10_000), *((f"h{i}", "x") for i in range(300))],
+        decided_by="meta",
+        links=[("http://127.0.0.1:8631/target", "off_scope", "off_domain"), *links],
+    )
+    with PageStore.open(tmp_path / "p") as store:
+        s1 = store.add(rec(1))
+        store.add_detail(s1, detail)
+        s2 = store.add(rec(2))
+        store.add_detail(s2, make_detail(links=[("http://127.0.0.1:8631/target", "known", "")]))
+        s3 = store.add(rec(3))  # no detail: as a page stored before schema 3
+        assert store.detail(s1) is None  # buffered: not readable by seq yet
+        store.flush_sync()
+        got = store.detail(s1)
+        assert got is not None
+        assert got["decided_by"] == "meta"
+        assert got["links_total"] == MAX_DETAIL_LINKS + 51
+        assert len(got["links"]) == MAX_DETAIL_LINKS
+        assert got["links"][0] == ["http://127.0.0.1:8631/target", "off_scope", "off_domain"]
+        assert len(got["response_headers"]) == 100
+        assert len(got["response_headers"][0][1]) == 2000
+        assert store.detail(s3) is None
+        assert store.referrers("http://127.0.0.1:8631/target") == [s2, s1]
+        assert store.referrers("http://127.0.0.1:8631/nowhere") == []
+        rec3 = store.record_at(s3)
+        assert rec3 is not None and rec3.title == "标题 3 title"
+        assert store.seq_of(rec(2).url) == s2
+        assert store.last_written_seq() == s3
+
+
+def test_version_2_store_is_upgraded_and_its_pages_have_no_detail(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(rec(1))
+    db = plyvel.DB(str(tmp_path / "pages"))
+    db.put(b"meta/schema_version", b"2")
+    db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        assert store.detail(1) is None
+        assert store.record_at(1) is not None
+    db = plyvel.DB(str(tmp_path / "pages"))
+    try:
+        assert db.get(b"meta/schema_version") == SCHEMA_VERSION == b"3"
+    finally:
+        db.close()
+
+
+def test_newest_pages_on_filters_and_bounds_the_scan(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p") as store:
+        for i in range(1, 31):
+            seq = store.add(rec(i, status=404 if i % 3 == 0 else 200))
+            if i % 2 == 0:
+                store.add_extraction(seq, {"kind": "article" if i % 4 == 0 else "list"})
+        store.flush_sync()
+        rows, more = store.newest(10)
+        assert [r.seq for r in rows] == list(range(30, 20, -1))
+        assert more == 21
+        rows, more = store.newest(10, before=more)
+        assert [r.seq for r in rows] == list(range(20, 10, -1))
+        rows, more = store.newest(100, before=3)
+        assert [r.seq for r in rows] == [2, 1] and more is None
+        rows, _ = store.newest(100, accept=lambda r: r.kind == "article")
+        assert [r.seq for r in rows] == [28, 24, 20, 16, 12, 8, 4]
+        rows, more = store.newest(100, accept=lambda r: r.record.status == 404, scan_limit=10)
+        assert [r.seq for r in rows] == [30, 27, 24, 21] and more == 21
+        fresh = store.iter_rows_from(27, 10)
+        assert [(row.seq, row.kind, ex) for row, ex in fresh] == [
+            (28, "article", {"kind": "article"}),
+            (29, "", None),
+            (30, "list", {"kind": "list"}),
+        ]
