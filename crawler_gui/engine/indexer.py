@@ -14,6 +14,7 @@ or LevelDB).
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +26,8 @@ from crawler_gui.engine.search import SearchDoc, SearchIndex
 from crawler_gui.engine.store import PageStore
 
 __all__ = ["EXTRACTION_WAIT", "INDEX_FILENAME", "SearchIndexer"]
+
+log = logging.getLogger(__name__)
 
 #: The index's file in the pool folder.
 INDEX_FILENAME = "search.sqlite"
@@ -134,7 +137,13 @@ class SearchIndexer:
     async def run(self, interval: float = 1.0) -> None:
         """Keep the index up to date until cancelled or :meth:`close`."""
         while not self._stop:
-            n = await asyncio.to_thread(self.catch_up_once)
+            try:
+                n = await asyncio.to_thread(self.catch_up_once)
+            except Exception as exc:  # the store or the index went away (closed, failed)
+                if self._stop or self.store.closed:
+                    return
+                log.warning("the search index stopped: %s", exc)
+                return
             await asyncio.sleep(0 if n >= self.batch else interval)
 
     def close(self) -> None:

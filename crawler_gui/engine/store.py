@@ -180,7 +180,7 @@ def make_detail(
     ``links``: ``[url, outcome, reason]`` for each out-link (outcome ``queued``, ``known``,
     ``queued_or_known``, ``off_scope``, ``refused``, ``robots``, ``not_followed``), the first
     :data:`MAX_DETAIL_LINKS` of them; ``links_total`` counts them all."""
-    kept = []
+    kept: list[list[str]] = []
     total = 0
     for item in links:
         total += 1
@@ -559,9 +559,7 @@ class PageStore:
         except plyvel.Error as exc:
             raise _write_error(self.path, exc) from exc
 
-    def _encode(
-        self, seq: int, r: PageRecord | _Extracted | _Detail
-    ) -> list[tuple[bytes, bytes]]:
+    def _encode(self, seq: int, r: PageRecord | _Extracted | _Detail) -> list[tuple[bytes, bytes]]:
         key = seq.to_bytes(8, "big")
         if isinstance(r, _Detail):
             data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))

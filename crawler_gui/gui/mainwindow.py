@@ -49,6 +49,8 @@ from crawler_gui.gui.models import (
     RetriesModel,
     WorkersModel,
 )
+from crawler_gui.gui.pagedetail import PageDetailDialog, load_page
+from crawler_gui.gui.pages import PagesPane
 from crawler_gui.gui.tasks import Tasks
 from crawler_gui.gui.widgets import OverviewWidget, TablePane
 
@@ -268,6 +270,12 @@ class MainWindow(QMainWindow):
         self.articles_pane = TablePane(self.articles_model, name="articles", stretch_column=4)
         self.articles_pane.view.doubleClicked.connect(self._show_article)
         self.article_dialog: dialogs.ArticleDialog | None = None
+        # Pages fetched (the page store, read off the GUI thread) and searched.
+        self.pages_pane = PagesPane(self)
+        self.pages_pane.detail_requested.connect(
+            lambda seq: self.tasks.spawn(self.show_page(seq), "page detail")
+        )
+        self.page_dialog: PageDetailDialog | None = None
         self.docks: dict[str, QDockWidget] = {}
         first: QDockWidget | None = None
         for key, title, pane in (
@@ -276,6 +284,7 @@ class MainWindow(QMainWindow):
             ("retries", self.tr("Retries"), self.retries_pane),
             ("hubs", self.tr("Hubs"), self.hubs_pane),
             ("articles", self.tr("Articles"), self.articles_pane),
+            ("pages", self.tr("Pages"), self.pages_pane),
             ("log", self.tr("Log"), self.log_pane),
         ):
             dock = QDockWidget(title, self)
@@ -541,6 +550,7 @@ class MainWindow(QMainWindow):
         ):
             model.clear()
         self.articles_model.reset()
+        self._set_pages_source(session)
         self._shared = session is not None and is_shared(session.frontier)
         self._workers_due = 0.0
         self.workers_model.own_worker = (
@@ -558,6 +568,33 @@ class MainWindow(QMainWindow):
         else:
             self.pool_label.setText("")
         self._update_actions()
+
+    def _set_pages_source(self, session: SessionLike | None) -> None:
+        """The Pages pane reads the page store of a pool open in this window (an attached
+        window's crawl holds its store in the other process)."""
+        store = getattr(session, "store", None) if session is not None else None
+        if session is None or store is None or is_attached(session):
+            if session is not None or self.pages_pane.store is not None:
+                self.tasks.spawn(self.pages_pane.set_source(None, None, extracting=False), "pages")
+            return
+        where = getattr(session, "store_dir", None) or session.pool_dir
+        extracting = getattr(session.settings, "extract", "off") == "on"
+        self.tasks.spawn(
+            self.pages_pane.set_source(store, Path(where), extracting=extracting), "pages"
+        )
+
+    async def show_page(self, seq: int) -> PageDetailDialog | None:
+        """The Page detail of the fetch ``seq`` (read in a worker thread)."""
+        store = self.pages_pane.store
+        if store is None:
+            return None
+        view = await asyncio.to_thread(load_page, store, seq)
+        if view is None or self._closed:
+            return None
+        dlg = PageDetailDialog(view, self)
+        self.page_dialog = dlg
+        dlg.show()
+        return dlg
 
     def _show_workers_pane(self, shared: bool) -> None:
         """Put the Workers pane in the window for a shared pool (tabbed with the first pane
@@ -718,6 +755,8 @@ class MainWindow(QMainWindow):
             self.workers_model.set_pending(snap.pending, now=snap.time)
         self.overview.update_from(snap, stats, self.state_text(self.state()))
         self._update_actions()
+        if self.pages_pane.isVisible() and not self.pages_pane.visibleRegion().isEmpty():
+            await self.pages_pane.refresh()
         self.statusBar().showMessage(
             self.tr("%1 pages/s · %2 done · %3 waiting")
             .replace("%1", fmt.rate(getattr(stats, "pages_per_s_10s", 0.0)))
@@ -1041,6 +1080,7 @@ class MainWindow(QMainWindow):
         old = self.session
         if old is not None:
             self.set_session(None)
+            await self.pages_pane.close_source()  # the index stops reading the store first
             await old.close()
         try:
             new = await self._open_session(path, self.settings)
@@ -1110,6 +1150,7 @@ class MainWindow(QMainWindow):
         prefs.save_window_state(self.qsettings, self.saveGeometry(), self.saveState())
         session, self.session = self.session, None
         try:
+            await self.pages_pane.close_source()
             if session is not None:
                 self.state_label.setText(self.state_text(CrawlState.STOPPING))
                 await session.close()

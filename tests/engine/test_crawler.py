@@ -510,7 +510,7 @@ def test_each_page_records_its_headers_decode_decision_and_out_links(tmp_path: P
             gbk_hosts = set(site.gbk_hosts())
             gbk = [d for r, d in details.values() if any(h in r.final_url for h in gbk_hosts)]
             assert gbk and all(d["decided_by"] == "meta" for d in gbk)
-            for record, detail in details.values():
+            for _record, detail in details.values():
                 names = {k.lower() for k, _ in detail["response_headers"]}
                 assert "content-type" in names
                 assert ["User-Agent", FAST.user_agent] in detail["request_headers"]
