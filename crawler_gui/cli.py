@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.crawler import load_seed_domains
+from crawler_gui.engine.export import EXPORT_RECORDS, article_records, page_records, write_records
 from crawler_gui.engine.session import (
     RECONNECT_SECONDS,
     SCOPE_FILE,
@@ -74,12 +75,6 @@ log = logging.getLogger(__name__)
 
 EXIT_ERROR, EXIT_USAGE, EXIT_IN_USE, EXIT_CORRUPT, EXIT_ABORTED = 1, 2, 3, 4, 130
 COMMANDS = ("crawl", "export", "extract", "stats", "save", "load", "repair")
-#: The record types of ``export --records`` and what each holds (one place for all of them).
-EXPORT_RECORDS = {
-    "pages": "one record per stored page, as fetched",
-    "outcomes": "one record per URL of the pool with its state; a failed or refused URL with "
-    "its last status, reason and message, a redirected one with its target",
-}
 
 
 def _positive_int(text: str) -> int:
@@ -739,11 +734,13 @@ def export_command(args: argparse.Namespace) -> int:
     if args.output is not None:
         _outside_pool(args.output, pool_dir, "export")
     store = PageStore.open_in_pool(pool_dir, create=False)
+    records = article_records if args.records == "articles" else page_records
+
+    def write(fh: TextIO) -> int:
+        return write_records(fh, records(store), kind=args.records)
+
     try:
-        if args.output:
-            count = _write_atomically(Path(args.output), store.export_jsonl)
-        else:
-            count = store.export_jsonl(sys.stdout)
+        count = _write_atomically(Path(args.output), write) if args.output else write(sys.stdout)
     finally:
         store.close()
     print(f"{count} records exported", file=sys.stderr)

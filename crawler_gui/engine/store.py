@@ -703,9 +703,18 @@ class PageStore:
 
     def _export(self, fh: TextIO) -> int:
         n = 0
+        for obj in self.iter_export_records():
+            fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+            fh.write("\n")
+            n += 1
+        return n
+
+    def iter_export_records(self) -> Iterator[dict[str, Any]]:
+        """Every record's export record (``export --records pages``, documented in
+        ``docs/storage.md``), oldest first; buffered records are flushed first."""
         for seq, r in self.iter_seq_records(with_body=False):
             ex = self.extraction(seq)
-            obj = {
+            yield {
                 "url": r.url,
                 "final_url": r.final_url,
                 "status": r.status,
@@ -721,10 +730,6 @@ class PageStore:
                 "redirect_chain": [[u, s] for u, s in r.redirect_chain],
                 **export_fields(ex),
             }
-            fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
-            fh.write("\n")
-            n += 1
-        return n
 
     # -- closing -----------------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QMessageBox,
+    QProgressDialog,
     QStyle,
     QVBoxLayout,
     QWidget,
@@ -39,6 +40,7 @@ from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
+from crawler_gui.gui.exporting import ExportDialog, export_to_file, inside
 from crawler_gui.gui.models import (
     ArticlesModel,
     HostsModel,
@@ -424,6 +426,13 @@ class MainWindow(QMainWindow):
             "Ctrl+L",
             sp.SP_DialogOpenButton,
         )
+        self.act_export = self._action(
+            self.tr("&Export…"),
+            lambda: spawn(self.export_records(), "export"),
+            "Ctrl+E",
+            sp.SP_FileDialogContentsView,
+            self.tr("Export pages, articles or URL outcomes as JSON Lines or CSV"),
+        )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
 
@@ -435,6 +444,7 @@ class MainWindow(QMainWindow):
             None,
             self.act_save,
             self.act_load,
+            self.act_export,
             None,
             self.act_quit,
         ):
@@ -488,7 +498,14 @@ class MainWindow(QMainWindow):
             )
         )
         self.act_stop.setEnabled(has and state in (CrawlState.RUNNING, CrawlState.PAUSED))
-        for a in (self.act_add, self.act_hubs, self.act_save, self.act_load, self.act_settings):
+        for a in (
+            self.act_add,
+            self.act_hubs,
+            self.act_save,
+            self.act_load,
+            self.act_export,
+            self.act_settings,
+        ):
             a.setEnabled(has and state != CrawlState.STOPPING)
         if is_attached(self.session):
             # A crawl in another process: it is started there, it cannot restart once it has
@@ -498,6 +515,7 @@ class MainWindow(QMainWindow):
             for a in (self.act_add, self.act_hubs, self.act_save, self.act_settings):
                 a.setEnabled(a.isEnabled() and live)
             self.act_load.setEnabled(False)
+            self.act_export.setEnabled(False)  # its pool and pages are the other process's
         self.state_label.setText(self.state_text(state))
 
     def state(self) -> CrawlState | None:
@@ -953,6 +971,72 @@ class MainWindow(QMainWindow):
             10000,
         )
         log.info("saved %d records to %s", n, path)
+        return n
+
+    async def export_records(
+        self, kind: str | None = None, file_format: str | None = None, path: Path | None = None
+    ) -> int | None:
+        """File → Export…: the records of ``crawler-gui export`` (asked for when not given)
+        to a file, written in a worker thread with a progress dialog that can cancel."""
+        session = self.session
+        if session is None or is_attached(session):
+            return None
+        store = getattr(session, "store", None)
+        if kind is None or file_format is None:
+            choice = await ExportDialog.ask(self, pages=store is not None)
+            if choice is None:
+                return None
+            kind, file_format = choice
+        if path is None:
+            path = await dialogs.ask_file(
+                self,
+                self.tr("Export"),
+                save=True,
+                name_filter=self.tr("JSON Lines (*.jsonl)")
+                if file_format == "jsonl"
+                else self.tr("CSV (*.csv)"),
+                suffix=file_format,
+            )
+        if path is None or self.session is not session:
+            return None
+        where = getattr(session, "store_dir", None) or session.pool_dir
+        if isinstance(where, Path) and inside(path, where):
+            await self.error(
+                self.tr("Export"),
+                self.tr("The file is inside the pool: write the export somewhere else."),
+                ValueError(str(path)),
+            )
+            return None
+        progress = QProgressDialog(self.tr("Exporting…"), self.tr("Cancel"), 0, 0, self)
+        progress.setObjectName("export-progress")
+        progress.setWindowTitle(self.tr("Export"))
+        progress.setMinimumDuration(0)
+        progress.setAutoClose(False)
+        progress.setAutoReset(False)
+        if kind != "outcomes" and store is not None:
+            progress.setMaximum(max(1, store.count()))
+        self.export_progress = progress
+        progress.show()
+        try:
+            n = await export_to_file(
+                path, kind, file_format, store=store, frontier=session.frontier, progress=progress
+            )
+        except (CrawlerGuiError, OSError, ValueError) as exc:
+            await self.error(self.tr("Export"), self.tr("The export was not written."), exc)
+            return None
+        finally:
+            progress.close()
+            progress.deleteLater()
+        if n is None:
+            self.statusBar().showMessage(self.tr("Export cancelled: nothing was written."), 10000)
+            return None
+        self.statusBar().showMessage(
+            self.tr("Exported %1 records to %2")
+            .replace("%1", fmt.count(n))
+            .replace("%2", str(path)),
+            10000,
+        )
+        log.info("exported %d %s records to %s", n, kind, path)
         return n
 
     async def load_snapshot(self, path: Path | None = None, *, confirm: bool = True) -> int | None:

@@ -3,13 +3,16 @@ real crawl of the demo site (and a real page store for pages stored before schem
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
+import io
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.store import PageRecord, PageStore
@@ -202,3 +205,81 @@ def test_pages_model_passes_the_model_tester(qtmodeltester, tmp_path: Path) -> N
     model.append_rows(rows[3:])
     qtmodeltester.check(model)
     assert [model.row_at(r).seq for r in range(model.rowCount())] == [5, 4, 2, 1]
+
+
+def test_export_from_the_window_with_progress_and_cancel(aloop, qsettings, tmp_path):
+    import csv
+    import json
+
+    from crawler_gui.engine.export import CSV_FIELDS
+    from crawler_gui.gui.exporting import ExportDialog
+
+    async def scenario():
+        w = await open_and_show(
+            tmp_path / "pool", demo=True, settings=SETTINGS, qsettings=qsettings
+        )
+        assert w is not None
+        try:
+            await wait_for(lambda: w.session.store.count() >= 20, timeout=60)
+            w.session.crawler.pause()
+            assert w.act_export.isEnabled()
+            # the dialog offers the command line's record types and both formats
+            dlg = ExportDialog(w, pages=True)
+            kinds = [dlg.records.itemData(i) for i in range(dlg.records.count())]
+            assert kinds == ["pages", "articles", "outcomes"]
+            dlg.format.setCurrentIndex(1)
+            dlg.records.setCurrentIndex(2)
+            assert dlg.choice() == ("outcomes", "csv")
+            delete_now(dlg)
+
+            pages = tmp_path / "pages.csv"
+            n = await w.export_records("pages", "csv", pages)
+            assert n is not None and n >= 20
+            rows = list(csv.DictReader(io.StringIO(pages.read_text(encoding="utf-8"), newline="")))
+            assert len(rows) == n and tuple(rows[0]) == CSV_FIELDS["pages"]
+            outcomes = tmp_path / "outcomes.jsonl"
+            m = await w.export_records("outcomes", "jsonl", outcomes)
+            lines = [json.loads(x) for x in outcomes.read_text(encoding="utf-8").splitlines()]
+            assert m == len(lines) and all(x["kind"] == "outcome" for x in lines)
+            # inside the pool: refused with a message, nothing written
+            inside = w.session.pool_dir / "x.jsonl"
+            task = asyncio.ensure_future(w.export_records("pages", "jsonl", inside))
+            box = await wait_top(QMessageBox)
+            box.close()
+            assert await task is None and not inside.exists()
+            # cancel: the old file stays as it was
+            pages.write_text("old", encoding="utf-8")
+            w.export_progress = None
+            store = w.session.store
+            store._write_lock.acquire()  # the export waits at its first read (a flush)
+            try:
+                task = asyncio.ensure_future(w.export_records("pages", "jsonl", pages))
+                await wait_for(lambda: getattr(w, "export_progress", None) is not None)
+                QTest.mouseClick(
+                    w.export_progress.findChild(QPushButton), Qt.MouseButton.LeftButton
+                )
+            finally:
+                store._write_lock.release()
+            assert await task is None
+            assert pages.read_text(encoding="utf-8") == "old"
+        finally:
+            if not w.is_closed:
+                w.close()
+                await w.wait_closed()
+            assert_no_active_timers(w)
+        return w
+
+    delete_now(run(aloop, scenario(), timeout=180))
+
+
+async def wait_top(cls):
+    found = []
+
+    def look():
+        found[:] = [
+            x for x in QApplication.topLevelWidgets() if isinstance(x, cls) and x.isVisible()
+        ]
+        return found
+
+    await wait_for(look, timeout=10)
+    return found[0]
