@@ -128,6 +128,60 @@ http://news.sina.com.cn/</translation>
     </message>
 </context>
 <context>
+    <name>ExportDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="57" />
+        <source>Export</source>
+        <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <source>Pages: one record per stored page</source>
+        <translation>页面：每个已存储页面一条记录</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="63" />
+        <source>Articles: the pages judged articles, with text</source>
+        <translation>文章：被判定为文章的页面，含正文</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="66" />
+        <source>URL outcomes: every URL of the pool and its state</source>
+        <translation>网址结果：网址池中的每个网址及其状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <source>JSON Lines (.jsonl)</source>
+        <translation>JSON Lines（.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <source>CSV (.csv)</source>
+        <translation>CSV（.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="74" />
+        <source>Records:</source>
+        <translation>记录：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <source>The same records as crawler-gui export (docs/storage.md).</source>
+        <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="191" />
+        <source>%1 records written…</source>
+        <translation>已写入 %1 条记录…</translation>
+    </message>
+</context>
+<context>
     <name>HostsModel</name>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="382" />
@@ -459,296 +513,311 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="211" />
         <source>Crawler GUI</source>
         <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="240" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="244" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="241" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="245" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="255" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="256" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="277" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="801" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="287" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="858" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="279" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
+        <source>Pages</source>
+        <translation>页面数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="298" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="873" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="309" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="930" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="315" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="492" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="366" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="377" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="380" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="384" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="382" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="400" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="415" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="424" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
+        <source>Export pages, articles or URL outcomes as JSON Lines or CSV</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines 或 CSV</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="440" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="445" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="464" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="448" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="467" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="470" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="492" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="501" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="528" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="502" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="529" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="503" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="530" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="504" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="531" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="505" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="532" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="533" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="534" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="535" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="555" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="583" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="557" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="585" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="657" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="657" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="613" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="668" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="615" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="670" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="633" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="688" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="638" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="693" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="650" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="651" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="706" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="722" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="779" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="841" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="878" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -757,106 +826,154 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="865" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="922" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="940" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="898" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="955" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="967" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="967" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="970" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="993" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1005" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1012" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="995" />
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines（*.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="997" />
+        <source>CSV (*.csv)</source>
+        <translation>CSV（*.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1006" />
+        <source>The file is inside the pool: write the export somewhere else.</source>
+        <translation>该文件位于网址池内：请导出到其他位置。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1010" />
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1010" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
+        <source>The export was not written.</source>
+        <translation>导出未写入。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1031" />
+        <source>Export cancelled: nothing was written.</source>
+        <translation>导出已取消：未写入任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1034" />
+        <source>Exported %1 records to %2</source>
+        <translation>已将 %1 条记录导出到 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="937" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="955" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1060" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1109" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1062" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1079" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1086" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="988" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1111" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1160" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1148" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1075" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1199" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1077" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1007,46 +1124,455 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
     </message>
 </context>
 <context>
+    <name>PageDetailDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="90" />
+        <source>not recorded (stored before this version)</source>
+        <extracomment>Characters of the body shown (a bigger body is cut, and says so). None: not recorded (a page stored before schema 3) URLs of stored pages that link here (newest first) None: the body was not stored</extracomment>
+        <translation>未记录（在此版本之前存储）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="103" />
+        <source>not extracted</source>
+        <translation>未抽取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="105" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="172" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="106" />
+        <source>Final URL</source>
+        <translation>最终网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="107" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="108" />
+        <source>Fetched</source>
+        <translation>抓取时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="109" />
+        <source>Response time</source>
+        <translation>响应时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="110" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="111" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="112" />
+        <source>Content type</source>
+        <translation>内容类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="113" />
+        <source>Encoding</source>
+        <translation>编码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="114" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="115" />
+        <source>Found on</source>
+        <translation>发现于</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="125" />
+        <source>Summary</source>
+        <translation>概要</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="132" />
+        <source>Request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="134" />
+        <source>Response</source>
+        <translation>响应</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="137" />
+        <source>Headers</source>
+        <translation>头部</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="146" />
+        <source>No redirect.</source>
+        <translation>没有重定向。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="147" />
+        <source>Redirects</source>
+        <translation>重定向</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="155" />
+        <source>Published</source>
+        <translation>发布时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="158" />
+        <source>Not extracted.</source>
+        <translation>尚未抽取。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="161" />
+        <source>Not an article.</source>
+        <translation>不是文章。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="162" />
+        <source>Article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="172" />
+        <source>What happened</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="172" />
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="187" />
+        <source>%1 links</source>
+        <translation>%1 个链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="189" />
+        <source>the first %1 are listed</source>
+        <translation>列出前 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="195" />
+        <source>Out-links</source>
+        <translation>外链</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="202" />
+        <source>No stored page links here (or not recorded).</source>
+        <translation>没有已存储的页面链接到这里（或未记录）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="203" />
+        <source>Linked from</source>
+        <translation>来源链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="208" />
+        <source>The body was not stored.</source>
+        <translation>未存储正文。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="211" />
+        <source>(cut: the body is longer)</source>
+        <translation>（已截断：正文更长）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="215" />
+        <source>Body</source>
+        <translation>正文源码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="218" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="224" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="243" />
+        <source>empty body</source>
+        <translation>空正文</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="244" />
+        <source>plain ASCII</source>
+        <translation>纯 ASCII</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="245" />
+        <source>from the HTTP Content-Type header</source>
+        <translation>来自 HTTP Content-Type 头部</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="246" />
+        <source>from a byte-order mark</source>
+        <translation>来自字节顺序标记（BOM）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="247" />
+        <source>from the &lt;meta&gt; tag</source>
+        <translation>来自 &lt;meta&gt; 标签</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="248" />
+        <source>valid UTF-8</source>
+        <translation>有效的 UTF-8</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="249" />
+        <source>guessed from the bytes</source>
+        <translation>根据字节推测</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="250" />
+        <source>nothing fit: UTF-8 with replacements</source>
+        <translation>均不匹配：UTF-8，含替换字符</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="255" />
+        <source>queued</source>
+        <translation>已入队</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="256" />
+        <source>already known</source>
+        <translation>已知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="257" />
+        <source>queued or already known</source>
+        <translation>已入队或已知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="258" />
+        <source>off-scope</source>
+        <translation>超出范围</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="259" />
+        <source>refused</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="260" />
+        <source>disallowed by robots.txt</source>
+        <translation>被 robots.txt 禁止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="261" />
+        <source>not followed (depth limit)</source>
+        <translation>未跟随（深度限制）</translation>
+    </message>
+</context>
+<context>
+    <name>PagesModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="65" />
+        <source>Time</source>
+        <extracomment>Rows read per page of the pane. The kinds a page can be filtered by ("" = not extracted).</extracomment>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="66" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="67" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="68" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="69" />
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="70" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="71" />
+        <source>Response time</source>
+        <translation>响应时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="72" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="99" />
+        <source>article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="100" />
+        <source>list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="101" />
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+</context>
+<context>
+    <name>PagesPane</name>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="265" />
+        <source>Search URL, title and article text…</source>
+        <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
+        <translation>搜索网址、标题和文章正文…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="269" />
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="274" />
+        <source>All kinds</source>
+        <translation>全部类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="277" />
+        <source>not extracted</source>
+        <translation>未抽取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="281" />
+        <source>Host…</source>
+        <translation>主机…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="283" />
+        <source>Rebuild index</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="286" />
+        <source>Index every stored page again (the search index is kept up to date by itself)</source>
+        <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="322" />
+        <source>Show more</source>
+        <translation>显示更多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="370" />
+        <source>No page store: pages are shown for a pool open here.</source>
+        <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="421" />
+        <source>Cannot read the pages: %1</source>
+        <translation>无法读取页面：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="491" />
+        <location filename="../crawler_gui/gui/pages.py" line="494" />
+        <source>%1 pages shown</source>
+        <translation>显示 %1 个页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="496" />
+        <source>search index: %1 pages to go</source>
+        <translation>搜索索引：还有 %1 个页面待索引</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="511" />
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="514" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="519" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="537" />
+        <source>Rebuilding the search index…</source>
+        <translation>正在重建搜索索引…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="537" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="540" />
+        <source>Search index</source>
+        <translation>搜索索引</translation>
+    </message>
+</context>
+<context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="98" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="102" />
         <source>Type a Redis pool URL.</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="101" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="105" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="108" />
         <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="116" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="110" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="114" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="115" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="119" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="120" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="124" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="132" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="136" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="153" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
