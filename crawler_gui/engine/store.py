@@ -11,10 +11,11 @@ Key layout (also in ``docs/storage.md``, "Page store"):
   requested URL and the final URL after redirects
 * ``art/<seq>`` -> the page's extraction (kind, why, article), JSON; absent until extracted
 * ``fx/<seq>`` -> what the fetch saw beyond the page record (schema 3): request and response
-  headers, how the encoding was decided, the out-links and what became of each (JSON, bounded:
+  headers, how the encoding was decided, the out-links and what became of each (zlib-compressed
+  JSON, bounded:
   :data:`MAX_DETAIL_LINKS` links, :data:`MAX_HEADERS` headers of :data:`MAX_HEADER_CHARS`)
 * ``ref/<url>\x00<seq>`` -> empty: page ``<seq>`` links to ``<url>`` (the referrers of a page;
-  one key per out-link kept in ``fx/``)
+  one key per out-link in the crawl's scope kept in ``fx/``)
 
 Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
 encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
@@ -79,7 +80,10 @@ _P_ART = b"art/"
 _P_DETAIL = b"fx/"
 _P_REF = b"ref/"
 #: Out-links kept per page in its ``fx/`` record (the rest are counted, not listed).
-MAX_DETAIL_LINKS = 500
+MAX_DETAIL_LINKS = 200
+#: The out-link outcomes that get a ``ref/`` key (links in the crawl's scope: the pages that
+#: link to a page of the crawl; off-scope links, often most of a page's, get none).
+_REF_OUTCOMES = frozenset({"queued", "known", "queued_or_known", "refused", "robots"})
 #: Headers kept per request or response, and characters kept of each value.
 MAX_HEADERS = 100
 MAX_HEADER_CHARS = 2000
@@ -400,7 +404,7 @@ class PageStore:
         """The fetch detail of record ``seq`` (flushed records only); ``None`` for a page
         stored before schema 3 (or by a crawl that did not record it)."""
         raw = self._db.get(_P_DETAIL + seq.to_bytes(8, "big"))
-        return json.loads(raw) if raw is not None else None
+        return json.loads(zlib.decompress(raw)) if raw is not None else None
 
     def record_at(self, seq: int, *, with_body: bool = True) -> PageRecord | None:
         """The written record ``seq`` (with its body when stored and asked for), or None."""
@@ -439,18 +443,21 @@ class PageStore:
         before: int | None = None,
         accept: Any = None,
         scan_limit: int = 50_000,
+        after: int = 0,
     ) -> tuple[list[PageRow], int | None]:
         """Written records, newest first: at most ``limit`` rows with ``seq < before``, each
         kept when ``accept(row)`` is true (all when None). Reads at most ``scan_limit`` records,
         so a filter that matches little answers in bounded time; returns the rows and where to
-        go on from (``before`` of the next call), None at the oldest record. For a worker
+        go on from (``before`` of the next call), None at the oldest record. ``after`` stops
+        at that sequence number (only newer rows: a live list's new rows). For a worker
         thread: reads only what is on disk."""
         rows: list[PageRow] = []
         stop = _P_PAGE + (before.to_bytes(8, "big") if before is not None else b"\xff" * 8)
         scanned = 0
         last_seq: int | None = None
         with self._db.snapshot() as snap:
-            it = snap.iterator(start=_P_PAGE, stop=stop, reverse=True)
+            start = _P_PAGE + (after + 1).to_bytes(8, "big")
+            it = snap.iterator(start=start, stop=stop, reverse=True)
             for key, meta in it:
                 k = key[len(_P_PAGE) :]
                 last_seq = int.from_bytes(k, "big")
@@ -566,8 +573,10 @@ class PageStore:
             refs = [
                 (_P_REF + str(link[0]).encode("utf-8") + b"\x00" + key, b"")
                 for link in r.data.get("links", ())
+                if link[1] in _REF_OUTCOMES
             ]
-            return [(_P_DETAIL + key, data.encode("utf-8")), *refs]
+            packed = zlib.compress(data.encode("utf-8"), _ZLIB_LEVEL)
+            return [(_P_DETAIL + key, packed), *refs]
         if isinstance(r, _Extracted):
             data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
             return [(_P_ART + key, data.encode("utf-8"))]

@@ -51,6 +51,8 @@ log = logging.getLogger(__name__)
 _Index = QModelIndex | QPersistentModelIndex
 #: Rows read per page of the pane.
 PAGE_ROWS = 200
+#: Records a live refresh reads at most (a filter that matches little: "Show more" goes on).
+LIVE_SCAN = 5_000
 #: The kinds a page can be filtered by ("" = not extracted).
 KINDS = ("article", "list", "other", "")
 
@@ -142,16 +144,38 @@ class PagesModel(QAbstractTableModel):
         self._rows.extend(rows)
         self.endInsertRows()
 
-    def prepend_rows(self, rows: list[PageRow], keep: int) -> None:
-        """Put newer rows on top (newest first) and keep at most ``keep`` rows."""
-        if rows:
-            self.beginInsertRows(QModelIndex(), 0, len(rows) - 1)
-            self._rows[:0] = rows
+    def merge_rows(self, rows: list[PageRow]) -> None:
+        """Show ``rows`` (the newest, newest first) keeping what can be kept: new rows are
+        inserted on top and the oldest dropped (the selection and the scroll position stay),
+        rows whose extraction arrived since are updated in place; anything else resets."""
+        old = [r.seq for r in self._rows]
+        new = [r.seq for r in rows]
+        if not old or not new:
+            self.set_rows(rows)
+            return
+        try:
+            k = new.index(old[0])
+        except ValueError:
+            self.set_rows(rows)
+            return
+        n = min(len(old), len(new) - k)
+        if new[k : k + n] != old[:n]:
+            self.set_rows(rows)
+            return
+        if k:
+            self.beginInsertRows(QModelIndex(), 0, k - 1)
+            self._rows[:0] = rows[:k]
             self.endInsertRows()
-        if len(self._rows) > keep:
-            self.beginRemoveRows(QModelIndex(), keep, len(self._rows) - 1)
-            del self._rows[keep:]
+        if len(self._rows) > len(rows):
+            self.beginRemoveRows(QModelIndex(), len(rows), len(self._rows) - 1)
+            del self._rows[len(rows) :]
             self.endRemoveRows()
+        changed = [i for i in range(k, len(rows)) if self._rows[i] != rows[i]]
+        if changed:
+            for i in changed:
+                self._rows[i] = rows[i]
+            last = len(self._headers) - 1
+            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], last))
 
     def row_at(self, row: int) -> PageRow:
         return self._rows[row]
@@ -197,9 +221,18 @@ def load_rows(
     limit: int,
     before: int | None,
     accept: Callable[[PageRow], bool] | None,
-) -> tuple[list[PageRow], int | None]:
-    """A page of the newest rows (worker thread)."""
-    return store.newest(limit, before=before, accept=accept)
+    after: int = 0,
+    scan_limit: int = 50_000,
+) -> tuple[list[PageRow], int | None, int]:
+    """A page of the newest rows (worker thread); ``after``: only rows newer than that. Also
+    returns the newest sequence number the read covered (filtered-out rows included)."""
+    last = store.last_written_seq()
+    if before is None or before > last + 1:
+        before = last + 1
+    rows, more = store.newest(
+        limit, before=before, accept=accept, after=after, scan_limit=scan_limit
+    )
+    return rows, more, last
 
 
 def search_rows(
@@ -259,6 +292,7 @@ class PagesPane(QWidget):
         self._dirty = True  # filters changed: reload from the top
         self.rebuilding = False
         self._generation = 0
+        self._reload = False
 
         self.search = QLineEdit(self)
         self.search.setObjectName("pages-search")
@@ -426,13 +460,22 @@ class PagesPane(QWidget):
         self._spawn(self.refresh(force=True))
 
     def _more_clicked(self) -> None:
-        self._paged = True
-        self._spawn(self._load(more=True))
+        self._paged = True  # no live inserts from now on (a search or filter change resets)
+        self._spawn(self._show_more())
+
+    async def _show_more(self) -> None:
+        while self._loading:  # a refresh is reading: page on after it
+            await asyncio.sleep(0.02)
+        await self._load(more=True)
 
     async def refresh(self, *, force: bool = False) -> None:
         """Called on each window refresh while the pane is visible (and when a filter
         changes): new pages go on top; a search or a paged-on list stays as it is."""
-        if self.store is None or self._loading:
+        if self.store is None:
+            return
+        if self._loading:
+            if force:
+                self._reload = True  # the filters changed during a load: load again after
             return
         if not force and (self._paged or self.search.text().strip()):
             return
@@ -461,28 +504,35 @@ class PagesPane(QWidget):
                 self._more = nxt
                 self._dirty = False
             elif more:
-                rows, nxt = await asyncio.to_thread(load_rows, store, PAGE_ROWS, before, accept)
+                rows, nxt, _last = await asyncio.to_thread(
+                    load_rows, store, PAGE_ROWS, before, accept
+                )
                 if store is not self.store:
                     return
                 self.model.append_rows(rows)
                 self._more = nxt
             else:
-                rows, nxt = await asyncio.to_thread(load_rows, store, PAGE_ROWS, None, accept)
+                # Live: the newest rows again (an extraction may have changed a row's kind
+                # since), merged into what is shown.
+                rows, nxt, _last = await asyncio.to_thread(
+                    load_rows, store, PAGE_ROWS, None, accept, 0, LIVE_SCAN
+                )
                 if store is not self.store:
                     return
                 if self._dirty:
                     self.model.set_rows(rows)
-                    self._more = nxt
                     self._dirty = False
                 else:
-                    top = self.model.top_seq()
-                    self.model.prepend_rows([r for r in rows if r.seq > top], PAGE_ROWS)
-                    if self.model.rowCount() >= PAGE_ROWS:
-                        self._more = self.model.last_seq()
+                    self.model.merge_rows(rows)
+                self._more = nxt
             self.more_button.setEnabled(self._more is not None)
             await self._show_info()
         finally:
             self._loading = False
+            if self._reload:
+                self._reload = False
+                self._dirty = True
+                self._spawn(self.refresh(force=True))
 
     async def _show_info(self) -> None:
         indexer = self.indexer

@@ -364,7 +364,11 @@ def test_fetch_detail_is_recorded_bounded_and_gives_referrers(tmp_path: Path) ->
         request_headers=[("User-Agent", "ua")],
         response_headers=[("X-Long", "v" * 10_000), *((f"h{i}", "x") for i in range(300))],
         decided_by="meta",
-        links=[("http://127.0.0.1:8631/target", "off_scope", "off_domain"), *links],
+        links=[
+            ("http://127.0.0.1:8631/target", "refused", "queue full"),
+            ("http://elsewhere.example/x", "off_scope", "off_domain"),
+            *links,
+        ],
     )
     with PageStore.open(tmp_path / "p") as store:
         s1 = store.add(rec(1))
@@ -377,14 +381,17 @@ def test_fetch_detail_is_recorded_bounded_and_gives_referrers(tmp_path: Path) ->
         got = store.detail(s1)
         assert got is not None
         assert got["decided_by"] == "meta"
-        assert got["links_total"] == MAX_DETAIL_LINKS + 51
+        assert got["links_total"] == MAX_DETAIL_LINKS + 52
         assert len(got["links"]) == MAX_DETAIL_LINKS
-        assert got["links"][0] == ["http://127.0.0.1:8631/target", "off_scope", "off_domain"]
+        assert got["links"][0] == ["http://127.0.0.1:8631/target", "refused", "queue full"]
         assert len(got["response_headers"]) == 100
         assert len(got["response_headers"][0][1]) == 2000
         assert store.detail(s3) is None
         assert store.referrers("http://127.0.0.1:8631/target") == [s2, s1]
         assert store.referrers("http://127.0.0.1:8631/nowhere") == []
+        # off-scope links are listed, but get no referrer key (most of a page's links)
+        assert store.referrers("http://elsewhere.example/x") == []
+        assert store.referrers("http://127.0.0.1:8631/l0") == [s1]
         rec3 = store.record_at(s3)
         assert rec3 is not None and rec3.title == "标题 3 title"
         assert store.seq_of(rec(2).url) == s2
@@ -423,6 +430,8 @@ def test_newest_pages_on_filters_and_bounds_the_scan(tmp_path: Path) -> None:
         assert [r.seq for r in rows] == [2, 1] and more is None
         rows, _ = store.newest(100, accept=lambda r: r.kind == "article")
         assert [r.seq for r in rows] == [28, 24, 20, 16, 12, 8, 4]
+        rows, more = store.newest(100, after=26)
+        assert [r.seq for r in rows] == [30, 29, 28, 27] and more is None
         rows, more = store.newest(100, accept=lambda r: r.record.status == 404, scan_limit=10)
         assert [r.seq for r in rows] == [30, 27, 24, 21] and more == 21
         fresh = store.iter_rows_from(27, 10)

@@ -93,9 +93,9 @@ def test_pages_pane_lists_filters_searches_and_opens_the_detail(
             )
             # a host filter that matches nothing empties the result
             pane.host_filter.setText("nowhere.invalid")
-            await wait_for(lambda: model.rowCount() == 0, timeout=10)
+            await wait_for(lambda: model.rowCount() == 0, timeout=30)
             pane.host_filter.clear()
-            await wait_for(lambda: model.rowCount() > 0, timeout=10)
+            await wait_for(lambda: model.rowCount() > 0, timeout=30)
 
             # keyboard: Enter on the selected row opens its detail
             row = next(r for r in range(model.rowCount()) if model.row_at(r).seq == art.seq)
@@ -119,7 +119,7 @@ def test_pages_pane_lists_filters_searches_and_opens_the_detail(
 
             # the context menu: Copy URL, and Details… like a double-click
             pane.search.clear()
-            await wait_for(lambda: model.rowCount() > 0, timeout=10)
+            await wait_for(lambda: model.rowCount() > 0, timeout=30)
             first = model.row_at(0)
             pos = pane.view.visualRect(model.index(0, 1)).center()
             pane.view.customContextMenuRequested.emit(pos)
@@ -199,12 +199,20 @@ def test_pages_model_passes_the_model_tester(qtmodeltester, tmp_path: Path) -> N
         store.flush_sync()
         rows, _ = store.newest(10)
     model = PagesModel()
-    model.set_rows(rows[:3])
+    model.set_rows(rows[1:4])  # 4, 3, 2
     qtmodeltester.check(model)
-    model.prepend_rows([], keep=2)
-    model.append_rows(rows[3:])
+    extracted = dataclasses.replace(rows[2], kind="article")  # 3, extracted since
+    changed: list[int] = []
+    model.dataChanged.connect(lambda a, b: changed.extend((a.row(), b.row())))
+    model.merge_rows([rows[0], rows[1], extracted])  # 5 is new on top; 2 drops out
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [5, 4, 3]
+    assert model.row_at(2).kind == "article" and changed == [2, 2]
+    assert model.index(2, 3).data() == "article"
+    model.merge_rows([rows[4]])  # nothing in common: a reset
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [1]
+    model.append_rows(rows[:1])
     qtmodeltester.check(model)
-    assert [model.row_at(r).seq for r in range(model.rowCount())] == [5, 4, 2, 1]
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [1, 5]
 
 
 def test_export_from_the_window_with_progress_and_cancel(aloop, qsettings, tmp_path):
