@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="225" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="333" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="230" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="338" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="249" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="357" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="257" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="365" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="282" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="390" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="286" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="394" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="293" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="401" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="296" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="296" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="327" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="336" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="444" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="329" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="437" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="867" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="875" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="983" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="877" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="985" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="878" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="986" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="879" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="987" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="885" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="993" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -97,101 +97,155 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="872" />
+        <location filename="../crawler_gui/gui/models.py" line="884" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="873" />
+        <location filename="../crawler_gui/gui/models.py" line="885" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="874" />
+        <location filename="../crawler_gui/gui/models.py" line="886" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="875" />
+        <location filename="../crawler_gui/gui/models.py" line="887" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="876" />
+        <location filename="../crawler_gui/gui/models.py" line="888" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="877" />
+        <location filename="../crawler_gui/gui/models.py" line="889" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
 </context>
 <context>
+    <name>ExportDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="57" />
+        <source>Export</source>
+        <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <source>Pages: one record per stored page</source>
+        <translation>页面：每个已存储页面一条记录</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="63" />
+        <source>Articles: the pages judged articles, with text</source>
+        <translation>文章：被判定为文章的页面，含正文</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="66" />
+        <source>URL outcomes: every URL of the pool and its state</source>
+        <translation>网址结果：网址池中的每个网址及其状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <source>JSON Lines (.jsonl)</source>
+        <translation>JSON Lines（.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <source>CSV (.csv)</source>
+        <translation>CSV（.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="74" />
+        <source>Records:</source>
+        <translation>记录：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <source>The same records as crawler-gui export (docs/storage.md).</source>
+        <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="191" />
+        <source>%1 records written…</source>
+        <translation>已写入 %1 条记录…</translation>
+    </message>
+</context>
+<context>
     <name>HostsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="382" />
+        <location filename="../crawler_gui/gui/models.py" line="383" />
         <source>Host</source>
         <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted)</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="384" />
+        <location filename="../crawler_gui/gui/models.py" line="385" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="387" />
+        <location filename="../crawler_gui/gui/models.py" line="388" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="392" />
+        <location filename="../crawler_gui/gui/models.py" line="393" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="394" />
+        <location filename="../crawler_gui/gui/models.py" line="395" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="397" />
+        <location filename="../crawler_gui/gui/models.py" line="398" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="402" />
+        <location filename="../crawler_gui/gui/models.py" line="403" />
         <source>Last status</source>
         <translation>最近状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="404" />
+        <location filename="../crawler_gui/gui/models.py" line="405" />
         <source>Next allowed</source>
         <translation>下次允许</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="407" />
+        <location filename="../crawler_gui/gui/models.py" line="408" />
         <source>Earliest time of the next request to this host</source>
         <translation>对该主机下一次请求的最早时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="410" />
+        <location filename="../crawler_gui/gui/models.py" line="411" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="414" />
+        <location filename="../crawler_gui/gui/models.py" line="415" />
         <source>Current politeness delay between two requests</source>
         <translation>两次请求之间当前的礼貌延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="417" />
+        <location filename="../crawler_gui/gui/models.py" line="418" />
         <source>Backoff until</source>
         <translation>退避至</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="420" />
+        <location filename="../crawler_gui/gui/models.py" line="421" />
         <source>End of a 429/503 backoff for this host</source>
         <translation>该主机 429/503 退避的结束时间</translation>
     </message>
@@ -199,27 +253,27 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="376" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="376" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="376" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="432" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="540" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="436" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="544" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -227,86 +281,86 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="471" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="579" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="592" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="485" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="593" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="486" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="594" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="487" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="595" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="488" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="596" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="489" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="597" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="514" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="529" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="637" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="552" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="660" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="559" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="667" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="569" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="677" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="596" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="605" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="613" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="713" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="598" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="624" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="706" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="614" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="621" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="631" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="729" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="739" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -314,62 +368,62 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="501" />
+        <location filename="../crawler_gui/gui/models.py" line="502" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="503" />
+        <location filename="../crawler_gui/gui/models.py" line="504" />
         <source>Span</source>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="507" />
+        <location filename="../crawler_gui/gui/models.py" line="508" />
         <source>How often the hub is refreshed</source>
         <translation>枢纽页的刷新频率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="510" />
+        <location filename="../crawler_gui/gui/models.py" line="511" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="511" />
+        <location filename="../crawler_gui/gui/models.py" line="512" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="514" />
+        <location filename="../crawler_gui/gui/models.py" line="515" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="516" />
+        <location filename="../crawler_gui/gui/models.py" line="517" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="523" />
+        <location filename="../crawler_gui/gui/models.py" line="524" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="525" />
+        <location filename="../crawler_gui/gui/models.py" line="526" />
         <source>Why a hub is not refreshed by itself (Refresh now resumes it)</source>
         <translation>入口页为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="531" />
+        <location filename="../crawler_gui/gui/models.py" line="532" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="533" />
+        <location filename="../crawler_gui/gui/models.py" line="534" />
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="539" />
+        <location filename="../crawler_gui/gui/models.py" line="540" />
         <source>parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again</source>
         <translation>已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试</translation>
     </message>
@@ -377,58 +431,58 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>InFlightModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="434" />
+        <location filename="../crawler_gui/gui/models.py" line="435" />
         <source>URL</source>
         <extracomment>The column of the worker holding the lease (last: the other columns keep their numbers; empty, and hidden by the window, for a local pool).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="435" />
+        <location filename="../crawler_gui/gui/models.py" line="436" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="436" />
+        <location filename="../crawler_gui/gui/models.py" line="437" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="438" />
+        <location filename="../crawler_gui/gui/models.py" line="439" />
         <source>Hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="439" />
+        <location filename="../crawler_gui/gui/models.py" line="440" />
         <source>hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="443" />
+        <location filename="../crawler_gui/gui/models.py" line="444" />
         <source>Elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="450" />
+        <location filename="../crawler_gui/gui/models.py" line="451" />
         <source>Lease</source>
         <translation>租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="451" />
+        <location filename="../crawler_gui/gui/models.py" line="452" />
         <source>expires %1</source>
         <translation>%1到期</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="454" />
+        <location filename="../crawler_gui/gui/models.py" line="455" />
         <source>Time until the pool takes the URL back</source>
         <translation>网址池收回该网址前的剩余时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="458" />
+        <location filename="../crawler_gui/gui/models.py" line="459" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="460" />
+        <location filename="../crawler_gui/gui/models.py" line="461" />
         <source>The worker fetching the URL (shared pools)</source>
         <translation>正在抓取该网址的工作进程（共享网址池）</translation>
     </message>
@@ -436,22 +490,22 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="843" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="843" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="843" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="843" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -459,296 +513,311 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="117" />
         <source>Crawler GUI</source>
-        <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
+        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="240" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="150" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="241" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="151" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="161" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="162" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="171" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="192" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="277" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="801" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="279" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="195" />
+        <source>Pages</source>
+        <translation>页面数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="196" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="298" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="873" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="215" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="856" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="279" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="398" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="366" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="293" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="382" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="299" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="305" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="400" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="317" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="321" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="324" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="330" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="340" />
+        <source>Export pages, articles or URL outcomes as JSON Lines or CSV</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines 或 CSV</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="342" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="358" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="445" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="448" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="398" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="501" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="434" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="502" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="435" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="503" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="504" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="505" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="440" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="441" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="555" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="488" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="557" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="490" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="565" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="565" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="613" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="576" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="615" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="578" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="633" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="596" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="638" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="601" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="650" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="613" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="651" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="614" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="722" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="696" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="804" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="840" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -757,106 +826,154 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="865" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="848" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="851" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="866" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="898" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="911" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="894" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="911" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="894" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="897" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="926" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="920" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="952" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="922" />
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines（*.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="924" />
+        <source>CSV (*.csv)</source>
+        <translation>CSV（*.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
+        <source>The file is inside the pool: write the export somewhere else.</source>
+        <translation>该文件位于网址池内：请导出到其他位置。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="937" />
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="937" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="952" />
+        <source>The export was not written.</source>
+        <translation>导出未写入。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
+        <source>Export cancelled: nothing was written.</source>
+        <translation>导出已取消：未写入任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="961" />
+        <source>Exported %1 records to %2</source>
+        <translation>已将 %1 条记录导出到 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="975" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="938" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
         <location filename="../crawler_gui/gui/mainwindow.py" line="987" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1005" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1036" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="940" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="989" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="957" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1006" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="964" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1013" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="989" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1038" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1074" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1038" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1087" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1099" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1075" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1099" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1126" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1128" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1027,46 +1144,454 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
     </message>
 </context>
 <context>
+    <name>PageDetailDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="90" />
+        <source>not recorded (stored before this version)</source>
+        <extracomment>Characters of the body shown (a bigger body is cut, and says so). None: not recorded (a page stored before schema 3) URLs of stored pages that link here (newest first) None: the body was not stored</extracomment>
+        <translation>未记录（在此版本之前存储）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="103" />
+        <source>not extracted</source>
+        <translation>未抽取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="105" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="172" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="106" />
+        <source>Final URL</source>
+        <translation>最终网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="107" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="108" />
+        <source>Fetched</source>
+        <translation>抓取时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="109" />
+        <source>Response time</source>
+        <translation>响应时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="110" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="111" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="112" />
+        <source>Content type</source>
+        <translation>内容类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="113" />
+        <source>Encoding</source>
+        <translation>编码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="114" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="115" />
+        <source>Found on</source>
+        <translation>发现于</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="125" />
+        <source>Summary</source>
+        <translation>概要</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="132" />
+        <source>Request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="134" />
+        <source>Response</source>
+        <translation>响应</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="137" />
+        <source>Headers</source>
+        <translation>头部</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="146" />
+        <source>No redirect.</source>
+        <translation>没有重定向。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="147" />
+        <source>Redirects</source>
+        <translation>重定向</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="155" />
+        <source>Published</source>
+        <translation>发布时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="158" />
+        <source>Not extracted.</source>
+        <translation>尚未抽取。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="161" />
+        <source>Not an article.</source>
+        <translation>不是文章。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="162" />
+        <source>Article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="172" />
+        <source>What happened</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="172" />
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="187" />
+        <source>%1 links</source>
+        <translation>%1 个链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="189" />
+        <source>the first %1 are listed</source>
+        <translation>列出前 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="195" />
+        <source>Out-links</source>
+        <translation>外链</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="202" />
+        <source>No stored page links here (or not recorded).</source>
+        <translation>没有已存储的页面链接到这里（或未记录）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="203" />
+        <source>Linked from</source>
+        <translation>来源链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="208" />
+        <source>The body was not stored.</source>
+        <translation>未存储正文。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="211" />
+        <source>(cut: the body is longer)</source>
+        <translation>（已截断：正文更长）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="215" />
+        <source>Body</source>
+        <translation>正文源码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="218" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="224" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="243" />
+        <source>empty body</source>
+        <translation>空正文</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="244" />
+        <source>plain ASCII</source>
+        <translation>纯 ASCII</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="245" />
+        <source>from the HTTP Content-Type header</source>
+        <translation>来自 HTTP Content-Type 头部</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="246" />
+        <source>from a byte-order mark</source>
+        <translation>来自字节顺序标记（BOM）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="247" />
+        <source>from the &lt;meta&gt; tag</source>
+        <translation>来自 &lt;meta&gt; 标签</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="248" />
+        <source>valid UTF-8</source>
+        <translation>有效的 UTF-8</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="249" />
+        <source>guessed from the bytes</source>
+        <translation>根据字节推测</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="250" />
+        <source>nothing fit: UTF-8 with replacements</source>
+        <translation>均不匹配：UTF-8，含替换字符</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="255" />
+        <source>queued</source>
+        <translation>已入队</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="256" />
+        <source>already known</source>
+        <translation>已知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="257" />
+        <source>queued or already known</source>
+        <translation>已入队或已知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="258" />
+        <source>off-scope</source>
+        <translation>超出范围</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="259" />
+        <source>refused</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="260" />
+        <source>disallowed by robots.txt</source>
+        <translation>被 robots.txt 禁止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="261" />
+        <source>not followed (depth limit)</source>
+        <translation>未跟随（深度限制）</translation>
+    </message>
+</context>
+<context>
+    <name>PagesModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="67" />
+        <source>Time</source>
+        <extracomment>Rows read per page of the pane. Records a live refresh reads at most (a filter that matches little: "Show more" goes on). The kinds a page can be filtered by ("" = not extracted).</extracomment>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="68" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="69" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="70" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="71" />
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="72" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="73" />
+        <source>Response time</source>
+        <translation>响应时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="74" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="101" />
+        <source>article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="102" />
+        <source>list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="103" />
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+</context>
+<context>
+    <name>PagesPane</name>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="299" />
+        <source>Search URL, title and article text…</source>
+        <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
+        <translation>搜索网址、标题和文章正文…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="303" />
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="308" />
+        <source>All kinds</source>
+        <translation>全部类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="311" />
+        <source>not extracted</source>
+        <translation>未抽取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="315" />
+        <source>Host…</source>
+        <translation>主机…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="317" />
+        <source>Rebuild index</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="320" />
+        <source>Index every stored page again (the search index is kept up to date by itself)</source>
+        <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="356" />
+        <source>Show more</source>
+        <translation>显示更多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="404" />
+        <source>No page store: pages are shown for a pool open here.</source>
+        <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="455" />
+        <source>Cannot read the pages: %1</source>
+        <translation>无法读取页面：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="541" />
+        <location filename="../crawler_gui/gui/pages.py" line="544" />
+        <source>%1 pages shown</source>
+        <translation>显示 %1 个页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="546" />
+        <source>search index: %1 pages to go</source>
+        <translation>搜索索引：还有 %1 个页面待索引</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="561" />
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="564" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="569" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="587" />
+        <source>Rebuilding the search index…</source>
+        <translation>正在重建搜索索引…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="587" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="590" />
+        <source>Search index</source>
+        <translation>搜索索引</translation>
+    </message>
+</context>
+<context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="98" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="163" />
         <source>Type a Redis pool URL.</source>
-        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="101" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="166" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="108" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="173" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="177" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="110" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="175" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="115" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="180" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="120" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="185" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="132" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="197" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="214" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1074,32 +1599,32 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RetriesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="475" />
+        <location filename="../crawler_gui/gui/models.py" line="476" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="476" />
+        <location filename="../crawler_gui/gui/models.py" line="477" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="478" />
+        <location filename="../crawler_gui/gui/models.py" line="479" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="482" />
+        <location filename="../crawler_gui/gui/models.py" line="483" />
         <source>Failed attempts so far / attempts allowed</source>
         <translation>已失败次数 / 允许次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="484" />
+        <location filename="../crawler_gui/gui/models.py" line="485" />
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="486" />
+        <location filename="../crawler_gui/gui/models.py" line="487" />
         <source>Next try</source>
         <translation>下次重试</translation>
     </message>
@@ -1107,172 +1632,172 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="683" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="791" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="689" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="797" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="690" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="798" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="805" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="698" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="806" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="699" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="807" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="700" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="808" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="701" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="809" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="702" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="810" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="703" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="811" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="812" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="705" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="813" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="706" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="814" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="707" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="815" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="711" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="819" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="712" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="820" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="826" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="828" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="829" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="831" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="724" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="832" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="727" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="835" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="840" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="733" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="841" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="740" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="848" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="741" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="849" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="742" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="850" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="747" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="754" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="862" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="756" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="864" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="757" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="865" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="758" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="866" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="818" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="926" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1333,27 +1858,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="191" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="191" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="191" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="214" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="322" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="215" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="323" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -1361,133 +1886,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <location filename="../crawler_gui/gui/models.py" line="595" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="595" />
+        <location filename="../crawler_gui/gui/models.py" line="596" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="596" />
+        <location filename="../crawler_gui/gui/models.py" line="597" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="597" />
+        <location filename="../crawler_gui/gui/models.py" line="598" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="598" />
+        <location filename="../crawler_gui/gui/models.py" line="599" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="599" />
+        <location filename="../crawler_gui/gui/models.py" line="600" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="600" />
+        <location filename="../crawler_gui/gui/models.py" line="601" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="608" />
+        <location filename="../crawler_gui/gui/models.py" line="609" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="609" />
+        <location filename="../crawler_gui/gui/models.py" line="610" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="611" />
+        <location filename="../crawler_gui/gui/models.py" line="612" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="614" />
+        <location filename="../crawler_gui/gui/models.py" line="615" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="619" />
+        <location filename="../crawler_gui/gui/models.py" line="620" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="623" />
+        <location filename="../crawler_gui/gui/models.py" line="624" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="629" />
+        <location filename="../crawler_gui/gui/models.py" line="630" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="633" />
+        <location filename="../crawler_gui/gui/models.py" line="634" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="636" />
+        <location filename="../crawler_gui/gui/models.py" line="637" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="640" />
+        <location filename="../crawler_gui/gui/models.py" line="641" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="643" />
+        <location filename="../crawler_gui/gui/models.py" line="644" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="647" />
+        <location filename="../crawler_gui/gui/models.py" line="648" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="659" />
+        <location filename="../crawler_gui/gui/models.py" line="660" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="661" />
+        <location filename="../crawler_gui/gui/models.py" line="662" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="666" />
+        <location filename="../crawler_gui/gui/models.py" line="667" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="672" />
+        <location filename="../crawler_gui/gui/models.py" line="673" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="681" />
+        <location filename="../crawler_gui/gui/models.py" line="682" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="687" />
+        <location filename="../crawler_gui/gui/models.py" line="688" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="696" />
+        <location filename="../crawler_gui/gui/models.py" line="697" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>

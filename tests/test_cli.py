@@ -401,6 +401,10 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
             assert noise not in art["text"]
         checked += 1
     assert checked > 100
+    articles = tmp_path / "articles.jsonl"
+    assert cli("export", str(pool), "--records", "articles", "-o", str(articles)).returncode == 0
+    only = [json.loads(x) for x in articles.read_text(encoding="utf-8").splitlines()]
+    assert only == [r for r in records if r["kind"] == "article"]
     assert feeds == 3 * len(site.feed_hosts()) > 0  # a feed, a sitemap index, a news sitemap
 
 

@@ -1,0 +1,311 @@
+"""The Pages pane and the Page detail window, driven as a user would, over a real pool and a
+real crawl of the demo site (and a real page store for pages stored before schema 4)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import io
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+
+from crawler_gui.engine.settings import CrawlSettings
+from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.gui import pages as pages_mod
+from crawler_gui.gui.app import open_and_show
+from crawler_gui.gui.pagedetail import PageDetailDialog, load_page
+from crawler_gui.gui.pages import PagesModel
+from tests.gui.conftest import assert_no_active_timers, delete_now
+from tests.gui.gui_helpers import run, wait_for
+
+pytestmark = [pytest.mark.gui, pytest.mark.slow]
+
+SETTINGS = CrawlSettings(
+    concurrency=8, min_delay=0.05, delay_factor=0.0, extract="on", extract_workers=1
+)
+
+
+@pytest.fixture(autouse=True)
+def _logging(gui_log):
+    yield
+
+
+def _menu_action(menu, text):
+    return next(a for a in menu.actions() if a.text() == text)
+
+
+def test_pages_pane_lists_filters_searches_and_opens_the_detail(
+    aloop, qsettings, tmp_path, qtmodeltester, monkeypatch
+):
+    monkeypatch.setattr(pages_mod, "PAGE_ROWS", 10)
+
+    async def scenario():
+        w = await open_and_show(
+            tmp_path / "pool", demo=True, settings=SETTINGS, qsettings=qsettings
+        )
+        assert w is not None
+        w.timer.setInterval(100)
+        try:
+            dock = w.docks["pages"]
+            dock.show()
+            dock.raise_()
+            pane = w.pages_pane
+            model = pane.model
+            hubs = {h.url for h in await w.session.crawler.hubs()}
+            await wait_for(lambda: model.rowCount() >= 10, timeout=60)
+            qtmodeltester.check(model)
+            seqs = [model.row_at(r).seq for r in range(model.rowCount())]
+            assert seqs == sorted(seqs, reverse=True)  # newest first
+            assert pane.more_button.isEnabled()
+            await wait_for(lambda: model.top_seq() > seqs[0], timeout=30)  # live
+            # page on: "Show more" adds older rows below; the list then stays put
+            w.timer.stop()
+            before = model.rowCount()
+            QTest.mouseClick(pane.more_button, Qt.MouseButton.LeftButton)
+            await wait_for(lambda: model.rowCount() > before, timeout=10)
+            older = [model.row_at(r).seq for r in range(model.rowCount())]
+            assert older == sorted(older, reverse=True)
+            w.timer.start()
+
+            # filter by kind: only articles
+            idx = pane.kind_filter.findData("article")
+            pane.kind_filter.setCurrentIndex(idx)
+            await wait_for(
+                lambda: (
+                    model.rowCount() > 0
+                    and all(model.row_at(r).kind == "article" for r in range(model.rowCount()))
+                ),
+                timeout=60,
+            )
+            qtmodeltester.check(model)
+            # (not a hub: a hub is fetched again, and its new title may differ; a search
+            # shows each URL at its newest fetch)
+            await wait_for(
+                lambda: any(
+                    model.row_at(r).record.depth > 0 and model.row_at(r).record.url not in hubs
+                    for r in range(model.rowCount())
+                ),
+                timeout=60,
+            )
+            art = next(
+                model.row_at(r)
+                for r in range(model.rowCount())
+                if model.row_at(r).record.depth > 0 and model.row_at(r).record.url not in hubs
+            )
+            # search the title of an article (Chinese or English); the index catches up
+            pane.kind_filter.setCurrentIndex(0)
+            pane.search.setText(art.record.title)  # (keyClicks types ASCII only)
+            QTest.keyClick(pane.search, Qt.Key.Key_Return)
+            await wait_for(
+                lambda: any(model.row_at(r).seq == art.seq for r in range(model.rowCount())),
+                timeout=60,
+            )
+            # keyboard: Enter on the selected row opens its detail
+            row = next(r for r in range(model.rowCount()) if model.row_at(r).seq == art.seq)
+            pane.view.setFocus()
+            pane.view.setCurrentIndex(model.index(row, 1))
+            QTest.keyClick(pane.view, Qt.Key.Key_Return)
+            await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
+            dlg = w.page_dialog
+            assert dlg.page.seq == art.seq
+            assert dlg.fields[dlg.tr("Final URL")].text() == art.record.final_url
+            assert "Content-Type" in dlg.headers.toPlainText()
+            assert "User-Agent: " in dlg.headers.toPlainText()
+            assert dlg.links.rowCount() > 0
+            assert art.record.title in dlg.article.toPlainText()
+            assert "<html" in dlg.body.toPlainText().lower()
+            assert dlg.page.referrers  # an article is linked from a section or a home page
+            assert dlg.open_button.isEnabled()
+            QTest.mouseClick(dlg.copy_button, Qt.MouseButton.LeftButton)
+            assert QGuiApplication.clipboard().text() == art.record.final_url
+            dlg.close()
+
+            # the context menu: Copy URL, and Details… like a double-click
+            pane.search.clear()
+            pane.host_filter.setText("nowhere.invalid")  # matches nothing: an empty list
+            await wait_for(lambda: model.rowCount() == 0, timeout=30)
+            pane.host_filter.clear()
+            await wait_for(lambda: model.rowCount() > 0, timeout=30)
+            first = model.row_at(0)
+            pos = pane.view.visualRect(model.index(0, 1)).center()
+            pane.view.customContextMenuRequested.emit(pos)
+            menu = pane.last_menu
+            _menu_action(menu, "Copy URL").trigger()
+            assert QGuiApplication.clipboard().text() == first.record.final_url
+            w.page_dialog = None
+            _menu_action(menu, "Details…").trigger()
+            await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
+            assert w.page_dialog.page.seq == first.seq
+            w.page_dialog.close()
+            menu.close()
+            w.page_dialog = None
+            pane.view.doubleClicked.emit(model.index(0, 0))
+            await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
+            w.page_dialog.close()
+
+            # rebuild on demand, with progress
+            done = await pane.rebuild_index()
+            assert done is not None and done > 0
+            assert pane.last_rebuild == (done, False)
+        finally:
+            if not w.is_closed:
+                w.close()
+                await w.wait_closed()
+            assert_no_active_timers(w)
+        return w
+
+    delete_now(run(aloop, scenario(), timeout=180))
+
+
+def test_a_page_stored_before_schema_4_shows_not_recorded(qapp, tmp_path: Path) -> None:
+    """A store of schema 3 (no ``fx/`` records) opened by this program: its pages show
+    "not recorded" where the fetch detail would be."""
+    import plyvel
+
+    url = "http://127.0.0.1:8631/old.html"
+    with PageStore.open(tmp_path / "pages") as store:
+        seq = store.add(
+            PageRecord(
+                url=url,
+                final_url=url,
+                status=200,
+                fetched_at=1_700_000_000.0,
+                content_type="text/html; charset=utf-8",
+                encoding="utf-8",
+                title="旧页面",
+                depth=0,
+                size=40,
+                elapsed=0.2,
+                referrer=None,
+                redirect_chain=(),
+                body=b"<html><script>alert(1)</script>old</html>",
+            )
+        )
+    db = plyvel.DB(str(tmp_path / "pages"))
+    db.put(b"meta/schema_version", b"3")
+    db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        view = load_page(store, seq)
+    assert view is not None and view.detail is None
+    dlg = PageDetailDialog(view)
+    try:
+        assert "not recorded" in dlg.headers.toPlainText()
+        assert "not recorded" in dlg.links_note.text()
+        assert "not recorded" in dlg.fields[dlg.tr("Encoding")].text()
+        assert dlg.links.rowCount() == 0
+        assert dlg.body.toPlainText() == "<html><script>alert(1)</script>old</html>"  # as text
+    finally:
+        delete_now(dlg)
+
+
+def test_pages_model_passes_the_model_tester(qtmodeltester, tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(5):
+            u = f"http://127.0.0.1:8631/p{i}"
+            store.add(
+                dataclasses.replace(
+                    PageRecord(
+                        u, u, 200, 1.0 + i, "text/html", "utf-8", f"t{i}", i, 1, 0.1, None, ()
+                    ),
+                )
+            )
+        store.flush_sync()
+        rows, _ = store.newest(10)
+    model = PagesModel()
+    model.set_rows(rows[1:4])  # 4, 3, 2
+    qtmodeltester.check(model)
+    extracted = dataclasses.replace(rows[2], kind="article")  # 3, extracted since
+    changed: list[int] = []
+    model.dataChanged.connect(lambda a, b: changed.extend((a.row(), b.row())))
+    model.merge_rows([rows[0], rows[1], extracted])  # 5 is new on top; 2 drops out
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [5, 4, 3]
+    assert model.row_at(2).kind == "article" and changed == [2, 2]
+    assert model.index(2, 3).data() == "article"
+    model.merge_rows([rows[4]])  # nothing in common: a reset
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [1]
+    model.append_rows(rows[:1])
+    qtmodeltester.check(model)
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [1, 5]
+
+
+def test_export_from_the_window_with_progress_and_cancel(aloop, qsettings, tmp_path):
+    import csv
+    import json
+
+    from crawler_gui.engine.export import CSV_FIELDS
+    from crawler_gui.gui.exporting import ExportDialog
+
+    async def scenario():
+        w = await open_and_show(
+            tmp_path / "pool", demo=True, settings=SETTINGS, qsettings=qsettings
+        )
+        assert w is not None
+        try:
+            await wait_for(lambda: w.session.store.count() >= 20, timeout=60)
+            w.session.crawler.pause()
+            assert w.act_export.isEnabled()
+            # the dialog offers the command line's record types and both formats
+            dlg = ExportDialog(w, pages=True)
+            kinds = [dlg.records.itemData(i) for i in range(dlg.records.count())]
+            assert kinds == ["pages", "articles", "outcomes"]
+            dlg.format.setCurrentIndex(1)
+            dlg.records.setCurrentIndex(2)
+            assert dlg.choice() == ("outcomes", "csv")
+            delete_now(dlg)
+
+            pages = tmp_path / "pages.csv"
+            n = await w.export_records("pages", "csv", pages)
+            assert n is not None and n >= 20
+            rows = list(csv.DictReader(io.StringIO(pages.read_text(encoding="utf-8"), newline="")))
+            assert len(rows) == n and tuple(rows[0]) == CSV_FIELDS["pages"]
+            outcomes = tmp_path / "outcomes.jsonl"
+            m = await w.export_records("outcomes", "jsonl", outcomes)
+            lines = [json.loads(x) for x in outcomes.read_text(encoding="utf-8").splitlines()]
+            assert m == len(lines) and all(x["kind"] == "outcome" for x in lines)
+            # inside the pool: refused with a message, nothing written
+            inside = w.session.pool_dir / "x.jsonl"
+            task = asyncio.ensure_future(w.export_records("pages", "jsonl", inside))
+            box = await wait_top(QMessageBox)
+            box.close()
+            assert await task is None and not inside.exists()
+            # cancel: the old file stays as it was
+            pages.write_text("old", encoding="utf-8")
+            w.export_progress = None
+            store = w.session.store
+            store._write_lock.acquire()  # the export waits at its first read (a flush)
+            try:
+                task = asyncio.ensure_future(w.export_records("pages", "jsonl", pages))
+                await wait_for(lambda: getattr(w, "export_progress", None) is not None)
+                QTest.mouseClick(
+                    w.export_progress.findChild(QPushButton), Qt.MouseButton.LeftButton
+                )
+            finally:
+                store._write_lock.release()
+            assert await task is None
+            assert pages.read_text(encoding="utf-8") == "old"
+        finally:
+            if not w.is_closed:
+                w.close()
+                await w.wait_closed()
+            assert_no_active_timers(w)
+        return w
+
+    delete_now(run(aloop, scenario(), timeout=180))
+
+
+async def wait_top(cls):
+    found = []
+
+    def look():
+        found[:] = [
+            x for x in QApplication.topLevelWidgets() if isinstance(x, cls) and x.isVisible()
+        ]
+        return found
+
+    await wait_for(look, timeout=10)
+    return found[0]
