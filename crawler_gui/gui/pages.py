@@ -241,21 +241,25 @@ def search_rows(
     query: str,
     limit: int,
     before: int | None,
-    accept: Callable[[PageRow], bool] | None,
-    kind: str | None,
+    filters: tuple[int | None, str | None, str],
 ) -> tuple[list[PageRow], int | None]:
-    """Search hits as rows, newest first (worker thread); where to go on from."""
+    """Search hits as rows, newest first (worker thread); where to go on from. The pane's
+    ``filters`` (status class, kind, host) narrow the search itself: applied to the newest
+    ``limit`` hits afterwards, they left nothing of a host whose hits are all older."""
+    status_class, kind, host = filters
     hits = indexer.search(
-        query, limit=limit, before=before, kinds=(kind,) if kind is not None else ()
+        query,
+        limit=limit,
+        before=before,
+        kinds=(kind,) if kind is not None else (),
+        host=host,
+        status_class=status_class,
     )
     rows: list[PageRow] = []
     for hit in hits:
         rec = store.record_at(hit.seq, with_body=False)
-        if rec is None:
-            continue
-        row = PageRow(hit.seq, rec, hit.kind)
-        if accept is None or accept(row):
-            rows.append(row)
+        if rec is not None:
+            rows.append(PageRow(hit.seq, rec, hit.kind))
     more = hits[-1].seq if len(hits) >= limit else None
     return rows, more
 
@@ -487,13 +491,13 @@ class PagesPane(QWidget):
             return
         self._loading = True
         try:
-            status_class, kind, host = self._filters()
-            accept = make_filter(status_class, kind, host)
+            filters = self._filters()
+            accept = make_filter(*filters)
             query = self.search.text().strip()
             before = self._more if more else None
             if query and indexer is not None:
                 rows, nxt = await asyncio.to_thread(
-                    search_rows, store, indexer, query, PAGE_ROWS, before, accept, kind
+                    search_rows, store, indexer, query, PAGE_ROWS, before, filters
                 )
                 if store is not self.store:
                     return

@@ -7,6 +7,7 @@ import asyncio
 import dataclasses
 import io
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from PySide6.QtCore import Qt
@@ -309,3 +310,68 @@ async def wait_top(cls):
 
     await wait_for(look, timeout=10)
     return found[0]
+
+
+def _hosts_shown(model) -> set[str]:
+    return {urlsplit(model.row_at(r).record.final_url).hostname for r in range(model.rowCount())}
+
+
+def test_a_search_narrowed_to_a_host_and_widened_again(
+    aloop, qsettings, tmp_path, qtmodeltester, monkeypatch
+):
+    """Search, narrow the hits to a host whose pages are not among the newest hits, clear
+    the host filter: the host's hits are found (the filter was applied to the newest hits
+    only, so the list came back empty), then every host's hits come back."""
+    monkeypatch.setattr(pages_mod, "PAGE_ROWS", 10)
+
+    async def scenario():
+        w = await open_and_show(
+            tmp_path / "pool", demo=True, settings=SETTINGS, qsettings=qsettings
+        )
+        assert w is not None
+        try:
+            dock = w.docks["pages"]
+            dock.show()
+            dock.raise_()
+            pane = w.pages_pane
+            model = pane.model
+            store = w.session.store
+            await wait_for(lambda: pane.indexer is not None, timeout=30)
+            await wait_for(lambda: store.count() >= 150, timeout=60)
+            w.session.crawler.pause()  # the hits stay put
+            await wait_for(lambda: w.session.crawler.in_flight == 0, timeout=30)
+            await wait_for(lambda: pane.indexer.pending() == 0, timeout=60)
+            # every demo page's URL ends in .html: a term with hits on every host
+            pane.search.setFocus()
+            QTest.keyClicks(pane.search, "html")
+            QTest.keyClick(pane.search, Qt.Key.Key_Return)
+            await wait_for(lambda: model.rowCount() == 10, timeout=30)
+            qtmodeltester.check(model)
+            newest = _hosts_shown(model)
+            stored = await asyncio.to_thread(
+                lambda: {
+                    urlsplit(r.final_url).hostname
+                    for r in store.iter_records()
+                    if r.final_url.endswith(".html")
+                }
+            )
+            host = sorted(stored - newest)[0]  # 12 hosts, at most 10 among the newest hits
+            # type the host: the search finds its pages, and only them
+            pane.host_filter.setFocus()
+            QTest.keyClicks(pane.host_filter, host)
+            await wait_for(lambda: model.rowCount() > 0 and _hosts_shown(model) == {host}, 30)
+            qtmodeltester.check(model)
+            # clear the host filter as a user does: select all, delete
+            QTest.keyClick(pane.host_filter, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+            QTest.keyClick(pane.host_filter, Qt.Key.Key_Delete)
+            assert pane.host_filter.text() == ""
+            await wait_for(lambda: model.rowCount() == 10 and _hosts_shown(model) == newest, 30)
+            assert pane.search.text() == "html"
+        finally:
+            if not w.is_closed:
+                w.close()
+                await w.wait_closed()
+            assert_no_active_timers(w)
+        return w
+
+    delete_now(run(aloop, scenario(), timeout=180))
