@@ -146,8 +146,9 @@ class PagesModel(QAbstractTableModel):
 
     def merge_rows(self, rows: list[PageRow]) -> None:
         """Show ``rows`` (the newest, newest first) keeping what can be kept: new rows are
-        inserted on top and the oldest dropped (the selection and the scroll position stay),
-        rows whose extraction arrived since are updated in place; anything else resets."""
+        inserted on top, and the oldest dropped or new ones added at the bottom (the selection
+        and the scroll position stay), rows whose extraction arrived since are updated in
+        place; anything else resets."""
         old = [r.seq for r in self._rows]
         new = [r.seq for r in rows]
         if not old or not new:
@@ -170,6 +171,13 @@ class PagesModel(QAbstractTableModel):
             self.beginRemoveRows(QModelIndex(), len(rows), len(self._rows) - 1)
             del self._rows[len(rows) :]
             self.endRemoveRows()
+        elif len(self._rows) < len(rows):
+            # Rows below the ones shown now pass the filter (an older page's extraction came
+            # in: it is an article now): they join at the bottom.
+            start = len(self._rows)
+            self.beginInsertRows(QModelIndex(), start, len(rows) - 1)
+            self._rows.extend(rows[start:])
+            self.endInsertRows()
         changed = [i for i in range(k, len(rows)) if self._rows[i] != rows[i]]
         if changed:
             for i in changed:

@@ -16,7 +16,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
 
 from crawler_gui.engine.settings import CrawlSettings
-from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.engine.store import PageRecord, PageRow, PageStore
 from crawler_gui.gui import pages as pages_mod
 from crawler_gui.gui.app import open_and_show
 from crawler_gui.gui.pagedetail import PageDetailDialog, load_page
@@ -232,6 +232,34 @@ def test_pages_model_passes_the_model_tester(qtmodeltester, tmp_path: Path) -> N
     model.append_rows(rows[:1])
     qtmodeltester.check(model)
     assert [model.row_at(r).seq for r in range(model.rowCount())] == [1, 5]
+
+
+def _rows(n: int):
+    out = []
+    for i in range(n, 0, -1):
+        u = f"http://127.0.0.1:8631/p{i}"
+        record = PageRecord(u, u, 200, 1.0 + i, "text/html", "utf-8", f"t{i}", 1, 1, 0.1, None, ())
+        out.append(PageRow(i, record, "article"))
+    return out
+
+
+def test_a_live_merge_that_grows_at_the_bottom_keeps_every_row(qtmodeltester) -> None:
+    """Filtered by kind, an older page whose extraction arrived since joins the list below the
+    rows shown while new pages arrive on top: the merge inserts at both ends (it indexed past
+    the end of its rows and failed the refresh)."""
+    by_seq = {r.seq: r for r in _rows(8)}
+    model = PagesModel()
+    qtmodeltester.check(model)  # (the tester stays on the model and checks every change)
+    model.set_rows([by_seq[s] for s in (5, 4, 3)])
+    inserted: list[tuple[int, int]] = []
+    model.rowsInserted.connect(lambda _p, a, b: inserted.append((a, b)))
+    model.merge_rows([by_seq[s] for s in (7, 6, 5, 4, 3, 1)])
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [7, 6, 5, 4, 3, 1]
+    assert inserted == [(0, 1), (5, 5)]
+    # the same rows with nothing new on top, and one more at the bottom
+    model.merge_rows([by_seq[s] for s in (7, 6, 5, 4, 3, 2, 1)])
+    assert [model.row_at(r).seq for r in range(model.rowCount())] == [7, 6, 5, 4, 3, 2, 1]
+    qtmodeltester.check(model)
 
 
 def test_export_from_the_window_with_progress_and_cancel(aloop, qsettings, tmp_path):
