@@ -301,7 +301,6 @@ class PagesPane(QWidget):
         self._more: int | None = None  # where "Show more" goes on from
         self._paged = False  # the user paged on: no live inserts
         self._loading = False
-        self._dirty = True  # filters changed: reload from the top
         self.rebuilding = False
         self._generation = 0
         self._reload = False
@@ -411,7 +410,7 @@ class PagesPane(QWidget):
         if generation != self._generation:
             return  # a later call took over
         self.model.set_rows([])
-        self._more, self._paged, self._dirty = None, False, True
+        self._more, self._paged = None, False
         if store is None or pool_dir is None:
             self.info.setText(self.tr("No page store: pages are shown for a pool open here."))
             self._set_enabled(False)
@@ -467,7 +466,6 @@ class PagesPane(QWidget):
             self.info.setText(self.tr("Cannot read the pages: %1").replace("%1", str(exc)))
 
     def _filters_changed(self) -> None:
-        self._dirty = True
         self._paged = False
         self._spawn(self.refresh(force=True))
 
@@ -514,7 +512,6 @@ class PagesPane(QWidget):
                 else:
                     self.model.set_rows(rows)
                 self._more = nxt
-                self._dirty = False
             elif more:
                 rows, nxt, _last = await asyncio.to_thread(
                     load_rows, store, PAGE_ROWS, before, accept
@@ -531,11 +528,9 @@ class PagesPane(QWidget):
                 )
                 if store is not self.store:
                     return
-                if self._dirty:
-                    self.model.set_rows(rows)
-                    self._dirty = False
-                else:
-                    self.model.merge_rows(rows)
+                # (after a filter change too: a reload that finds the rows shown keeps the
+                # selection; other rows replace them)
+                self.model.merge_rows(rows)
                 self._more = nxt
             self.more_button.setEnabled(self._more is not None)
             await self._show_info()
@@ -543,7 +538,6 @@ class PagesPane(QWidget):
             self._loading = False
             if self._reload:
                 self._reload = False
-                self._dirty = True
                 self._spawn(self.refresh(force=True))
 
     async def _show_info(self) -> None:

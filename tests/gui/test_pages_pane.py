@@ -10,15 +10,22 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtCore import QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QGuiApplication
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QMessageBox, QPushButton
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+)
 
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.store import PageRecord, PageRow, PageStore
 from crawler_gui.gui import pages as pages_mod
 from crawler_gui.gui.app import open_and_show
+from crawler_gui.gui.exporting import ExportDialog
 from crawler_gui.gui.pagedetail import PageDetailDialog, load_page
 from crawler_gui.gui.pages import PagesModel
 from tests.gui.conftest import assert_no_active_timers, delete_now
@@ -403,3 +410,170 @@ def test_a_search_narrowed_to_a_host_and_widened_again(
         return w
 
     delete_now(run(aloop, scenario(), timeout=180))
+
+
+class _UrlCatcher(QObject):
+    """Stands in for the browser: QDesktopServices hands it the http(s) URLs it opens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    @Slot(QUrl)
+    def open(self, url: QUrl) -> None:
+        self.urls.append(url.toString())
+
+
+def test_pages_pane_and_detail_by_mouse_and_keyboard(aloop, qsettings, tmp_path, monkeypatch):
+    """A real double-click, a right-click menu worked with the keyboard, the status filter
+    and the detail's tabs by keyboard, Escape, "Open in browser" (caught before any browser),
+    Rebuild index clicked and cancelled (the index then catches up again by itself), and
+    File → Export… from the menu bar, its dialog and the file dialog."""
+    import json
+
+    monkeypatch.setattr(pages_mod, "PAGE_ROWS", 20)
+    catcher = _UrlCatcher()
+    QDesktopServices.setUrlHandler("http", catcher, "open")
+
+    async def scenario():
+        w = await open_and_show(
+            tmp_path / "pool", demo=True, settings=SETTINGS, qsettings=qsettings
+        )
+        assert w is not None
+        try:
+            dock = w.docks["pages"]
+            dock.show()
+            dock.raise_()
+            pane = w.pages_pane
+            model, view = pane.model, pane.view
+            await wait_for(lambda: pane.indexer is not None and model.rowCount() >= 10, 60)
+            w.session.crawler.pause()
+            await wait_for(lambda: w.session.crawler.in_flight == 0, timeout=30)
+            articles = w.session.crawler.articles
+            await wait_for(lambda: articles.backlog() == 0, timeout=60)  # the rows stay put
+
+            # double-click a row: its detail opens
+            first = model.row_at(0)
+            # (a double-click is a click, then a double-click event: the view opens the
+            # index the press was on)
+            at = view.visualRect(model.index(0, 1)).center()
+            no = Qt.KeyboardModifier.NoModifier
+            QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, no, at)
+            QTest.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, no, at)
+            await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
+            dlg = w.page_dialog
+            assert dlg.page.seq == first.seq
+            # the tabs by keyboard, "Open in browser", Escape closes
+            QTest.keyClick(dlg.tabs, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+            assert dlg.tabs.currentWidget() is dlg.headers
+            QTest.mouseClick(dlg.open_button, Qt.MouseButton.LeftButton)
+            assert catcher.urls == [QUrl(first.record.final_url).toString()]
+            QTest.keyClick(dlg, Qt.Key.Key_Escape)
+            await wait_for(lambda: not dlg.isVisible())
+
+            # right-click the second row; the menu by keyboard: down, down (Open in browser)
+            second = model.row_at(1)
+            pos = view.visualRect(model.index(1, 1)).center()
+            QApplication.sendEvent(
+                view.viewport(),
+                QContextMenuEvent(
+                    QContextMenuEvent.Reason.Mouse, pos, view.viewport().mapToGlobal(pos)
+                ),
+            )
+            menu = pane.last_menu
+            await wait_for(menu.isVisible)
+            QTest.keyClick(menu, Qt.Key.Key_Down)
+            QTest.keyClick(menu, Qt.Key.Key_Down)
+            assert menu.activeAction().text() == "Open in browser"
+            QTest.keyClick(menu, Qt.Key.Key_Return)
+            await wait_for(lambda: len(catcher.urls) == 2)
+            assert catcher.urls[1] == QUrl(second.record.final_url).toString()
+
+            # the status filter by keyboard: 2xx only
+            pane.status_filter.setFocus()
+            QTest.keyClick(pane.status_filter, Qt.Key.Key_Down)
+            assert pane.status_filter.currentData() == 2
+            await wait_for(
+                lambda: (
+                    model.rowCount() > 0
+                    and all(
+                        model.row_at(r).record.status // 100 == 2 for r in range(model.rowCount())
+                    )
+                )
+            )
+            # arrow keys and Enter on the list
+            view.setFocus()
+            QTest.keyClick(view, Qt.Key.Key_Home)
+            QTest.keyClick(view, Qt.Key.Key_Down)
+            w.page_dialog = None
+            QTest.keyClick(view, Qt.Key.Key_Return)
+            await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
+            assert w.page_dialog.page.seq == model.row_at(view.currentIndex().row()).seq
+            w.page_dialog.close()
+
+            # Rebuild index, clicked and cancelled while it waits to start
+            indexer = pane.indexer
+            await asyncio.to_thread(indexer._lock.acquire)
+            try:
+                QTest.mouseClick(pane.rebuild_button, Qt.MouseButton.LeftButton)
+                await wait_for(lambda: getattr(pane, "progress_dialog", None) is not None)
+                await wait_for(pane.progress_dialog.isVisible)
+                QTest.mouseClick(
+                    pane.progress_dialog.findChild(QPushButton), Qt.MouseButton.LeftButton
+                )
+            finally:
+                indexer._lock.release()
+            await wait_for(lambda: not pane.rebuilding, timeout=30)
+            assert pane.last_rebuild == (0, True)
+            assert pane.rebuild_button.isEnabled()
+            # the index catches up again by itself: a search finds the pages
+            await wait_for(lambda: indexer.pending() == 0, timeout=60)
+            pane.search.setFocus()
+            QTest.keyClicks(pane.search, "html")
+            QTest.keyClick(pane.search, Qt.Key.Key_Return)
+            await wait_for(lambda: model.rowCount() > 0 and "html" in model.row_at(0).record.url)
+
+            # File → Export… clicked in the menu bar; records and format by keyboard, a file
+            bar = w.menuBar()
+            file_menu = bar.actions()[0].menu()
+            QTest.mouseClick(
+                bar,
+                Qt.MouseButton.LeftButton,
+                Qt.KeyboardModifier.NoModifier,
+                bar.actionGeometry(bar.actions()[0]).center(),
+            )
+            await wait_for(file_menu.isVisible)
+            QTest.mouseClick(
+                file_menu,
+                Qt.MouseButton.LeftButton,
+                Qt.KeyboardModifier.NoModifier,
+                file_menu.actionGeometry(w.act_export).center(),
+            )
+            box = await wait_top(ExportDialog)
+            box.records.setFocus()
+            QTest.keyClick(box.records, Qt.Key.Key_Down)  # Articles
+            QTest.keyClick(box, Qt.Key.Key_Return)
+            files = await wait_top(QFileDialog)
+            target = tmp_path / "articles.jsonl"
+            name = files.findChild(QLineEdit, "fileNameEdit")  # Qt's own dialog offscreen
+            name.setFocus()
+            name.clear()
+            QTest.keyClicks(name, str(target))
+            QTest.keyClick(name, Qt.Key.Key_Return)
+            await wait_for(target.exists, timeout=60)
+            lines = [json.loads(x) for x in target.read_text(encoding="utf-8").splitlines()]
+            from crawler_gui.engine.export import article_records
+
+            store = w.session.store
+            assert lines == await asyncio.to_thread(lambda: list(article_records(store)))
+        finally:
+            if not w.is_closed:
+                w.close()
+                await w.wait_closed()
+            assert_no_active_timers(w)
+        return w
+
+    try:
+        delete_now(run(aloop, scenario(), timeout=180))
+    finally:
+        QDesktopServices.unsetUrlHandler("http")
