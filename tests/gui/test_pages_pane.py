@@ -450,7 +450,7 @@ def test_pages_pane_and_detail_by_mouse_and_keyboard(aloop, qsettings, tmp_path,
             w.session.crawler.pause()
             await wait_for(lambda: w.session.crawler.in_flight == 0, timeout=30)
             articles = w.session.crawler.articles
-            await wait_for(lambda: articles.backlog() == 0, timeout=60)  # the rows stay put
+            await wait_for(lambda: articles.backlog == 0, timeout=60)  # the rows stay put
 
             # double-click a row: its detail opens
             first = model.row_at(0)
