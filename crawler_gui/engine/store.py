@@ -680,6 +680,16 @@ class PageStore:
                 out.append((int(seq), zlib.decompress(raw)))
         return out
 
+    def hub_body_as_of(self, url: str, seq: int) -> bytes | None:
+        """The body hub ``url`` had at its fetch ``seq`` (flushed only): a refresh that found
+        the same body again stored none, it is the last changed body stored before it. None
+        when that body is no longer kept (older than the hub's history) or ``url`` is no hub."""
+        kept = [int(s) for s in self.hub_state(url).get("bodies", ()) if int(s) <= seq]
+        if not kept:
+            return None
+        raw = self._db.get(_P_BODY + max(kept).to_bytes(8, "big"))
+        return zlib.decompress(raw) if raw is not None else None
+
     # -- feed and sitemap dates of the articles they list (``listed/<url>``) -----------------
 
     def add_listed(self, via: str, items: Iterable[tuple[str, float | None, float | None]]) -> None:

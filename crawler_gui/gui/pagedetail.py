@@ -63,9 +63,13 @@ def load_page(store: PageStore, seq: int) -> PageView | None:
             if ref is not None and ref.final_url not in seen:
                 seen.add(ref.final_url)
                 referrers.append(ref.final_url)
+    body = record.body
+    if body is None and store.store_bodies:
+        # A hub refreshed with the same body again: the body it had then is an earlier one.
+        body = store.hub_body_as_of(record.url, seq)
     body_text = None
-    if record.body is not None:
-        text, _enc = decode_body(record.body, record.content_type)
+    if body is not None:
+        text, _enc = decode_body(body, record.content_type)
         body_text = text
     return PageView(
         seq=seq,

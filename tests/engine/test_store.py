@@ -419,6 +419,20 @@ def test_unchanged_hub_body_is_stored_once_changed_one_again(tmp_path: Path) -> 
         assert [b for _s, b in store.hub_bodies(HUB)] == [b"<ul>a b</ul>", b"<ul>a b c</ul>"]
 
 
+def test_a_hub_fetch_reads_with_the_body_it_had_then(tmp_path: Path) -> None:
+    """A refresh that found the same body stored none: its body is the last changed one
+    before it; one whose body left the bounded history has none; a page that is no hub none."""
+    with PageStore.open(tmp_path / "p", hub_history=2) as store:
+        bodies = [b"<ul>1</ul>", b"<ul>1</ul>", b"<ul>2</ul>", b"<ul>2</ul>", b"<ul>3</ul>"]
+        seqs = [store.add_hub_fetch(rec(i, url=HUB, body=b), {}) for i, b in enumerate(bodies)]
+        other = store.add(rec(9))
+        store.flush_sync()
+        got = [store.hub_body_as_of(HUB, s) for s in seqs]
+        # the first two lost their body to the history of 2 (bodies 2 and 3 are kept)
+        assert got == [None, None, b"<ul>2</ul>", b"<ul>2</ul>", b"<ul>3</ul>"]
+        assert store.hub_body_as_of(rec(9).url, other) is None
+
+
 def test_hub_history_is_bounded(tmp_path: Path) -> None:
     with PageStore.open(tmp_path / "p", hub_history=3) as store:
         for i in range(1, 9):

@@ -211,6 +211,29 @@ def test_a_page_stored_before_schema_4_shows_not_recorded(qapp, tmp_path: Path) 
         delete_now(dlg)
 
 
+def test_an_unchanged_hub_refresh_shows_the_body_it_found(qapp, tmp_path: Path) -> None:
+    """A hub refreshed with the same body stores no body again; its detail shows the body it
+    found (the last one stored before it), not "not stored"."""
+    hub = "http://127.0.0.1:8631/news/"
+    with PageStore.open(tmp_path / "pages") as store:
+        seqs = []
+        for i in range(2):
+            record = PageRecord(
+                hub, hub, 200, 1_700_000_000.0 + i, "text/html", "utf-8", "新闻", 0, 30, 0.1,
+                None, (), body=b"<html><ul><li>a</li></ul></html>",
+            )  # fmt: skip
+            seqs.append(store.add_hub_fetch(record, {}))
+        store.flush_sync()
+        assert store.record_at(seqs[1]).body is None
+        view = load_page(store, seqs[1])
+    assert view is not None
+    dlg = PageDetailDialog(view)
+    try:
+        assert dlg.body.toPlainText() == "<html><ul><li>a</li></ul></html>"
+    finally:
+        delete_now(dlg)
+
+
 def test_pages_model_passes_the_model_tester(qtmodeltester, tmp_path: Path) -> None:
     with PageStore.open(tmp_path / "pages") as store:
         for i in range(5):
