@@ -547,7 +547,10 @@ class PageStore:
         scanned = 0
         last_seq: int | None = None
         with self._db.snapshot() as snap:
-            start = _P_PAGE + (after + 1).to_bytes(8, "big")
+            # Just past ``after``'s key, not at ``after + 1``'s: plyvel's reverse iterator
+            # yields nothing when the one key in its range is its ``start`` (a store of one
+            # page listed none).
+            start = _P_PAGE + after.to_bytes(8, "big") + b"\x00"
             it = snap.iterator(start=start, stop=stop, reverse=True)
             for key, meta in it:
                 k = key[len(_P_PAGE) :]

@@ -573,6 +573,19 @@ def test_older_store_is_upgraded_and_its_pages_have_no_detail(
         assert store.referrers(HUB) == []
 
 
+def test_newest_lists_a_store_of_one_page_and_one_new_page(tmp_path: Path) -> None:
+    """The one key in a reverse range equal to its start (plyvel yields nothing then)."""
+    with PageStore.open(tmp_path / "p") as store:
+        store.add(rec(1))
+        store.flush_sync()
+        rows, more = store.newest(10)
+        assert [r.seq for r in rows] == [1] and more is None
+        store.add(rec(2))
+        store.flush_sync()
+        rows, more = store.newest(10, after=1)
+        assert [r.seq for r in rows] == [2] and more is None
+
+
 def test_newest_pages_on_filters_and_bounds_the_scan(tmp_path: Path) -> None:
     with PageStore.open(tmp_path / "p") as store:
         for i in range(1, 31):
