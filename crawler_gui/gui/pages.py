@@ -460,10 +460,14 @@ class PagesPane(QWidget):
         task.add_done_callback(self._task_done)
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
-        if not task.cancelled() and task.exception() is not None:
+        if not task.cancelled():
             exc = task.exception()
-            log.warning("the Pages pane could not read the pages: %s", exc)
-            self.info.setText(self.tr("Cannot read the pages: %1").replace("%1", str(exc)))
+            if exc is not None:
+                self._read_failed(exc)
+
+    def _read_failed(self, exc: BaseException) -> None:
+        log.warning("the Pages pane could not read the pages: %s", exc)
+        self.info.setText(self.tr("Cannot read the pages: %1").replace("%1", str(exc)))
 
     def _filters_changed(self) -> None:
         self._paged = False
@@ -489,7 +493,11 @@ class PagesPane(QWidget):
             return
         if not force and (self._paged or self.search.text().strip()):
             return
-        await self._load(more=False)
+        try:
+            await self._load(more=False)
+        except Exception as exc:  # a failed read (the store closed under it, the disk)
+            # Said in the pane: the window's refresh, which awaits this one, goes on.
+            self._read_failed(exc)
 
     async def _load(self, *, more: bool) -> None:
         store, indexer = self.store, self.indexer

@@ -234,6 +234,34 @@ def test_an_unchanged_hub_refresh_shows_the_body_it_found(qapp, tmp_path: Path) 
         delete_now(dlg)
 
 
+def test_a_failed_read_is_said_in_the_pane_not_raised_into_the_window(aloop, tmp_path):
+    """The window's refresh awaits the pane's: a read that fails (here the store closed under
+    the pane) is shown in the pane, the refresh goes on."""
+    from crawler_gui.gui.pages import PagesPane
+
+    store = PageStore.open(tmp_path / "pages")
+    u = "http://127.0.0.1:8631/p"
+    store.add(PageRecord(u, u, 200, 1.0, "text/html", "utf-8", "t", 0, 1, 0.1, None, ()))
+    store.flush_sync()
+    pane = PagesPane()
+
+    async def scenario():
+        await pane.set_source(store, tmp_path, extracting=False)
+        try:
+            await pane.refresh(force=True)
+            assert pane.model.rowCount() == 1, pane.info.text()
+            store.close()
+            await pane.refresh(force=True)  # (raised out of the window's refresh before)
+            assert pane.info.text().startswith("Cannot read the pages")
+        finally:
+            await pane.close_source()
+
+    try:
+        run(aloop, scenario(), timeout=30)
+    finally:
+        delete_now(pane)
+
+
 def test_pages_model_passes_the_model_tester(qtmodeltester, tmp_path: Path) -> None:
     with PageStore.open(tmp_path / "pages") as store:
         for i in range(5):
