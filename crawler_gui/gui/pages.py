@@ -434,7 +434,8 @@ class PagesPane(QWidget):
         self.rebuild_button.setEnabled(indexer is not None)
 
     async def close_source(self) -> None:
-        """Stop indexing and close the index (before the page store closes)."""
+        """Stop indexing and close the index, and let a read of the pages in a worker thread
+        end: the page store closes after this (a LevelDB closed under a read crashes)."""
         task, self._index_task = self._index_task, None
         indexer, self.indexer = self.indexer, None
         self.store = None
@@ -442,7 +443,9 @@ class PagesPane(QWidget):
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
         if indexer is not None:
-            await asyncio.to_thread(indexer.close)
+            await asyncio.to_thread(indexer.close)  # (waits for a batch being indexed)
+        while self._loading:  # a short read: the rows of one page
+            await asyncio.sleep(0.01)
         self._set_enabled(False)
 
     # -- loading ----------------------------------------------------------------------------

@@ -246,8 +246,11 @@ def test_a_failed_read_is_said_in_the_pane_not_raised_into_the_window(aloop, tmp
     pane = PagesPane()
 
     async def scenario():
-        await pane.set_source(store, tmp_path, extracting=False)
+        # (no search index: nothing else reads the store when it closes; a store closed
+        # under a read in a worker thread crashes, the window closes the pane's source first)
+        await pane.set_source(store, tmp_path / "no such folder", extracting=False)
         try:
+            assert pane.indexer is None
             await pane.refresh(force=True)
             assert pane.model.rowCount() == 1, pane.info.text()
             store.close()
@@ -259,6 +262,52 @@ def test_a_failed_read_is_said_in_the_pane_not_raised_into_the_window(aloop, tmp
     try:
         run(aloop, scenario(), timeout=30)
     finally:
+        delete_now(pane)
+
+
+def test_closing_the_source_waits_for_a_read_in_a_worker_thread(aloop, tmp_path, monkeypatch):
+    """The window closes the page store once the pane's source is closed: a read still
+    running in a worker thread then would crash on the closed LevelDB, so closing waits."""
+    import threading
+
+    from crawler_gui.gui.pages import PagesPane
+
+    store = PageStore.open(tmp_path / "pages")
+    u = "http://127.0.0.1:8631/p"
+    store.add(PageRecord(u, u, 200, 1.0, "text/html", "utf-8", "t", 0, 1, 0.1, None, ()))
+    store.flush_sync()
+    release, read = threading.Event(), []
+    real = pages_mod.load_rows
+
+    def slow_load_rows(*args, **kwargs):  # a read that takes its time (a slow disk)
+        release.wait(10)
+        rows = real(*args, **kwargs)
+        read.append(store.closed)
+        return rows
+
+    monkeypatch.setattr(pages_mod, "load_rows", slow_load_rows)
+    pane = PagesPane()
+
+    async def scenario():
+        await pane.set_source(store, tmp_path / "no such folder", extracting=False)
+        loading = asyncio.ensure_future(pane.refresh(force=True))
+        await wait_for(lambda: pane._loading)
+        closing = asyncio.ensure_future(pane.close_source())
+        for _ in range(5):
+            await asyncio.sleep(0.02)
+        assert not closing.done()  # the read is still on
+        release.set()
+        await closing
+        store.close()
+        await loading
+        assert read == [False]  # the read ended before the store closed
+
+    try:
+        run(aloop, scenario(), timeout=30)
+    finally:
+        release.set()
+        if not store.closed:
+            store.close()
         delete_now(pane)
 
 
