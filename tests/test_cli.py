@@ -192,7 +192,9 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for_stored_pages(pool, proc, 256 * 1024)  # several flushes, so several commits
+        # several flushes, so several commits (1 MB: a page carries its fetch detail and
+        # referrer keys since schema 4, 256 KB could be the first flush alone)
+        wait_for_stored_pages(pool, proc, 1024 * 1024)
         proc.kill()
     finally:
         proc.wait(timeout=60)
