@@ -47,6 +47,20 @@ def wait_for_stored_pages(pool: Path, proc: subprocess.Popen[Any], min_bytes: in
     raise AssertionError(f"the crawl stored fewer than {min_bytes} bytes of pages in 90 s")
 
 
+def wait_for_done_urls(pool: Path, proc: subprocess.Popen[Any]) -> None:
+    """Wait (up to 90 s) until the running crawl has URLs done, as ``crawler-gui stats`` reads
+    them live: the stored bytes alone can be the hubs' (feeds, sitemaps and their fetch
+    detail), which are refreshed, never done."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the crawl ended before it was interrupted"
+        stats = cli("stats", str(pool))
+        if stats.returncode == 0 and json.loads(stats.stdout).get("done", 0) > 0:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the crawl had no URL done in 90 s")
+
+
 def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
     pool = tmp_path / "pool"
     done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress")
@@ -149,6 +163,7 @@ def test_ctrl_c_stops_gracefully_and_running_again_resumes(tmp_path: Path) -> No
     )
     try:
         wait_for_stored_pages(pool, proc, 64 * 1024)
+        wait_for_done_urls(pool, proc)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)
     finally:
