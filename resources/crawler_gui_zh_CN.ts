@@ -128,6 +128,60 @@ http://news.sina.com.cn/</translation>
     </message>
 </context>
 <context>
+    <name>ExportDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="57" />
+        <source>Export</source>
+        <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <source>Pages: one record per stored page</source>
+        <translation>页面：每个已存储页面一条记录</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="63" />
+        <source>Articles: the pages judged articles, with text</source>
+        <translation>文章：被判定为文章的页面，含正文</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="66" />
+        <source>URL outcomes: every URL of the pool and its state</source>
+        <translation>网址结果：网址池中的每个网址及其状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <source>JSON Lines (.jsonl)</source>
+        <translation>JSON Lines（.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <source>CSV (.csv)</source>
+        <translation>CSV（.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="74" />
+        <source>Records:</source>
+        <translation>记录：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <source>Format:</source>
+        <translation>格式：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <source>The same records as crawler-gui export (docs/storage.md).</source>
+        <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="191" />
+        <source>%1 records written…</source>
+        <translation>已写入 %1 条记录…</translation>
+    </message>
+</context>
+<context>
     <name>HostsModel</name>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="383" />
@@ -476,338 +530,353 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="116" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="120" />
         <source>Crawler GUI</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="152" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="156" />
         <source>Busiest first</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="153" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="157" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="167" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="164" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="168" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="173" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="177" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="196" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="197" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="198" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="201" />
+        <source>Pages</source>
+        <translation>页面数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="202" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="210" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="867" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="216" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="227" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="291" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="307" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="295" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="298" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="314" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="302" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="318" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="305" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="321" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="317" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="333" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="323" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="333" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="342" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="358" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="347" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="364" />
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
+        <source>Export pages, articles or URL outcomes as JSON Lines or CSV</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines 或 CSV</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="348" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="371" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="372" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="375" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="356" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="367" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="384" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="470" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="471" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="440" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="472" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="441" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="443" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="475" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="444" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="476" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="491" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="524" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="493" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="526" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="544" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="563" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="604" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="623" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="544" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="604" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="554" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="614" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="555" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="615" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="624" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="626" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="573" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="633" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="574" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="634" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="588" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="648" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="590" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="650" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="608" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="668" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="613" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="673" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="625" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="685" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="626" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="686" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="707" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="769" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="778" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="840" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="815" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="877" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="851" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -816,129 +885,177 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="859" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="921" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="862" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="924" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="877" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="892" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="954" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="906" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="968" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="907" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="969" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="975" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="920" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="982" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="932" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1005" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1007" />
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines（*.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1009" />
+        <source>CSV (*.csv)</source>
+        <translation>CSV（*.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1018" />
+        <source>The file is inside the pool: write the export somewhere else.</source>
+        <translation>该文件位于网址池内：请导出到其他位置。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <source>The export was not written.</source>
+        <translation>导出未写入。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
+        <source>Export cancelled: nothing was written.</source>
+        <translation>导出已取消：未写入任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1046" />
+        <source>Exported %1 records to %2</source>
+        <translation>已将 %1 条记录导出到 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1060" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="944" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="962" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="970" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1001" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1072" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1090" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1098" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1129" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1145" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="946" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1074" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1091" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="971" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1099" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="978" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1106" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1145" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1039" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1180" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1063" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1069" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1192" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1198" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1069" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1168" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1198" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1064" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1193" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1096" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1225" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1098" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1227" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1107,6 +1224,415 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/gui/widgets.py" line="611" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
+    </message>
+</context>
+<context>
+    <name>PageDetailDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="94" />
+        <source>not recorded (stored before this version)</source>
+        <extracomment>Characters of the body shown (a bigger body is cut, and says so). None: not recorded (a page stored before schema 4) URLs of stored pages that link here (newest first) None: the body was not stored</extracomment>
+        <translation>未记录（在此版本之前存储）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="107" />
+        <source>not extracted</source>
+        <translation>未抽取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="109" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="176" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="110" />
+        <source>Final URL</source>
+        <translation>最终网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="111" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="112" />
+        <source>Fetched</source>
+        <translation>抓取时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="113" />
+        <source>Response time</source>
+        <translation>响应时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="114" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="115" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="116" />
+        <source>Content type</source>
+        <translation>内容类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="117" />
+        <source>Encoding</source>
+        <translation>编码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="118" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="119" />
+        <source>Found on</source>
+        <translation>发现于</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="129" />
+        <source>Summary</source>
+        <translation>概要</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="136" />
+        <source>Request</source>
+        <translation>请求</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="138" />
+        <source>Response</source>
+        <translation>响应</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="141" />
+        <source>Headers</source>
+        <translation>头部</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="150" />
+        <source>No redirect.</source>
+        <translation>没有重定向。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="151" />
+        <source>Redirects</source>
+        <translation>重定向</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="159" />
+        <source>Published</source>
+        <translation>发布时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="162" />
+        <source>Not extracted.</source>
+        <translation>尚未抽取。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="165" />
+        <source>Not an article.</source>
+        <translation>不是文章。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="166" />
+        <source>Article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="176" />
+        <source>What happened</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="176" />
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="191" />
+        <source>%1 links</source>
+        <translation>%1 个链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="193" />
+        <source>the first %1 are listed</source>
+        <translation>列出前 %1 个</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="199" />
+        <source>Out-links</source>
+        <translation>外链</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="206" />
+        <source>No stored page links here (or not recorded).</source>
+        <translation>没有已存储的页面链接到这里（或未记录）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="207" />
+        <source>Linked from</source>
+        <translation>来源链接</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="212" />
+        <source>The body was not stored.</source>
+        <translation>未存储正文。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="215" />
+        <source>(cut: the body is longer)</source>
+        <translation>（已截断：正文更长）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="219" />
+        <source>Body</source>
+        <translation>正文源码</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="222" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="228" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="247" />
+        <source>empty body</source>
+        <translation>空正文</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="248" />
+        <source>plain ASCII</source>
+        <translation>纯 ASCII</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="249" />
+        <source>from the HTTP Content-Type header</source>
+        <translation>来自 HTTP Content-Type 头部</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="250" />
+        <source>from a byte-order mark</source>
+        <translation>来自字节顺序标记（BOM）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="251" />
+        <source>from the &lt;meta&gt; tag</source>
+        <translation>来自 &lt;meta&gt; 标签</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="252" />
+        <source>valid UTF-8</source>
+        <translation>有效的 UTF-8</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="253" />
+        <source>guessed from the bytes</source>
+        <translation>根据字节推测</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="254" />
+        <source>nothing fit: UTF-8 with replacements</source>
+        <translation>均不匹配：UTF-8，含替换字符</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="259" />
+        <source>queued</source>
+        <translation>已入队</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="260" />
+        <source>already known</source>
+        <translation>已知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="261" />
+        <source>queued or already known</source>
+        <translation>已入队或已知</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="262" />
+        <source>off-scope</source>
+        <translation>超出范围</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="263" />
+        <source>refused</source>
+        <translation>已拒绝</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="264" />
+        <source>disallowed by robots.txt</source>
+        <translation>被 robots.txt 禁止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="265" />
+        <source>not followed (depth limit)</source>
+        <translation>未跟随（深度限制）</translation>
+    </message>
+</context>
+<context>
+    <name>PagesModel</name>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="67" />
+        <source>Time</source>
+        <extracomment>Rows read per page of the pane. Records a live refresh reads at most (a filter that matches little: "Show more" goes on). The kinds a page can be filtered by ("" = not extracted).</extracomment>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="68" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="69" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="70" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="71" />
+        <source>Title</source>
+        <translation>标题</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="72" />
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="73" />
+        <source>Response time</source>
+        <translation>响应时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="74" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="101" />
+        <source>article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="102" />
+        <source>list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="103" />
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+</context>
+<context>
+    <name>PagesPane</name>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="310" />
+        <source>Search URL, title and article text…</source>
+        <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
+        <translation>搜索网址、标题和文章正文…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="314" />
+        <source>All statuses</source>
+        <translation>全部状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="319" />
+        <source>All kinds</source>
+        <translation>全部类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="322" />
+        <source>not extracted</source>
+        <translation>未抽取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="326" />
+        <source>Host…</source>
+        <translation>主机…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="328" />
+        <source>Rebuild index</source>
+        <translation>重建索引</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="331" />
+        <source>Index every stored page again (the search index is kept up to date by itself)</source>
+        <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="367" />
+        <source>Show more</source>
+        <translation>显示更多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="415" />
+        <source>No page store: pages are shown for a pool open here.</source>
+        <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="473" />
+        <source>Cannot read the pages: %1</source>
+        <translation>无法读取页面：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="558" />
+        <location filename="../crawler_gui/gui/pages.py" line="561" />
+        <source>%1 pages shown</source>
+        <translation>显示 %1 个页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="563" />
+        <source>search index: %1 pages to go</source>
+        <translation>搜索索引：还有 %1 个页面待索引</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="578" />
+        <source>Details…</source>
+        <translation>详情…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="581" />
+        <source>Open in browser</source>
+        <translation>在浏览器中打开</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="586" />
+        <source>Copy URL</source>
+        <translation>复制网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <source>Rebuilding the search index…</source>
+        <translation>正在重建搜索索引…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="607" />
+        <source>Search index</source>
+        <translation>搜索索引</translation>
     </message>
 </context>
 <context>

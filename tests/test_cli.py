@@ -47,6 +47,20 @@ def wait_for_stored_pages(pool: Path, proc: subprocess.Popen[Any], min_bytes: in
     raise AssertionError(f"the crawl stored fewer than {min_bytes} bytes of pages in 90 s")
 
 
+def wait_for_done_urls(pool: Path, proc: subprocess.Popen[Any]) -> None:
+    """Wait (up to 90 s) until the running crawl has URLs done, as ``crawler-gui stats`` reads
+    them live: the stored bytes alone can be the hubs' (feeds, sitemaps and their fetch
+    detail), which are refreshed, never done."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the crawl ended before it was interrupted"
+        stats = cli("stats", str(pool))
+        if stats.returncode == 0 and json.loads(stats.stdout).get("done", 0) > 0:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the crawl had no URL done in 90 s")
+
+
 def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
     pool = tmp_path / "pool"
     done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress")
@@ -149,6 +163,7 @@ def test_ctrl_c_stops_gracefully_and_running_again_resumes(tmp_path: Path) -> No
     )
     try:
         wait_for_stored_pages(pool, proc, 64 * 1024)
+        wait_for_done_urls(pool, proc)
         proc.send_signal(signal.SIGINT)
         _out, err = proc.communicate(timeout=60)
     finally:
@@ -192,7 +207,9 @@ def test_kill_9_mid_crawl_leaves_no_done_url_without_its_page(tmp_path: Path) ->
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for_stored_pages(pool, proc, 256 * 1024)  # several flushes, so several commits
+        # several flushes, so several commits (1 MB: a page carries its fetch detail and
+        # referrer keys since schema 4, 256 KB could be the first flush alone)
+        wait_for_stored_pages(pool, proc, 1024 * 1024)
         proc.kill()
     finally:
         proc.wait(timeout=60)
@@ -401,6 +418,10 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
             assert noise not in art["text"]
         checked += 1
     assert checked > 100
+    articles = tmp_path / "articles.jsonl"
+    assert cli("export", str(pool), "--records", "articles", "-o", str(articles)).returncode == 0
+    only = [json.loads(x) for x in articles.read_text(encoding="utf-8").splitlines()]
+    assert only == [r for r in records if r["kind"] == "article"]
     assert feeds == 3 * len(site.feed_hosts()) > 0  # a feed, a sitemap index, a news sitemap
 
 

@@ -8,16 +8,11 @@ import re
 from typing import Any
 
 from crawler_gui.core.logs import LOG_FORMATS, ROTATE_WHEN
+from crawler_gui.engine.export import EXPORT_RECORDS
 from crawler_gui.engine.session import RECONNECT_SECONDS, SCOPE_MODES, is_pool_url
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings
 
 COMMANDS = ("crawl", "export", "extract", "stats", "save", "load", "repair")
-#: The record types of ``export --records`` and what each holds (one place for all of them).
-EXPORT_RECORDS = {
-    "pages": "one record per stored page, as fetched",
-    "outcomes": "one record per URL of the pool with its state; a failed or refused URL with "
-    "its last status, reason and message, a redirected one with its target",
-}
 
 
 # Option types: the argument's value, or argparse's one-line error (exit code 2).
@@ -272,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser(
         "export",
-        help="write records as JSON Lines: the stored pages, or every URL's outcome",
+        help="write records as JSON Lines: the stored pages, the articles, or every URL's outcome",
         description="Write records as JSON Lines, one object per line (docs/storage.md). "
         + " ".join(f"{name}: {text}." for name, text in EXPORT_RECORDS.items()),
     )

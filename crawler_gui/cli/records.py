@@ -1,5 +1,6 @@
-"""The page records: ``export`` (the stored pages, or every URL's outcome, as JSON Lines) and
-``extract`` (articles from the stored pages)."""
+"""The page records: ``export`` (the stored pages, the articles among them, or every URL's
+outcome, as JSON Lines; the record types are defined in ``engine.export``, shared with the
+window) and ``extract`` (articles from the stored pages)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import time
 from typing import Any, TextIO
 
 from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.engine.export import article_records, page_records, write_records
 from crawler_gui.engine.session import is_pool_url
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import ConfigError
@@ -29,9 +31,10 @@ def export_command(args: argparse.Namespace) -> int:
     pool_dir = existing_store(args.pool_dir)
     outside_pool(args.output, pool_dir, "export")
     store = PageStore.open_in_pool(pool_dir, create=False)
+    records = article_records if args.records == "articles" else page_records
     try:
         with output(args.output) as out:
-            count = store.export_jsonl(out)
+            count = write_records(out, records(store), kind=args.records)
     finally:
         store.close()
     print(f"{count} records exported", file=sys.stderr)

@@ -16,14 +16,14 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
-from crawler_gui.engine.decode import decode_body, sniff_kind
+from crawler_gui.engine.decode import decode_body_explained, sniff_kind
 from crawler_gui.engine.feeds import HubDocument, HubKind, discover_feeds, parse_hub_document
 from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
@@ -32,7 +32,7 @@ from crawler_gui.engine.robots import RobotsCache
 from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
-from crawler_gui.engine.store import PageRecord, PageStore
+from crawler_gui.engine.store import MAX_DETAIL_LINKS, PageRecord, PageStore, make_detail
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
@@ -1126,7 +1126,7 @@ class Crawler:
             self._count(result, outcome.size, outcome.elapsed)
             extract: tuple[int, str] | None = None
             if outcome.ok:
-                extract = await self._handle_page(lease, outcome)
+                extract = await self._handle_page(lease, outcome, conditional)
             elif outcome.not_modified and lease.is_hub and self.store is not None:
                 # Nothing new since the last refresh: a successful refresh that found no
                 # links (the pool counts a 304 as done). No body, no parse, nothing stored.
@@ -1183,13 +1183,18 @@ class Crawler:
                 await self.frontier.set_delay(lease.host, min(delay, 120.0))
         return verdict
 
-    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> tuple[int, str]:
-        """Parse, queue the links, store the page; returns its store sequence number and
-        sniffed kind (for extraction)."""
+    async def _handle_page(
+        self, lease: Lease, outcome: FetchOutcome, conditional: Mapping[str, str] | None = None
+    ) -> tuple[int, str]:
+        """Parse, queue the links, store the page with its fetch detail (``conditional``: the
+        validators a hub's refresh sent, recorded with the request headers); returns its store
+        sequence number and sniffed kind (for extraction)."""
         kind = sniff_kind(outcome.content_type, outcome.body)
-        title, encoding, links = "", "", list[str]()
+        title, encoding, decided_by, links = "", "", "", list[str]()
+        others: list[tuple[str, str, str]] = []  # out-links not submitted, with why
         big = len(outcome.body) > THREAD_PARSE_BYTES
         follow = self.settings.max_depth is None or lease.depth + 1 <= self.settings.max_depth
+        detailed = self.store is not None
         hub_kind = HubKind.PAGE
         if lease.is_hub:
             hub_kind = sniff_hub_kind(outcome.body, outcome.content_type or "", outcome.final_url)
@@ -1200,18 +1205,24 @@ class Crawler:
             # Only links in scope come back (checked where they were parsed).
             scope = self.scope if follow else None
             if big:
-                title, encoding, links = await asyncio.to_thread(self._parse_big, outcome, scope)
+                parsed = await asyncio.to_thread(self._parse_page_big, outcome, scope, detailed)
             else:
-                title, encoding, links = self._parse(outcome, scope)
+                parsed = self._parse_page(outcome, scope, detailed)
+            title, encoding, decided_by, links, others = parsed
         elif kind == "text":
             if big:
-                _text, encoding = await asyncio.to_thread(
-                    decode_body, outcome.body, outcome.content_type
+                _text, encoding, decided_by = await asyncio.to_thread(
+                    decode_body_explained, outcome.body, outcome.content_type
                 )
             else:
-                _text, encoding = decode_body(outcome.body, outcome.content_type)
+                _text, encoding, decided_by = decode_body_explained(
+                    outcome.body, outcome.content_type
+                )
+        outcomes: list[tuple[str, str, str]] = []
         if links and follow:
-            await self._add_links(lease.depth + 1, outcome.final_url, links)
+            await self._add_links(
+                lease.depth + 1, outcome.final_url, links, outcomes if detailed else None
+            )
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
             # The head only: a big page is not lowercased whole on the loop.
             head = outcome.body[:HEAD_BYTES]
@@ -1239,6 +1250,18 @@ class Crawler:
                 else None,
             )
             seq = add(record, outcome.headers) if add is not None else self.store.add(record)
+            self.store.add_detail(
+                seq,
+                make_detail(
+                    request_headers=[
+                        *self.fetcher.request_headers(),
+                        *(conditional or {}).items(),
+                    ],
+                    response_headers=(outcome.headers or {}).items(),
+                    decided_by=decided_by,
+                    links=(*outcomes, *others),
+                ),
+            )
         if self.warc is not None:
             await self.warc.write_async(
                 outcome.final_url,
@@ -1305,12 +1328,31 @@ class Crawler:
         with _gc_paused():
             return cls._parse(outcome, scope)
 
+    @classmethod
+    def _parse(cls, outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:
+        """Decode and parse a page; its links in ``scope`` (none without a scope)."""
+        title, encoding, _how, links, _others = cls._parse_page(outcome, scope, False)
+        return title, encoding, links
+
+    @classmethod
+    def _parse_page_big(
+        cls, outcome: FetchOutcome, scope: Scope | None, others: bool
+    ) -> tuple[str, str, str, list[str], list[tuple[str, str, str]]]:
+        """:meth:`_parse_page` in a worker thread, with the garbage collector paused."""
+        with _gc_paused():
+            return cls._parse_page(outcome, scope, others)
+
     @staticmethod
-    def _parse(outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:
-        """Decode and parse a page; its links in ``scope`` (none without a scope). Runs in a
-        worker thread for a big page: nothing here touches the crawler's state."""
+    def _parse_page(
+        outcome: FetchOutcome, scope: Scope | None, others: bool
+    ) -> tuple[str, str, str, list[str], list[tuple[str, str, str]]]:
+        """Decode and parse a page: its title, encoding, how the encoding was decided, its
+        links in ``scope`` (none without a scope) and, with ``others``, up to
+        :data:`MAX_DETAIL_LINKS` of the rest as ``(url, "off_scope", reason)`` (or
+        ``not_followed`` without a scope: the depth limit). Runs in a worker thread for a big
+        page: nothing here touches the crawler's state."""
         body = outcome.body
-        text, encoding = decode_body(body, outcome.content_type)
+        text, encoding, how = decode_body_explained(body, outcome.content_type)
         source: str | bytes = text
         if (
             encoding in ("utf-8", "ascii")
@@ -1321,26 +1363,68 @@ class Crawler:
             # bytes, which extract_links passes to the parser as they are (saves a re-encode).
             source = body
         links, title = extract_links(source, outcome.final_url)
+        rest: list[tuple[str, str, str]] = []
         if scope is None:
-            return title, encoding, []
+            if others:
+                rest = [(link, "not_followed", "depth limit") for link in links]
+            return title, encoding, how, [], rest[:MAX_DETAIL_LINKS]
         check = scope.check
-        return title, encoding, [link for link in links if check(link) is None]
+        kept: list[str] = []
+        for link in links:
+            why = check(link)
+            if why is None:
+                kept.append(link)
+            elif others and len(rest) < MAX_DETAIL_LINKS:
+                rest.append((link, "off_scope", why))
+        return title, encoding, how, kept, rest
 
-    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> None:
+    async def _add_links(
+        self,
+        depth: int,
+        page_url: str,
+        links: list[str],
+        outcomes: list[tuple[str, str, str]] | None = None,
+    ) -> None:
         """Queue a page's links in scope that were not submitted lately, one slice at a time:
         the loop is free between slices, and a huge page never holds all its requests at
-        once (hundreds of thousands of objects make every garbage collection slow)."""
+        once (hundreds of thousands of objects make every garbage collection slow).
+
+        With ``outcomes``, what became of each link (up to :data:`MAX_DETAIL_LINKS`) is
+        appended as ``(url, outcome, reason)``, from the pool's add report: ``refused`` with
+        its reason, ``queued`` or ``known`` (``queued_or_known`` when a slice had both: the
+        report counts them, it does not name them), ``robots`` when robots.txt (cached)
+        disallows it, ``known`` when submitted lately."""
         recent = self._recent
+        robots_check = self.settings.obey_robots
         for start in range(0, len(links), LINK_SLICE):
             if start:
                 await asyncio.sleep(0)
             batch: list[AddRequest] = []
+            skipped: list[str] = []
             for link in links[start : start + LINK_SLICE]:
                 if link not in recent:
                     recent[link] = None
                     batch.append(AddRequest(link, depth, page_url))
-            if batch:
-                await self.frontier.add_many(batch)
+                elif outcomes is not None:
+                    skipped.append(link)
+            report = await self.frontier.add_many(batch) if batch else None
+            if outcomes is None or len(outcomes) >= MAX_DETAIL_LINKS:
+                continue
+            refused = dict(report.refused) if report is not None else {}
+            if report is None or not report.added:
+                fresh = "known"
+            elif not report.duplicate:
+                fresh = "queued"
+            else:
+                fresh = "queued_or_known"
+            for req in batch:
+                if req.url in refused:
+                    outcomes.append((req.url, "refused", refused[req.url]))
+                elif robots_check and self.robots.allowed_cached(req.url) is False:
+                    outcomes.append((req.url, "robots", "disallowed by robots.txt"))
+                else:
+                    outcomes.append((req.url, fresh, ""))
+            outcomes.extend((link, "known", "submitted lately") for link in skipped)
         if len(recent) > RECENT_LINKS:
             for stale in list(recent)[: RECENT_LINKS // 4]:
                 del recent[stale]

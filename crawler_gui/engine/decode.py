@@ -136,22 +136,34 @@ def _declared(body: bytes, encoding: str) -> str | None:
 
 def decode_body(body: bytes, content_type: str | None) -> tuple[str, str]:
     """Decode ``body``; return ``(text, encoding_used)``. Never raises."""
+    text, encoding, _how = decode_body_explained(body, content_type)
+    return text, encoding
+
+
+#: How :func:`decode_body_explained` chose the encoding (recorded with each page).
+DECIDED_BY = ("empty", "ascii", "header", "bom", "meta", "utf-8", "guess", "fallback")
+
+
+def decode_body_explained(body: bytes, content_type: str | None) -> tuple[str, str, str]:
+    """:func:`decode_body`, also saying how the encoding was decided: one of
+    :data:`DECIDED_BY` (the HTTP header, a byte-order mark, a ``<meta>`` tag, strict UTF-8, a
+    guess from the bytes, or UTF-8 with replacements when nothing fit)."""
     if not body:
-        return "", "utf-8"
+        return "", "utf-8", "empty"
     declared = normalize_label(_header_charset(content_type))
     if body.isascii() and (declared is None or not declared.startswith(("utf-16", "utf-32"))):
-        return body.decode("ascii"), "ascii"
+        return body.decode("ascii"), "ascii", "ascii"
     # 1. the HTTP header
     if declared is not None:
         text = _declared(body, declared)
         if text is not None:
-            return text, declared
+            return text, declared, "header"
     # 2. a byte-order mark
     for bom, name in _BOMS:
         if body.startswith(bom):
             text = _try(body[len(bom) :], name)
             if text is not None:
-                return text, name
+                return text, name, "bom"
             break
     # 3. <meta> in the first 4 KB (a UTF-16 label there cannot be right: the meta was ASCII)
     match = _META_CHARSET.search(body, 0, _META_WINDOW)
@@ -160,18 +172,18 @@ def decode_body(body: bytes, content_type: str | None) -> tuple[str, str]:
         if meta is not None and not meta.startswith(("utf-16", "utf-32")) and meta != declared:
             text = _declared(body, meta)
             if text is not None:
-                return text, meta
+                return text, meta, "meta"
     # 4. strict UTF-8, then a guess
     text = _try(body, "utf-8")
     if text is not None:
-        return text, "utf-8"
+        return text, "utf-8", "utf-8"
     guess = normalize_label(cchardet.detect(body).get("encoding"))
     if guess is not None and guess != "utf-8":
         text = _try(body, guess)
         if text is not None:
-            return text, guess
+            return text, guess, "guess"
     # 5. give up gracefully
-    return body.decode("utf-8", "replace"), "utf-8"
+    return body.decode("utf-8", "replace"), "utf-8", "fallback"
 
 
 _BINARY_MAGIC: tuple[bytes, ...] = (

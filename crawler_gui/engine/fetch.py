@@ -322,6 +322,19 @@ class Fetcher:
             trust_env=False,
         )
 
+    def request_headers(self) -> list[tuple[str, str]]:
+        """The headers every request sends, as recorded with each page: values of headers
+        that carry credentials (``Authorization``, ``Cookie``, ``*token*``...) are hidden."""
+        s = self.settings
+        out = [
+            ("User-Agent", s.user_agent),
+            ("Accept", _ACCEPT),
+            ("Accept-Encoding", "gzip, deflate"),
+            *((str(k), str(v)) for k, v in dict(s.extra_headers).items()),
+        ]
+        secret = ("authorization", "cookie", "token", "secret", "password", "api-key", "apikey")
+        return [(k, "***" if any(w in k.lower() for w in secret) else v) for k, v in out]
+
     async def close(self) -> None:
         session, self._session = self._session, None
         if session is not None:

@@ -16,8 +16,9 @@ by the page store's sequence number; a page fetched again (a hub, a re-extractio
 row, and searches show only the newest row of a URL. ``rebuild`` compacts the old rows away.
 
 The class is synchronous and thread-confined: a caller on the event loop calls it from one
-worker thread (``asyncio.to_thread``), so the loop never waits on SQLite. Nothing in the crawl
-or the window uses it yet (``benchmarks/search.py`` measures it).
+worker thread (``asyncio.to_thread``), so the loop never waits on SQLite. The window's Pages
+pane searches it; ``engine.indexer`` keeps it up to date from the page store
+(``benchmarks/search.py`` measures both).
 """
 
 from __future__ import annotations
@@ -80,6 +81,11 @@ def prepare_query(query: str) -> str | None:
     if not terms:
         return None
     return " AND ".join(terms)
+
+
+def _like_escaped(text: str) -> str:
+    """``text`` taken literally in a LIKE pattern (``ESCAPE '\\'``)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +208,15 @@ class SearchIndex:
         before: int | None = None,
         host: str | None = None,
         kinds: Sequence[str] = (),
+        status_class: int | None = None,
     ) -> list[SearchHit]:
         """Pages matching every term of ``query``, newest first; ``before`` pages on (the
-        ``seq`` of the last hit shown). Each URL appears once, at its newest fetch."""
+        ``seq`` of the last hit shown). Each URL appears once, at its newest fetch.
+
+        The filters narrow the search itself, before ``limit``: ``host`` (that host or one of
+        its subdomains, any case), ``kinds``, ``status_class`` (2 for 2xx...). Filtering the
+        newest ``limit`` hits afterwards instead would show nothing for a host whose pages are
+        all older than them."""
         expr = prepare_query(query)
         if expr is None:
             return []
@@ -218,9 +230,13 @@ class SearchIndex:
         if before is not None:
             sql.append("AND fts.rowid < ?")
             args.append(before)
+        host = (host or "").strip().lower()
         if host:
-            sql.append("AND d.host = ?")
-            args.append(host)
+            sql.append("AND (d.host = ? OR d.host LIKE ? ESCAPE '\\')")
+            args += [host, "%." + _like_escaped(host)]
+        if status_class is not None:
+            sql.append("AND d.status >= ? AND d.status < ?")
+            args += [status_class * 100, status_class * 100 + 100]
         if kinds:
             sql.append(f"AND d.kind IN ({','.join('?' * len(kinds))})")
             args.extend(kinds)

@@ -3,8 +3,9 @@ LevelDB of its own, normally ``<pool_dir>/pages/``.
 
 Key layout (also in ``docs/storage.md``, "Page store"):
 
-* ``meta/schema_version`` -> ``b"3"`` (a version-1 or -2 store is upgraded in place: 2 added
-  ``art/``, 3 added ``hub/``, ``listed/`` and ``meta/listed_count``)
+* ``meta/schema_version`` -> ``b"4"`` (an older store is upgraded in place, nothing
+  rewritten: 2 added ``art/``, 3 added ``hub/``, ``listed/`` and ``meta/listed_count``, 4 added
+  ``fx/`` and ``ref/``; pages stored before 4 have no fetch detail)
 * ``page/<seq>`` -> compact JSON metadata (UTF-8); ``<seq>`` is 8 bytes big-endian, from 1
 * ``body/<seq>`` -> the zlib-compressed body (absent when bodies are not stored)
 * ``url/<url>`` -> ``<seq>`` of the latest record fetched for that URL; written for both the
@@ -17,6 +18,12 @@ Key layout (also in ``docs/storage.md``, "Page store"):
 * ``listed/<url>`` -> what a feed or sitemap said of an article it listed, JSON: ``published``
   and ``updated`` (POSIX seconds or null) and ``via`` (the feed); the first listing is kept.
   At most :data:`MAX_LISTED` entries (``meta/listed_count`` counts them).
+* ``fx/<seq>`` -> what the fetch saw beyond the page record (schema 4): request and response
+  headers, how the encoding was decided, the out-links and what became of each (zlib-compressed
+  JSON, bounded:
+  :data:`MAX_DETAIL_LINKS` links, :data:`MAX_HEADERS` headers of :data:`MAX_HEADER_CHARS`)
+* ``ref/<url>\x00<seq>`` -> empty: page ``<seq>`` links to ``<url>`` (the referrers of a page;
+  one key per out-link in the crawl's scope kept in ``fx/``)
 
 Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
 encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
@@ -55,18 +62,22 @@ from crawler_gui.errors import (
 
 __all__ = [
     "AUTO_FLUSH_RECORDS",
+    "MAX_DETAIL_LINKS",
     "PAGES_DIRNAME",
     "SCHEMA_VERSION",
     "PageRecord",
+    "PageRow",
     "PageStore",
+    "make_detail",
 ]
 
 log = logging.getLogger(__name__)
 
-SCHEMA_VERSION = b"3"
-#: Versions this program opens (1 lacks ``art/`` records, 2 lacks ``hub/`` and ``listed/``:
-#: opening upgrades them; nothing else changed).
-_READABLE = (b"1", b"2", b"3")
+SCHEMA_VERSION = b"4"
+#: Versions this program opens (1 lacks ``art/``, 2 lacks ``hub/`` and ``listed/``, 3 lacks
+#: ``fx/`` and ``ref/``: no record changes shape, so opening upgrades by writing the new version
+#: number only).
+_READABLE = (b"1", b"2", b"3", b"4")
 #: Name of the page store's directory inside a pool directory.
 PAGES_DIRNAME = "pages"
 #: ``add`` starts a flush when this many records are buffered.
@@ -87,6 +98,16 @@ HUB_HISTORY = 5
 MAX_LISTED = 1_000_000
 #: Listings kept in memory for reading before they are written.
 _LISTED_CACHE = 50_000
+_P_DETAIL = b"fx/"
+_P_REF = b"ref/"
+#: Out-links kept per page in its ``fx/`` record (the rest are counted, not listed).
+MAX_DETAIL_LINKS = 200
+#: The out-link outcomes that get a ``ref/`` key (links in the crawl's scope: the pages that
+#: link to a page of the crawl; off-scope links, often most of a page's, get none).
+_REF_OUTCOMES = frozenset({"queued", "known", "queued_or_known", "refused", "robots"})
+#: Headers kept per request or response, and characters kept of each value.
+MAX_HEADERS = 100
+MAX_HEADER_CHARS = 2000
 # Level 1: nearly the ratio of level 6 on HTML at a third of the CPU (benchmarks/crawl.py).
 _ZLIB_LEVEL = 1
 
@@ -176,7 +197,58 @@ class _Listed:
     items: tuple[tuple[str, float | None, float | None], ...]
 
 
-_Buffered = PageRecord | _Extracted | _HubState | _Listed
+@dataclass(frozen=True, slots=True)
+class _Detail:
+    """A buffered fetch detail (``fx/``) of the record with the same sequence number."""
+
+    data: dict[str, Any]
+
+
+_Buffered = PageRecord | _Extracted | _HubState | _Listed | _Detail
+
+
+def _bounded_headers(headers: Any) -> list[list[str]]:
+    out: list[list[str]] = []
+    for key, value in list(headers or ())[:MAX_HEADERS]:
+        out.append([str(key)[:200], str(value)[:MAX_HEADER_CHARS]])
+    return out
+
+
+def make_detail(
+    *,
+    request_headers: Any = (),
+    response_headers: Any = (),
+    decided_by: str = "",
+    links: Any = (),
+) -> dict[str, Any]:
+    """A page's fetch detail as stored in ``fx/``: headers as ``[name, value]`` pairs,
+    ``decided_by`` (how the encoding was chosen: ``engine.decode.DECIDED_BY``), and
+    ``links``: ``[url, outcome, reason]`` for each out-link (outcome ``queued``, ``known``,
+    ``queued_or_known``, ``off_scope``, ``refused``, ``robots``, ``not_followed``), the first
+    :data:`MAX_DETAIL_LINKS` of them; ``links_total`` counts them all."""
+    kept: list[list[str]] = []
+    total = 0
+    for item in links:
+        total += 1
+        if len(kept) < MAX_DETAIL_LINKS:
+            url, outcome, reason = item
+            kept.append([str(url), str(outcome), str(reason or "")])
+    return {
+        "request_headers": _bounded_headers(request_headers),
+        "response_headers": _bounded_headers(response_headers),
+        "decided_by": decided_by,
+        "links": kept,
+        "links_total": total,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class PageRow:
+    """One row of the Pages pane: a stored fetch and its extraction's kind ("" if none)."""
+
+    seq: int
+    record: PageRecord
+    kind: str
 
 
 #: The article fields of an export record, in order.
@@ -413,6 +485,106 @@ class PageStore:
         self._buffer.append((seq, _Extracted(extraction)))
         self._maybe_flush()
 
+    def add_detail(self, seq: int, detail: dict[str, Any]) -> None:
+        """Buffer the fetch detail (:func:`make_detail`) of the page record ``seq``."""
+        self._check()
+        self._buffer.append((seq, _Detail(detail)))
+        self._maybe_flush()
+
+    def detail(self, seq: int) -> dict[str, Any] | None:
+        """The fetch detail of record ``seq`` (flushed records only); ``None`` for a page
+        stored before schema 4 (or by a crawl that did not record it)."""
+        raw = self._db.get(_P_DETAIL + seq.to_bytes(8, "big"))
+        return json.loads(zlib.decompress(raw)) if raw is not None else None
+
+    def record_at(self, seq: int, *, with_body: bool = True) -> PageRecord | None:
+        """The written record ``seq`` (with its body when stored and asked for), or None."""
+        key = seq.to_bytes(8, "big")
+        meta = self._db.get(_P_PAGE + key)
+        if meta is None:
+            return None
+        body = self._db.get(_P_BODY + key) if with_body else None
+        return _record_from(meta, zlib.decompress(body) if body is not None else None)
+
+    def seq_of(self, url: str) -> int | None:
+        """The sequence number of the latest written record of ``url`` (requested or final)."""
+        key = self._db.get(_P_URL + url.encode("utf-8"))
+        return int.from_bytes(key, "big") if key is not None else None
+
+    def referrers(self, url: str, limit: int = 200) -> list[int]:
+        """Sequence numbers of written pages that link to ``url`` (newest first, at most
+        ``limit``), from the out-links recorded since schema 4."""
+        prefix = _P_REF + url.encode("utf-8") + b"\x00"
+        out: list[int] = []
+        for key in self._db.iterator(prefix=prefix, reverse=True, include_value=False):
+            out.append(int.from_bytes(key[len(prefix) :], "big"))
+            if len(out) >= limit:
+                break
+        return out
+
+    def last_written_seq(self) -> int:
+        """The newest written record's sequence number (0 for none)."""
+        last = next(self._db.iterator(prefix=_P_PAGE, reverse=True, include_value=False), None)
+        return int.from_bytes(last[len(_P_PAGE) :], "big") if last else 0
+
+    def newest(
+        self,
+        limit: int,
+        *,
+        before: int | None = None,
+        accept: Any = None,
+        scan_limit: int = 50_000,
+        after: int = 0,
+    ) -> tuple[list[PageRow], int | None]:
+        """Written records, newest first: at most ``limit`` rows with ``seq < before``, each
+        kept when ``accept(row)`` is true (all when None). Reads at most ``scan_limit`` records,
+        so a filter that matches little answers in bounded time; returns the rows and where to
+        go on from (``before`` of the next call), None at the oldest record. ``after`` stops
+        at that sequence number (only newer rows: a live list's new rows). For a worker
+        thread: reads only what is on disk."""
+        rows: list[PageRow] = []
+        stop = _P_PAGE + (before.to_bytes(8, "big") if before is not None else b"\xff" * 8)
+        scanned = 0
+        last_seq: int | None = None
+        with self._db.snapshot() as snap:
+            # Just past ``after``'s key, not at ``after + 1``'s: plyvel's reverse iterator
+            # yields nothing when the one key in its range is its ``start`` (a store of one
+            # page listed none).
+            start = _P_PAGE + after.to_bytes(8, "big") + b"\x00"
+            it = snap.iterator(start=start, stop=stop, reverse=True)
+            for key, meta in it:
+                k = key[len(_P_PAGE) :]
+                last_seq = int.from_bytes(k, "big")
+                scanned += 1
+                art = snap.get(_P_ART + k)
+                kind = ""
+                if art is not None:
+                    kind = str(json.loads(art).get("kind") or "")
+                row = PageRow(last_seq, _record_from(meta, None), kind)
+                if accept is None or accept(row):
+                    rows.append(row)
+                if len(rows) >= limit or scanned >= scan_limit:
+                    break
+            else:
+                return rows, None
+        return rows, (last_seq if last_seq is not None and last_seq > 1 else None)
+
+    def iter_rows_from(self, after: int, limit: int) -> list[tuple[PageRow, dict[str, Any] | None]]:
+        """Up to ``limit`` written records with ``seq > after``, oldest first, each with its
+        extraction (None if none yet): what the search indexer reads (worker thread)."""
+        out: list[tuple[PageRow, dict[str, Any] | None]] = []
+        with self._db.snapshot() as snap:
+            start = _P_PAGE + (after + 1).to_bytes(8, "big")
+            for key, meta in snap.iterator(start=start, stop=_P_PAGE + b"\xff" * 8):
+                k = key[len(_P_PAGE) :]
+                raw = snap.get(_P_ART + k)
+                ex = json.loads(raw) if raw is not None else None
+                kind = str(ex.get("kind") or "") if ex else ""
+                out.append((PageRow(int.from_bytes(k, "big"), _record_from(meta, None), kind), ex))
+                if len(out) >= limit:
+                    break
+        return out
+
     def extraction(self, seq: int) -> dict[str, Any] | None:
         """The stored extraction of record ``seq`` (flushed records only), or None."""
         raw = self._db.get(_P_ART + seq.to_bytes(8, "big"))
@@ -510,6 +682,16 @@ class PageStore:
             if raw is not None:
                 out.append((int(seq), zlib.decompress(raw)))
         return out
+
+    def hub_body_as_of(self, url: str, seq: int) -> bytes | None:
+        """The body hub ``url`` had at its fetch ``seq`` (flushed only): a refresh that found
+        the same body again stored none, it is the last changed body stored before it. None
+        when that body is no longer kept (older than the hub's history) or ``url`` is no hub."""
+        kept = [int(s) for s in self.hub_state(url).get("bodies", ()) if int(s) <= seq]
+        if not kept:
+            return None
+        raw = self._db.get(_P_BODY + max(kept).to_bytes(8, "big"))
+        return zlib.decompress(raw) if raw is not None else None
 
     # -- feed and sitemap dates of the articles they list (``listed/<url>``) -----------------
 
@@ -629,6 +811,15 @@ class PageStore:
             return writes
         if isinstance(r, _Listed):
             return self._encode_listed(r)
+        if isinstance(r, _Detail):
+            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
+            refs = [
+                (_P_REF + str(link[0]).encode("utf-8") + b"\x00" + key, b"")
+                for link in r.data.get("links", ())
+                if link[1] in _REF_OUTCOMES
+            ]
+            packed = zlib.compress(data.encode("utf-8"), _ZLIB_LEVEL)
+            return [(_P_DETAIL + key, packed), *refs]
         if isinstance(r, _Extracted):
             data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
             return [(_P_ART + key, data.encode("utf-8"))]
@@ -789,9 +980,18 @@ class PageStore:
 
     def _export(self, fh: TextIO) -> int:
         n = 0
+        for obj in self.iter_export_records():
+            fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+            fh.write("\n")
+            n += 1
+        return n
+
+    def iter_export_records(self) -> Iterator[dict[str, Any]]:
+        """Every record's export record (``export --records pages``, documented in
+        ``docs/storage.md``), oldest first; buffered records are flushed first."""
         for seq, r in self.iter_seq_records(with_body=False):
             ex = self.extraction(seq)
-            obj = {
+            yield {
                 "url": r.url,
                 "final_url": r.final_url,
                 "status": r.status,
@@ -807,10 +1007,6 @@ class PageStore:
                 "redirect_chain": [[u, s] for u, s in r.redirect_chain],
                 **export_fields(ex),
             }
-            fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
-            fh.write("\n")
-            n += 1
-        return n
 
     # -- closing -----------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QProgressDialog,
     QStyle,
     QWidget,
 )
@@ -35,6 +36,7 @@ from crawler_gui.engine.control import AttachedSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
+from crawler_gui.gui.exporting import ExportDialog, export_to_file, inside
 from crawler_gui.gui.models import (
     ArticlesModel,
     HostsModel,
@@ -46,6 +48,8 @@ from crawler_gui.gui.models import (
     WorkersModel,
 )
 from crawler_gui.gui.notify import FailingHosts, Notifier
+from crawler_gui.gui.pagedetail import PageDetailDialog, load_page
+from crawler_gui.gui.pages import PagesPane
 from crawler_gui.gui.tasks import Tasks
 from crawler_gui.gui.widgets import OverviewWidget, TablePane
 
@@ -180,6 +184,12 @@ class MainWindow(QMainWindow):
         self.articles_pane = TablePane(self.articles_model, name="articles", stretch_column=4)
         self.articles_pane.view.doubleClicked.connect(self._show_article)
         self.article_dialog: dialogs.ArticleDialog | None = None
+        # Pages fetched (the page store, read off the GUI thread) and searched.
+        self.pages_pane = PagesPane(self)
+        self.pages_pane.detail_requested.connect(
+            lambda seq: self.tasks.spawn(self.show_page(seq), "page detail")
+        )
+        self.page_dialog: PageDetailDialog | None = None
         self.docks: dict[str, QDockWidget] = {}
         first: QDockWidget | None = None
         for key, title, pane in (
@@ -188,6 +198,7 @@ class MainWindow(QMainWindow):
             ("retries", self.tr("Retries"), self.retries_pane),
             ("hubs", self.tr("Hubs"), self.hubs_pane),
             ("articles", self.tr("Articles"), self.articles_pane),
+            ("pages", self.tr("Pages"), self.pages_pane),
             ("log", self.tr("Log"), self.log_pane),
         ):
             dock = QDockWidget(title, self)
@@ -349,6 +360,13 @@ class MainWindow(QMainWindow):
             "Ctrl+L",
             sp.SP_DialogOpenButton,
         )
+        self.act_export = self._action(
+            self.tr("&Export…"),
+            lambda: spawn(self.export_records(), "export"),
+            "Ctrl+E",
+            sp.SP_FileDialogContentsView,
+            self.tr("Export pages, articles or URL outcomes as JSON Lines or CSV"),
+        )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
         self.act_compact = self._action(self.tr("Compact overview"), self._set_compact)
@@ -365,6 +383,7 @@ class MainWindow(QMainWindow):
             None,
             self.act_save,
             self.act_load,
+            self.act_export,
             None,
             self.act_quit,
         ):
@@ -420,7 +439,14 @@ class MainWindow(QMainWindow):
             )
         )
         self.act_stop.setEnabled(has and state in (CrawlState.RUNNING, CrawlState.PAUSED))
-        for a in (self.act_add, self.act_hubs, self.act_save, self.act_load, self.act_settings):
+        for a in (
+            self.act_add,
+            self.act_hubs,
+            self.act_save,
+            self.act_load,
+            self.act_export,
+            self.act_settings,
+        ):
             a.setEnabled(has and state != CrawlState.STOPPING)
         if is_attached(self.session):
             # A crawl in another process: it is started there, it cannot restart once it has
@@ -430,6 +456,7 @@ class MainWindow(QMainWindow):
             for a in (self.act_add, self.act_hubs, self.act_save, self.act_settings):
                 a.setEnabled(a.isEnabled() and live)
             self.act_load.setEnabled(False)
+            self.act_export.setEnabled(False)  # its pool and pages are the other process's
         self.state_label.setText(self.state_text(state))
 
     def state(self) -> CrawlState | None:
@@ -482,6 +509,7 @@ class MainWindow(QMainWindow):
         ):
             model.clear()
         self.articles_model.reset()
+        self._set_pages_source(session)
         self._shared = session is not None and is_shared(session.frontier)
         self._workers_due = 0.0
         self.workers_model.own_worker = (
@@ -499,6 +527,33 @@ class MainWindow(QMainWindow):
         else:
             self.pool_label.setText("")
         self._update_actions()
+
+    def _set_pages_source(self, session: SessionLike | None) -> None:
+        """The Pages pane reads the page store of a pool open in this window (an attached
+        window's crawl holds its store in the other process)."""
+        store = getattr(session, "store", None) if session is not None else None
+        if session is None or store is None or is_attached(session):
+            if session is not None or self.pages_pane.store is not None:
+                self.tasks.spawn(self.pages_pane.set_source(None, None, extracting=False), "pages")
+            return
+        where = getattr(session, "store_dir", None) or session.pool_dir
+        extracting = getattr(session.settings, "extract", "off") == "on"
+        self.tasks.spawn(
+            self.pages_pane.set_source(store, Path(where), extracting=extracting), "pages"
+        )
+
+    async def show_page(self, seq: int) -> PageDetailDialog | None:
+        """The Page detail of the fetch ``seq`` (read in a worker thread)."""
+        store = self.pages_pane.store
+        if store is None:
+            return None
+        view = await asyncio.to_thread(load_page, store, seq)
+        if view is None or self._closed:
+            return None
+        dlg = PageDetailDialog(view, self)
+        self.page_dialog = dlg
+        dlg.show()
+        return dlg
 
     def _show_workers_pane(self, shared: bool) -> None:
         """Put the Workers pane in the window for a shared pool (tabbed with the first pane
@@ -708,6 +763,8 @@ class MainWindow(QMainWindow):
             self.workers_model.set_pending(snap.pending, now=snap.time)
         self.overview.update_from(snap, stats, self.state_text(self.state()))
         self._update_actions()
+        if self.pages_pane.isVisible() and not self.pages_pane.visibleRegion().isEmpty():
+            await self.pages_pane.refresh()
         self.rate_label.setText(
             self.tr("%1 pages/s · %2 done · %3 waiting")
             .replace("%1", fmt.rate(stats.pages_per_s_10s))
@@ -928,6 +985,72 @@ class MainWindow(QMainWindow):
         log.info("saved %d records to %s", n, path)
         return n
 
+    async def export_records(
+        self, kind: str | None = None, file_format: str | None = None, path: Path | None = None
+    ) -> int | None:
+        """File → Export…: the records of ``crawler-gui export`` (asked for when not given)
+        to a file, written in a worker thread with a progress dialog that can cancel."""
+        session = self.session
+        if session is None or is_attached(session):
+            return None
+        store = getattr(session, "store", None)
+        if kind is None or file_format is None:
+            choice = await ExportDialog.ask(self, pages=store is not None)
+            if choice is None:
+                return None
+            kind, file_format = choice
+        if path is None:
+            path = await dialogs.ask_file(
+                self,
+                self.tr("Export"),
+                save=True,
+                name_filter=self.tr("JSON Lines (*.jsonl)")
+                if file_format == "jsonl"
+                else self.tr("CSV (*.csv)"),
+                suffix=file_format,
+            )
+        if path is None or self.session is not session:
+            return None
+        where = getattr(session, "store_dir", None) or session.pool_dir
+        if isinstance(where, Path) and inside(path, where):
+            await self.error(
+                self.tr("Export"),
+                self.tr("The file is inside the pool: write the export somewhere else."),
+                ValueError(str(path)),
+            )
+            return None
+        progress = QProgressDialog(self.tr("Exporting…"), self.tr("Cancel"), 0, 0, self)
+        progress.setObjectName("export-progress")
+        progress.setWindowTitle(self.tr("Export"))
+        progress.setMinimumDuration(0)
+        progress.setAutoClose(False)
+        progress.setAutoReset(False)
+        if kind != "outcomes" and store is not None:
+            progress.setMaximum(max(1, store.count()))
+        self.export_progress = progress
+        progress.show()
+        try:
+            n = await export_to_file(
+                path, kind, file_format, store=store, frontier=session.frontier, progress=progress
+            )
+        except (CrawlerGuiError, OSError, ValueError) as exc:
+            await self.error(self.tr("Export"), self.tr("The export was not written."), exc)
+            return None
+        finally:
+            progress.close()
+            progress.deleteLater()
+        if n is None:
+            self.statusBar().showMessage(self.tr("Export cancelled: nothing was written."), 10000)
+            return None
+        self.statusBar().showMessage(
+            self.tr("Exported %1 records to %2")
+            .replace("%1", fmt.count(n))
+            .replace("%2", str(path)),
+            10000,
+        )
+        log.info("exported %d %s records to %s", n, kind, path)
+        return n
+
     async def load_snapshot(self, path: Path | None = None, *, confirm: bool = True) -> int | None:
         if self.session is None:
             return None
@@ -1061,6 +1184,7 @@ class MainWindow(QMainWindow):
         old = self.session
         if old is not None:
             self.set_session(None)
+            await self.pages_pane.close_source()  # the index stops reading the store first
             await old.close()
         try:
             new = await dialogs.run_busy(
@@ -1137,6 +1261,7 @@ class MainWindow(QMainWindow):
         prefs.save_window_state(self.qsettings, self.saveGeometry(), self.saveState())
         session, self.session = self.session, None
         try:
+            await self.pages_pane.close_source()
             if session is not None:
                 self.state_label.setText(self.state_text(CrawlState.STOPPING))
                 await session.close()

@@ -610,3 +610,45 @@ def test_opening_a_session_moves_what_lives_for_the_run_out_of_the_collectors_re
             assert len(gc.get_objects(2)) < frozen  # the full collections skip them
 
     run(main)
+
+
+def test_each_page_records_its_headers_decode_decision_and_out_links(tmp_path: Path) -> None:
+    async def main() -> None:
+        async with (
+            DemoSite(hosts=6, articles_per_host=12) as site,
+            await open_demo(tmp_path, site) as session,
+        ):
+            session.crawler.start()
+            assert await session.crawler.wait() is CrawlState.FINISHED
+            store = session.store
+            assert store is not None
+            details = {}
+            for seq, record in store.iter_seq_records(with_body=False):
+                detail = store.detail(seq)
+                assert detail is not None, record.url
+                details[record.final_url] = (record, detail)
+            gbk_hosts = set(site.gbk_hosts())
+            gbk = [d for r, d in details.values() if any(h in r.final_url for h in gbk_hosts)]
+            assert gbk and all(d["decided_by"] == "meta" for d in gbk)
+            for _record, detail in details.values():
+                names = {k.lower() for k, _ in detail["response_headers"]}
+                assert "content-type" in names
+                assert ["User-Agent", FAST.user_agent] in detail["request_headers"]
+            outcomes = {o for _r, d in details.values() for _u, o, _w in d["links"]}
+            assert "queued" in outcomes or "queued_or_known" in outcomes
+            assert "known" in outcomes
+            private = site.private_urls()
+            robots = [
+                (u, why) for _r, d in details.values() for u, o, why in d["links"] if o == "robots"
+            ]
+            assert robots and all(u in private for u, _ in robots)
+            # every stored page but the seeds was linked from a page that is stored too
+            seeds = set(site.seed_urls())
+            for url, (record, _d) in details.items():
+                if record.url in seeds or record.url != url:
+                    continue
+                refs = store.referrers(url)
+                assert refs, url
+                assert all(store.record_at(s, with_body=False) is not None for s in refs)
+
+    run(main)

@@ -73,6 +73,49 @@ def test_filters_and_paging(index: SearchIndex) -> None:
     assert urls(index.search("就业", before=first[-1].seq)) == ["http://news.example.cn/a.html"]
 
 
+def test_filters_narrow_the_search_before_its_limit(tmp_path: Path) -> None:
+    """A host (or its subdomains, any case; ``_`` and ``%`` taken literally) and a status
+    class are searched for, not picked from the newest ``limit`` hits afterwards: one old page
+    of a host behind 50 newer hits of others is found with ``limit=10``."""
+    idx = SearchIndex(tmp_path / "search.sqlite")
+    try:
+        docs = [doc(1, "http://old.example.org/a.html", "market news")]
+        docs.append(
+            SearchDoc(
+                2,
+                "http://m.old.example.org/b.html",
+                "m.old.example.org",
+                "",
+                "market news",
+                "article",
+                404,
+                0.0,
+            )
+        )
+        docs.append(doc(3, "http://xold.example.org/c.html", "market news"))  # not a subdomain
+        docs.append(doc(4, "http://a_b.example.org/d.html", "market news"))
+        docs.append(doc(5, "http://x.axb.example.org/e.html", "market news"))
+        docs += [doc(10 + i, f"http://new.example.com/{i}.html", "market news") for i in range(50)]
+        idx.add_many(docs)
+        assert urls(idx.search("market", limit=10, host="OLD.example.org")) == [
+            "http://m.old.example.org/b.html",
+            "http://old.example.org/a.html",
+        ]
+        assert urls(idx.search("market", limit=10, host="old.example.org", status_class=2)) == [
+            "http://old.example.org/a.html"
+        ]
+        assert urls(idx.search("market", limit=10, status_class=4)) == [
+            "http://m.old.example.org/b.html"
+        ]
+        assert urls(idx.search("market", limit=10, host="a_b.example.org")) == [
+            "http://a_b.example.org/d.html"
+        ]
+        assert urls(idx.search("market", limit=10, host="%.example.org")) == []
+        assert len(idx.search("market", limit=10, host=" ")) == 10  # blank: no host filter
+    finally:
+        idx.close()
+
+
 def test_a_page_fetched_again_shows_once_at_its_newest(index: SearchIndex) -> None:
     index.add_many([doc(9, "http://news.example.cn/a.html", "全新内容 经济", "更新")])
     assert urls(index.search("就业")) == ["http://news.example.cn/b.html"]

@@ -14,7 +14,14 @@ from pathlib import Path
 import plyvel
 import pytest
 
-from crawler_gui.engine.store import AUTO_FLUSH_RECORDS, PageRecord, PageStore
+from crawler_gui.engine.store import (
+    AUTO_FLUSH_RECORDS,
+    MAX_DETAIL_LINKS,
+    SCHEMA_VERSION,
+    PageRecord,
+    PageStore,
+    make_detail,
+)
 from crawler_gui.errors import StoreError
 
 T0 = 1_700_000_000.25
@@ -95,7 +102,7 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         store.add(rec(1, body=body))
     db = plyvel.DB(str(tmp_path / "p"))
     try:
-        assert db.get(b"meta/schema_version") == b"3"
+        assert db.get(b"meta/schema_version") == SCHEMA_VERSION
         key = (1).to_bytes(8, "big")
         stored = db.get(b"body/" + key)
         assert stored is not None
@@ -232,7 +239,7 @@ def test_foreign_and_newer_databases_are_refused(tmp_path: Path) -> None:
         PageStore.open(tmp_path / "foreign")
 
     newer = plyvel.DB(str(tmp_path / "newer"), create_if_missing=True)
-    newer.put(b"meta/schema_version", b"4")
+    newer.put(b"meta/schema_version", b"99")
     newer.close()
     with pytest.raises(StoreError, match="schema version"):
         PageStore.open(tmp_path / "newer")
@@ -364,7 +371,7 @@ def test_version_2_store_is_upgraded_and_keeps_its_records(tmp_path: Path) -> No
         store.add_listed("http://127.0.0.1:8631/feed.xml", [(rec(2).url, T0, None)])
     db = plyvel.DB(str(tmp_path / "pages"))
     try:
-        assert db.get(b"meta/schema_version") == b"3"
+        assert db.get(b"meta/schema_version") == SCHEMA_VERSION == b"4"
     finally:
         db.close()
     with PageStore.open(tmp_path / "pages") as store:
@@ -410,6 +417,20 @@ def test_unchanged_hub_body_is_stored_once_changed_one_again(tmp_path: Path) -> 
         assert state["unchanged"] == 1 and state["changed"] == 2
         assert state["bodies"] == [first, third]
         assert [b for _s, b in store.hub_bodies(HUB)] == [b"<ul>a b</ul>", b"<ul>a b c</ul>"]
+
+
+def test_a_hub_fetch_reads_with_the_body_it_had_then(tmp_path: Path) -> None:
+    """A refresh that found the same body stored none: its body is the last changed one
+    before it; one whose body left the bounded history has none; a page that is no hub none."""
+    with PageStore.open(tmp_path / "p", hub_history=2) as store:
+        bodies = [b"<ul>1</ul>", b"<ul>1</ul>", b"<ul>2</ul>", b"<ul>2</ul>", b"<ul>3</ul>"]
+        seqs = [store.add_hub_fetch(rec(i, url=HUB, body=b), {}) for i, b in enumerate(bodies)]
+        other = store.add(rec(9))
+        store.flush_sync()
+        got = [store.hub_body_as_of(HUB, s) for s in seqs]
+        # the first two lost their body to the history of 2 (bodies 2 and 3 are kept)
+        assert got == [None, None, b"<ul>2</ul>", b"<ul>2</ul>", b"<ul>3</ul>"]
+        assert store.hub_body_as_of(rec(9).url, other) is None
 
 
 def test_hub_history_is_bounded(tmp_path: Path) -> None:
@@ -479,3 +500,115 @@ def test_a_big_listing_into_a_full_cache_of_unwritten_listings_is_quick(
         newest = second[-1][0]
         assert store.listed(newest) == {"published": T0, "updated": None, "via": sitemap}
         assert len(store._listed_cache) <= 100_000
+
+
+def test_fetch_detail_is_recorded_bounded_and_gives_referrers(tmp_path: Path) -> None:
+    links = [(f"http://127.0.0.1:8631/l{i}", "queued", "") for i in range(MAX_DETAIL_LINKS + 50)]
+    detail = make_detail(
+        request_headers=[("User-Agent", "ua")],
+        response_headers=[("X-Long", "v" * 10_000), *((f"h{i}", "x") for i in range(300))],
+        decided_by="meta",
+        links=[
+            ("http://127.0.0.1:8631/target", "refused", "queue full"),
+            ("http://elsewhere.example/x", "off_scope", "off_domain"),
+            *links,
+        ],
+    )
+    with PageStore.open(tmp_path / "p") as store:
+        s1 = store.add(rec(1))
+        store.add_detail(s1, detail)
+        s2 = store.add(rec(2))
+        store.add_detail(s2, make_detail(links=[("http://127.0.0.1:8631/target", "known", "")]))
+        s3 = store.add(rec(3))  # no detail: as a page stored before schema 4
+        assert store.detail(s1) is None  # buffered: not readable by seq yet
+        store.flush_sync()
+        got = store.detail(s1)
+        assert got is not None
+        assert got["decided_by"] == "meta"
+        assert got["links_total"] == MAX_DETAIL_LINKS + 52
+        assert len(got["links"]) == MAX_DETAIL_LINKS
+        assert got["links"][0] == ["http://127.0.0.1:8631/target", "refused", "queue full"]
+        assert len(got["response_headers"]) == 100
+        assert len(got["response_headers"][0][1]) == 2000
+        assert store.detail(s3) is None
+        assert store.referrers("http://127.0.0.1:8631/target") == [s2, s1]
+        assert store.referrers("http://127.0.0.1:8631/nowhere") == []
+        # off-scope links are listed, but get no referrer key (most of a page's links)
+        assert store.referrers("http://elsewhere.example/x") == []
+        assert store.referrers("http://127.0.0.1:8631/l0") == [s1]
+        rec3 = store.record_at(s3)
+        assert rec3 is not None and rec3.title == "标题 3 title"
+        assert store.seq_of(rec(2).url) == s2
+        assert store.last_written_seq() == s3
+
+
+@pytest.mark.parametrize("version", [b"1", b"2", b"3"])
+def test_older_store_is_upgraded_and_its_pages_have_no_detail(
+    tmp_path: Path, version: bytes
+) -> None:
+    """A store written before schema 4 opens as 4 without rewriting a record; its pages have
+    no fetch detail (the Page detail window says "not recorded") and refer to nothing, while
+    its hub state (schema 3) stays readable and pages stored after the upgrade have both."""
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(rec(1))
+        store.add_hub_fetch(rec(2, url=HUB, body=b"<ul>a</ul>"), {"ETag": '"e"'})
+    db = plyvel.DB(str(tmp_path / "pages"))
+    db.put(b"meta/schema_version", version)
+    db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        assert store.detail(1) is None and store.detail(2) is None
+        assert store.record_at(1) is not None
+        assert store.hub_validators(HUB) == {"If-None-Match": '"e"'}
+        s3 = store.add(rec(3))
+        store.add_detail(s3, make_detail(links=[(rec(1).url, "known", "")]))
+    db = plyvel.DB(str(tmp_path / "pages"))
+    try:
+        assert db.get(b"meta/schema_version") == SCHEMA_VERSION == b"4"
+    finally:
+        db.close()
+    with PageStore.open(tmp_path / "pages") as store:
+        got = store.detail(s3)
+        assert got is not None and got["links"] == [[rec(1).url, "known", ""]]
+        assert store.referrers(rec(1).url) == [s3]
+        assert store.referrers(HUB) == []
+
+
+def test_newest_lists_a_store_of_one_page_and_one_new_page(tmp_path: Path) -> None:
+    """The one key in a reverse range equal to its start (plyvel yields nothing then)."""
+    with PageStore.open(tmp_path / "p") as store:
+        store.add(rec(1))
+        store.flush_sync()
+        rows, more = store.newest(10)
+        assert [r.seq for r in rows] == [1] and more is None
+        store.add(rec(2))
+        store.flush_sync()
+        rows, more = store.newest(10, after=1)
+        assert [r.seq for r in rows] == [2] and more is None
+
+
+def test_newest_pages_on_filters_and_bounds_the_scan(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "p") as store:
+        for i in range(1, 31):
+            seq = store.add(rec(i, status=404 if i % 3 == 0 else 200))
+            if i % 2 == 0:
+                store.add_extraction(seq, {"kind": "article" if i % 4 == 0 else "list"})
+        store.flush_sync()
+        rows, more = store.newest(10)
+        assert [r.seq for r in rows] == list(range(30, 20, -1))
+        assert more == 21
+        rows, more = store.newest(10, before=more)
+        assert [r.seq for r in rows] == list(range(20, 10, -1))
+        rows, more = store.newest(100, before=3)
+        assert [r.seq for r in rows] == [2, 1] and more is None
+        rows, _ = store.newest(100, accept=lambda r: r.kind == "article")
+        assert [r.seq for r in rows] == [28, 24, 20, 16, 12, 8, 4]
+        rows, more = store.newest(100, after=26)
+        assert [r.seq for r in rows] == [30, 29, 28, 27] and more is None
+        rows, more = store.newest(100, accept=lambda r: r.record.status == 404, scan_limit=10)
+        assert [r.seq for r in rows] == [30, 27, 24, 21] and more == 21
+        fresh = store.iter_rows_from(27, 10)
+        assert [(row.seq, row.kind, ex) for row, ex in fresh] == [
+            (28, "article", {"kind": "article"}),
+            (29, "", None),
+            (30, "list", {"kind": "list"}),
+        ]

@@ -1,0 +1,153 @@
+"""Keeps a pool's search index (``engine.search``) up to date with its page store.
+
+The indexer reads the page store from where the index stops (``SearchIndex.last_seq``) in
+batches, in a worker thread, and adds each page with its title and, for an article, its text.
+A page still waiting for its extraction is not indexed yet (for at most
+:data:`EXTRACTION_WAIT` seconds after its fetch: an extraction that takes longer, or never
+comes, leaves the page indexed by URL and title). ``rebuild`` starts again from nothing.
+
+It is synchronous and thread-confined like ``SearchIndex``; :meth:`SearchIndexer.run` is the
+asyncio loop that calls it through ``asyncio.to_thread`` (the event loop never waits on SQLite
+or LevelDB).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from crawler_gui.engine.search import SearchDoc, SearchIndex
+from crawler_gui.engine.store import PageStore
+
+__all__ = ["EXTRACTION_WAIT", "INDEX_FILENAME", "SearchIndexer"]
+
+log = logging.getLogger(__name__)
+
+#: The index's file in the pool folder.
+INDEX_FILENAME = "search.sqlite"
+#: Seconds a page waits for its extraction before it is indexed without article text.
+EXTRACTION_WAIT = 30.0
+#: Pages read and indexed per transaction.
+BATCH = 500
+
+
+def _doc(row: Any, ex: dict[str, Any] | None) -> SearchDoc:
+    r = row.record
+    art = ex.get("article") if ex else None
+    text = str(art.get("text") or "") if isinstance(art, dict) else ""
+    return SearchDoc(
+        seq=row.seq,
+        url=r.final_url,
+        host=(urlsplit(r.final_url).hostname or "").lower(),
+        title=r.title or (str(art.get("title") or "") if isinstance(art, dict) else ""),
+        text=text,
+        kind=row.kind,
+        status=r.status,
+        fetched_at=r.fetched_at,
+    )
+
+
+class SearchIndexer:
+    """Indexes the pages of ``store`` into ``index``."""
+
+    def __init__(
+        self,
+        store: PageStore,
+        index: SearchIndex,
+        *,
+        extracting: bool,
+        clock: Callable[[], float] = time.time,
+        batch: int = BATCH,
+    ) -> None:
+        self.store = store
+        self.index = index
+        self.extracting = extracting
+        self.clock = clock
+        self.batch = batch
+        self._lock = threading.Lock()  # one catch-up or rebuild at a time
+        self._stop = False
+
+    @classmethod
+    def open(cls, store: PageStore, pool_dir: Path | str, *, extracting: bool) -> SearchIndexer:
+        """The indexer of the index file in ``pool_dir`` (made when missing)."""
+        return cls(store, SearchIndex(Path(pool_dir) / INDEX_FILENAME), extracting=extracting)
+
+    def catch_up_once(self, *, wait: bool = True) -> int:
+        """Index the next batch of stored pages; returns how many were indexed (0: up to date
+        or waiting for an extraction). ``wait=False`` indexes pages without waiting."""
+        with self._lock:
+            return self._catch_up(wait)
+
+    def _catch_up(self, wait: bool) -> int:
+        if self.store.closed:
+            return 0
+        rows = self.store.iter_rows_from(self.index.last_seq(), self.batch)
+        now = self.clock()
+        docs: list[SearchDoc] = []
+        for row, ex in rows:
+            if (
+                wait
+                and self.extracting
+                and ex is None
+                and "html" in row.record.content_type.lower()
+                and now - row.record.fetched_at < EXTRACTION_WAIT
+            ):
+                break  # in order: the pages after it wait too
+            docs.append(_doc(row, ex))
+        return self.index.add_many(docs)
+
+    def pending(self) -> int:
+        """Stored pages not indexed yet (an estimate from sequence numbers)."""
+        return max(0, self.store.last_written_seq() - self.index.last_seq())
+
+    def rebuild(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> int:
+        """Drop the index and index every stored page again; ``progress(done, total)`` after
+        each batch; stops (leaving a partial index that later catch-ups complete) when
+        ``cancelled()`` says so. Returns the pages indexed."""
+        with self._lock:
+            total = self.store.last_written_seq()
+            self.index.clear()
+            done = 0
+            while not self._stop:
+                if cancelled is not None and cancelled():
+                    break
+                n = self._catch_up(False)
+                if n == 0:
+                    break
+                done += n
+                if progress is not None:
+                    progress(min(done, total), total)
+            if not (cancelled is not None and cancelled()):
+                self.index.optimize()
+            return done
+
+    def search(self, query: str, **kwargs: Any) -> list[Any]:
+        return self.index.search(query, **kwargs)
+
+    async def run(self, interval: float = 1.0) -> None:
+        """Keep the index up to date until cancelled or :meth:`close`."""
+        while not self._stop:
+            try:
+                n = await asyncio.to_thread(self.catch_up_once)
+            except Exception as exc:  # the store or the index went away (closed, failed)
+                if self._stop or self.store.closed:
+                    return
+                log.warning("the search index stopped: %s", exc)
+                return
+            await asyncio.sleep(0 if n >= self.batch else interval)
+
+    def close(self) -> None:
+        """Stop :meth:`run` and close the index (waits for a running batch)."""
+        self._stop = True
+        with self._lock:
+            self.index.close()

@@ -1,0 +1,87 @@
+"""SearchIndexer: the page store indexed from where the index stops, extractions waited for."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from crawler_gui.engine.indexer import EXTRACTION_WAIT, SearchIndexer
+from crawler_gui.engine.search import SearchIndex
+from crawler_gui.engine.store import PageRecord, PageStore
+
+T0 = 1_700_000_000.0
+
+
+def rec(i: int, title: str) -> PageRecord:
+    url = f"http://127.0.0.1:8631/news/a{i}.html"
+    return PageRecord(
+        url=url,
+        final_url=url,
+        status=200,
+        fetched_at=T0 + i,
+        content_type="text/html; charset=utf-8",
+        encoding="utf-8",
+        title=title,
+        depth=1,
+        size=100,
+        elapsed=0.1,
+        referrer=None,
+        redirect_chain=(),
+    )
+
+
+def article(text: str) -> dict[str, object]:
+    return {"kind": "article", "why": "test", "article": {"title": "t", "text": text}}
+
+
+def test_catch_up_waits_for_extractions_then_indexes_text(tmp_path: Path) -> None:
+    now = [T0 + 5]
+    with PageStore.open(tmp_path / "pages") as store:
+        s1 = store.add(rec(1, "Harbour news"))
+        store.add_extraction(s1, article("稳就业 政策 today in the harbour"))
+        store.add(rec(2, "列表 page"))  # not extracted yet
+        s3 = store.add(rec(3, "Weather"))
+        store.add_extraction(s3, article("rain tomorrow"))
+        store.flush_sync()
+        indexer = SearchIndexer(
+            store, SearchIndex(tmp_path / "search.sqlite"), extracting=True, clock=lambda: now[0]
+        )
+        try:
+            assert indexer.catch_up_once() == 1  # page 2 waits for its extraction
+            assert [h.seq for h in indexer.search("就业")] == [s1]
+            assert indexer.pending() == 2
+            now[0] = T0 + 2 + EXTRACTION_WAIT + 1  # waited long enough: indexed without text
+            assert indexer.catch_up_once() == 2
+            assert indexer.catch_up_once() == 0
+            assert [h.seq for h in indexer.search("rain")] == [s3]
+            assert [h.url for h in indexer.search("列表")] == [rec(2, "").url]
+            assert indexer.pending() == 0
+        finally:
+            indexer.close()
+
+
+def test_rebuild_reports_progress_and_can_be_cancelled(tmp_path: Path) -> None:
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(1, 26):
+            store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        indexer.batch = 10
+        try:
+            steps: list[tuple[int, int]] = []
+            assert indexer.rebuild(lambda d, t: steps.append((d, t))) == 25
+            assert steps == [(10, 25), (20, 25), (25, 25)]
+            assert len(indexer.search("新闻", limit=100)) == 25
+            assert indexer.rebuild(cancelled=lambda: True) == 0
+            assert indexer.search("新闻") == []  # cleared; catching up fills it again
+
+            async def go() -> None:
+                task = asyncio.create_task(indexer.run(interval=0.01))
+                while indexer.pending():
+                    await asyncio.sleep(0.01)
+                task.cancel()
+
+            asyncio.run(asyncio.wait_for(go(), 30))
+            assert [h.seq for h in indexer.search("word7")] == [7]
+        finally:
+            indexer.close()
