@@ -11,6 +11,9 @@ as one worker and keeps its pages in ``--store-dir`` (default: a store of its ow
 ``./crawler-gui-<name>/``, see ``docs/redis.md``);
 ``export`` reads such a store directory.
 
+``crawl`` also runs for days on a server (``docs/server.md``): a rotating ``--log-file`` and
+``--log-format json``, ``--metrics`` (Prometheus text and a health check), ``--proxy``.
+
 Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be reached or
 refused the credentials; our own disk is full or failed a write; an output file or WARC folder
 cannot be written); 2 bad arguments (also an output inside the pool's own files, a pool URL that
@@ -334,6 +337,10 @@ def build_parser() -> argparse.ArgumentParser:
         default="pages",
         help="which records (default pages)",
     )
+    _add_service_options(crawl)
+
+    export = sub.add_parser("export", help="write the stored pages' records as JSON Lines")
+    export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     extract = sub.add_parser(
@@ -415,6 +422,101 @@ def _extract_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_service_options(crawl: argparse.ArgumentParser) -> None:
+    """Options for a crawl that runs for days on a server: logs, metrics, the live demo."""
+    from crawler_gui.core.logs import LOG_FORMATS, ROTATE_WHEN
+
+    group = crawl.add_argument_group("running for days on a server")
+    group.add_argument(
+        "--live",
+        action="store_true",
+        help="with --demo: crawl the live demo news site (hubs that keep publishing) "
+        "continuously instead of the fixed one",
+    )
+    group.add_argument(
+        "--metrics",
+        metavar="[HOST:]PORT",
+        help="serve Prometheus metrics at /metrics and a health check at /health "
+        "(loopback unless HOST is given; 0.0.0.0 for all interfaces)",
+    )
+    group.add_argument(
+        "--proxy",
+        metavar="URL",
+        help="fetch through this proxy: http://, https://, socks4:// or socks5:// "
+        "[user:password@]host:port (the environment's HTTP_PROXY is never used); "
+        "the proxy resolves names, so only the URL's host is checked (docs/server.md)",
+    )
+    group.add_argument(
+        "--log-file",
+        metavar="PATH",
+        help="write the log to PATH (rotated) instead of standard error",
+    )
+    group.add_argument(
+        "--log-max-bytes",
+        type=_depth,
+        default=50 * 1024 * 1024,
+        metavar="N",
+        help="rotate the log file when it would grow past N bytes (default 50 MiB; 0: never)",
+    )
+    group.add_argument(
+        "--log-backups",
+        type=_depth,
+        default=5,
+        metavar="N",
+        help="rotated log files to keep (PATH.1 .. PATH.N; default 5)",
+    )
+    group.add_argument(
+        "--log-rotate",
+        choices=sorted(ROTATE_WHEN),
+        help="rotate the log file by time instead of by size",
+    )
+    group.add_argument(
+        "--log-format",
+        choices=LOG_FORMATS,
+        default="text",
+        help="text (default) or json: one JSON object a line, for log shippers",
+    )
+
+
+def _setup_logging(args: argparse.Namespace) -> None:
+    """The log goes to standard error, or to a rotating ``--log-file``; text or JSON lines.
+    Without a terminal the crawl's periodic summary goes through the log as well."""
+    from crawler_gui.core.logs import configure_logging
+
+    log_file = getattr(args, "log_file", None)
+    log_format = getattr(args, "log_format", "text")
+    rotate = getattr(args, "log_rotate", None)
+    configure_logging(
+        args.log_level,
+        log_file=log_file,
+        log_format=log_format,
+        max_bytes=0 if rotate else getattr(args, "log_max_bytes", 0),
+        backups=getattr(args, "log_backups", 5),
+        rotate=rotate,
+    )
+    _route["summary_to_log"] = bool(log_file) or log_format == "json"
+    if _route["summary_to_log"]:
+        _summary_log.setLevel(logging.INFO)
+
+
+async def _start_metrics(args: argparse.Namespace, session: CrawlSession) -> Any:
+    """The ``--metrics`` server on this loop, or None."""
+    if not getattr(args, "metrics", None):
+        return None
+    from crawler_gui.engine.metrics import MetricsServer, exposes_widely, parse_listen
+
+    host, port = parse_listen(args.metrics)
+    if exposes_widely(host):
+        print(
+            f"crawler-gui: warning: metrics on {host}:{port} can be read by anyone who can "
+            "reach this address (no authentication); use a bare port for loopback only",
+            file=sys.stderr,
+        )
+    server = MetricsServer(session.crawler, host, port)
+    await server.start()
+    return server
+
+
 def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     kw: dict[str, Any] = {
         "concurrency": args.concurrency,
@@ -423,7 +525,10 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "max_depth": args.max_depth,
         "max_pages": args.max_pages,
         # The demo finishes by itself; a real crawl refreshes its hubs until stopped.
-        "mode": CrawlMode.UNTIL_IDLE if args.until_idle or args.demo else CrawlMode.CONTINUOUS,
+        # (the live demo site never runs out of news: it is crawled continuously too)
+        "mode": CrawlMode.UNTIL_IDLE
+        if args.until_idle or (args.demo and not getattr(args, "live", False))
+        else CrawlMode.CONTINUOUS,
         "allow_domains": tuple(args.allow_domain),
         "deny_domains": tuple(args.deny_domain),
         "allow_private": args.allow_private,
@@ -441,6 +546,8 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
     }
     if args.user_agent:
         kw["user_agent"] = args.user_agent
+    if getattr(args, "proxy", None):
+        kw["proxy"] = args.proxy
     if args.retry_base is not None:
         kw["retry_base"] = args.retry_base
     if args.lease is not None:
@@ -498,12 +605,8 @@ def main(argv: list[str]) -> int:
 
 
 def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
-    logging.basicConfig(
-        level=getattr(logging, args.log_level),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
     try:
+        _setup_logging(args)
         if args.command == "crawl":
             return asyncio.run(crawl_command(args, parser))
         if args.command == "export":
@@ -550,7 +653,17 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         parser.error("--store-dir and --worker are for a Redis pool URL only")
     if not redis and args.redis_retry != RECONNECT_SECONDS:
         parser.error("--redis-retry is for a Redis pool URL only")
+    if args.live and not args.demo:
+        parser.error("--live goes with --demo")
+    if args.metrics:
+        from crawler_gui.engine.metrics import parse_listen
+
+        parse_listen(args.metrics)  # a bad address stops here, before anything is opened
     settings = settings_from_args(args)
+    if settings.proxy:
+        from crawler_gui.core.redact import redact_url
+
+        log.info("fetching through the proxy %s", redact_url(settings.proxy))
     hubs: list[HubSpec] = []
     if args.hubs_file:
         from crawler_gui.core.hublist import REASON_TEXT, hubs_from_text
@@ -577,11 +690,14 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
             store_dir=args.store_dir,
             worker=args.worker,
             redis_retry=args.redis_retry,
+            live=args.live,
         )
     else:
-        session = await CrawlSession.open(pool_dir, settings, demo=args.demo)
+        session = await CrawlSession.open(pool_dir, settings, demo=args.demo, live=args.live)
     control = None if redis else await _serve_control(session, Path(pool_dir))
+    metrics = None
     try:
+        metrics = await _start_metrics(args, session)
         crawler = session.crawler
         if hubs:
             await crawler.set_hubs(hubs)
@@ -607,6 +723,8 @@ async def crawl_command(args: argparse.Namespace, parser: argparse.ArgumentParse
         aborted = await _run_with_signals(session, progress=not args.no_progress)
         state = crawler.state
     finally:
+        if metrics is not None:
+            await metrics.close()
         if control is not None:
             control.ending()
         try:
@@ -703,6 +821,12 @@ async def _run_with_signals(session: CrawlSession, *, progress: bool) -> bool:
     return aborted
 
 
+#: The periodic summary of a crawl without a terminal goes through this logger when the log
+#: goes to a file or is JSON (so it lands in the same place, in the same format).
+_summary_log = logging.getLogger("crawler_gui.progress")
+_route = {"summary_to_log": False}
+
+
 async def _progress(session: CrawlSession, out: TextIO, *, live: bool) -> None:
     interval = 0.5 if live else 10.0
     while True:
@@ -721,6 +845,18 @@ async def _print_progress(session: CrawlSession, out: TextIO, *, live: bool) -> 
     )
     if live:
         out.write("\r" + line[:200] + "\x1b[K")
+    elif _route["summary_to_log"]:
+        fields = {
+            "pages_per_s": round(stats.pages_per_s_10s, 2),
+            "done": t.done,
+            "waiting": t.waiting,
+            "in_flight": t.pending,
+            "retrying": t.retrying,
+            "failed": t.failed,
+            "errors": stats.errors,
+        }
+        _summary_log.info("%s", line.strip(), extra={"fields": fields})
+        return
     else:
         out.write(time.strftime("%H:%M:%S ") + line + "\n")
     out.flush()

@@ -285,6 +285,8 @@ class Crawler:
         self._stop_requested = False
         self._recent: dict[str, None] = {}
         self._pages_started = 0
+        #: Hub fetches started (hub refreshes), for the metrics.
+        self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
         self._hubs: list[HubSpec] = []
         self._retired_fetchers: list[Fetcher] = []
@@ -845,6 +847,7 @@ class Crawler:
             "per_host",
             "concurrency",
             "extra_headers",
+            "proxy",
         )
         if any(getattr(old, f) != getattr(settings, f) for f in fetch_fields):
             self._retired_fetchers.append(self.fetcher)
@@ -921,6 +924,8 @@ class Crawler:
 
     def _launch(self, lease: Lease) -> None:
         self._pages_started += 1
+        if lease.is_hub:
+            self.hub_fetches += 1
         task = asyncio.get_running_loop().create_task(self._process(lease))
         self._tasks[task] = lease
         task.add_done_callback(self._task_done)

@@ -9,6 +9,14 @@ host comes back unfollowed as ``redirect_to`` so the pool queues it under that h
 politeness. Each followed hop passes the caller's ``hop_check`` (scope, robots) and the address
 policy; the body is capped raw (``max_body``) and decompressed (``max_decompressed``), so
 neither a huge body nor a gzip bomb costs more than the caps.
+
+With ``settings.proxy`` every request goes through that proxy: an HTTP(S) proxy through
+aiohttp's own ``proxy=`` (plain requests forwarded, ``https://`` targets tunnelled with
+CONNECT), a SOCKS4/5 proxy through ``aiohttp-socks`` (names resolved by the proxy). The proxy
+makes the connections, so the address checks judge the URL's host before sending
+(:meth:`~crawler_gui.engine.safety.AddressPolicy.check_proxied_host`) instead of the resolved
+and connected addresses. The environment's ``HTTP_PROXY`` and the like are never read
+(``trust_env=False``), and the proxy's password never appears in a message.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, unquote, urljoin, urlsplit
 
 import aiohttp
 from aiohttp.client_proto import ResponseHandler
@@ -245,6 +253,18 @@ class Fetcher:
             sock_read=settings.read_timeout,
         )
         self._error_cap = min(settings.max_body, ERROR_BODY_CAP)
+        self._proxy = settings.proxy
+        # aiohttp's proxy= for HTTP(S) proxies; a SOCKS proxy is the connector itself.
+        self._http_proxy: str | None = None
+        self._secrets: tuple[str, ...] = ()
+        if settings.proxy:
+            parts = urlsplit(settings.proxy)
+            if parts.scheme.lower() in ("http", "https"):
+                # (aiohttp sends the URL's user and password as Proxy-Authorization)
+                self._http_proxy = settings.proxy
+            self._secrets = tuple(
+                secret for secret in (parts.password, unquote(parts.password or "")) if secret
+            )
 
     @property
     def session(self) -> aiohttp.ClientSession:
@@ -252,17 +272,36 @@ class Fetcher:
             raise RuntimeError("Fetcher is not started")
         return self._session
 
+    def _connector(self) -> aiohttp.BaseConnector:
+        s = self.settings
+        common: dict[str, Any] = {
+            "limit": s.concurrency + 4,
+            "limit_per_host": s.per_host,
+            "enable_cleanup_closed": _needs_cleanup_closed(),
+        }
+        if self._proxy is None:
+            return SafeConnector(self.policy, ttl_dns_cache=300, **common)
+        if self._http_proxy is not None:
+            # Connections go to the proxy (the user's choice, often on a private network):
+            # the address checks cannot apply to them; URL hosts are judged in fetch().
+            return aiohttp.TCPConnector(ttl_dns_cache=300, **common)
+        from aiohttp_socks import ProxyConnector
+
+        # rdns: the proxy resolves names (socks4a / socks5h), as with an HTTP proxy.
+        connector: aiohttp.BaseConnector = ProxyConnector.from_url(self._proxy, rdns=True, **common)
+        return connector
+
+    def scrub(self, message: str) -> str:
+        """``message`` without the proxy's password."""
+        for secret in self._secrets:
+            message = message.replace(secret, "***")
+        return message
+
     async def start(self) -> None:
         if self._session is not None:
             return
         s = self.settings
-        connector = SafeConnector(
-            self.policy,
-            limit=s.concurrency + 4,
-            limit_per_host=s.per_host,
-            ttl_dns_cache=300,
-            enable_cleanup_closed=_needs_cleanup_closed(),
-        )
+        connector = self._connector()
         headers = {
             "User-Agent": s.user_agent,
             "Accept": _ACCEPT,
@@ -350,7 +389,13 @@ class Fetcher:
             out.error = ErrorKind.UNSUPPORTED
             out.message = f"{REASONS['long_host']}: {key[1][:80]}..."
             return out
-        if self.policy.check_host(key[1]) is False:
+        if self._proxy is not None:
+            # The proxy resolves and connects: the URL's host is all that can be judged.
+            if not self.policy.check_proxied_host(key[1]):
+                out.error = ErrorKind.BLOCKED_ADDRESS
+                out.message = f"{key[1]}: a private address or name, refused through the proxy"
+                return out
+        elif self.policy.check_host(key[1]) is False:
             # aiohttp connects to IP literals without asking the resolver: judge them here.
             out.error = ErrorKind.BLOCKED_ADDRESS
             out.message = f"{key[1]}: a blocked or non-canonical IP address"
@@ -413,9 +458,14 @@ class Fetcher:
         except Exception as exc:
             kind, message = _classify(exc)
             if kind is ErrorKind.INTERNAL:
-                logger.warning("unexpected error fetching %s", current, exc_info=True)
+                logger.warning(
+                    "unexpected error fetching %s: %s",
+                    current,
+                    self.scrub(message),
+                    exc_info=self._proxy is None,  # (a traceback may show the proxy's URL)
+                )
             out.error = kind
-            out.message = message
+            out.message = self.scrub(message)
             return out
         finally:
             out.elapsed = time.perf_counter() - started
@@ -428,7 +478,12 @@ class Fetcher:
         timeout: aiohttp.ClientTimeout,
     ) -> str | None:
         """One request; fills ``out``. Returns the Location of a redirect to follow, if any."""
-        async with session.get(url, allow_redirects=False, timeout=timeout) as resp:
+        async with session.get(
+            url,
+            allow_redirects=False,
+            timeout=timeout,
+            proxy=self._http_proxy,
+        ) as resp:
             status = resp.status
             out.status = status
             out.final_url = url
@@ -437,7 +492,7 @@ class Fetcher:
             out.headers = headers
             out.content_type = headers.get("Content-Type")
             out.headers_size = sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
-            peer = peer_address(resp)
+            peer = peer_address(resp) if self._proxy is None else None  # (the proxy's)
             out.peer = peer
             if peer is not None and not self.policy.check(peer):
                 out.error = ErrorKind.BLOCKED_ADDRESS

@@ -7,6 +7,14 @@ Three checks, because each alone has a hole:
   those without asking the resolver), and refuses legacy numeric forms such as ``127.1``,
   ``2130706433`` or ``0x7f.0.0.1`` outright;
 * :func:`peer_address` reads the address a response really came from, for a last check.
+
+Through a proxy (``--proxy``) only the first check is left, and in another form: the proxy
+resolves the names and makes the connections, so neither what a name resolves to nor the
+address a response came from can be seen. :meth:`AddressPolicy.check_proxied_host` then judges
+the URL host alone, before anything is sent: an IP literal as above, and a name by its form
+(``localhost``, one-label names and the suffixes of local and internal networks,
+:data:`PRIVATE_NAME_SUFFIXES`). A public-looking name that the proxy resolves to a private
+address cannot be caught here: that is the proxy's to refuse.
 """
 
 from __future__ import annotations
@@ -28,11 +36,27 @@ __all__ = [
     "SafeResolver",
     "is_blocked_ip",
     "is_numeric_host",
+    "is_private_name",
     "peer_address",
     "transport_peer",
 ]
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+#: Name suffixes of local and internal networks (RFC 6761 ``localhost``, RFC 6762 ``local``,
+#: RFC 8375 ``home.arpa``, ICANN's ``internal``, and names commonly used inside organisations).
+PRIVATE_NAME_SUFFIXES = (
+    "localhost",
+    "localdomain",
+    "local",
+    "internal",
+    "intranet",
+    "lan",
+    "home.arpa",
+    "corp",
+    "home",
+    "private",
+)
 
 _SHARED = ipaddress.IPv4Network("100.64.0.0/10")  # carrier-grade NAT
 _NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
@@ -122,6 +146,16 @@ def is_numeric_host(host: str) -> bool:
     return last.startswith("0x") and all(c in "0123456789abcdef" for c in last[2:])
 
 
+def is_private_name(host: str) -> bool:
+    """True for a host *name* of a local or internal network: ``localhost``, a name of one
+    label (resolved by the search domains of whoever resolves it), or one ending in
+    :data:`PRIVATE_NAME_SUFFIXES`."""
+    name = host.rstrip(".").lower()
+    if not name or "." not in name:
+        return True
+    return any(name == s or name.endswith("." + s) for s in PRIVATE_NAME_SUFFIXES)
+
+
 def _is_canonical_ipv4(host: str) -> bool:
     parts = host.split(".")
     if len(parts) != 4:
@@ -181,6 +215,15 @@ class AddressPolicy:
         if not _is_canonical_ipv4(host.rstrip(".")):
             return False
         return self.check(host.rstrip("."))
+
+    def check_proxied_host(self, host: str) -> bool:
+        """Judge a URL host that a proxy will resolve and connect to (nothing else can be
+        checked): an IP literal by its address, a name by its form (:func:`is_private_name`),
+        both allowed when private addresses are."""
+        verdict = self.check_host(host)
+        if verdict is not None:
+            return verdict
+        return self.allow_private or not is_private_name(host)
 
 
 class SafeResolver(AbstractResolver):

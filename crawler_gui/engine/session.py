@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     import redis.asyncio as aredis
 
     from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.demo.live import LiveNewsSite
     from crawler_gui.demo.site import DemoSite
     from crawler_gui.engine.warc import WarcWriter
 
@@ -376,7 +377,7 @@ async def _assemble(
     root: Path,
     settings: CrawlSettings,
     pool: Any,
-    site: DemoSite | None,
+    site: DemoSite | LiveNewsSite | None,
     owns_site: bool,
     *,
     shared_domains: Iterable[str] = (),
@@ -436,26 +437,40 @@ async def _assemble(
     return session
 
 
-async def _start_demo_site(root: Path) -> DemoSite:
+async def _start_demo_site(root: Path, *, live: bool = False) -> DemoSite | LiveNewsSite:
     """Start the demo site on the port this pool's demo used before, so that a demo crawl
-    resumes against the same URLs; any free port the first time (or if that one is taken)."""
+    resumes against the same URLs; any free port the first time (or if that one is taken).
+    With ``live``, the live news site (``demo/live.py``), resumed with its first epoch so that
+    its article numbers go on where they were."""
+    from crawler_gui.demo.live import LiveNewsSite
     from crawler_gui.demo.site import DemoSite
 
     marker = root / DEMO_FILE
     port = 0
+    epoch: float | None = None
     with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
-        port = int(json.loads(marker.read_text(encoding="utf-8"))["port"])
-    site = DemoSite(port=port)
+        saved = json.loads(marker.read_text(encoding="utf-8"))
+        port = int(saved["port"])
+        if live and isinstance(saved.get("live_epoch"), int | float):
+            epoch = float(saved["live_epoch"])
+
+    def make(port: int) -> DemoSite | LiveNewsSite:
+        return LiveNewsSite(port=port, epoch=epoch) if live else DemoSite(port=port)
+
+    site = make(port)
     try:
         await site.start()
     except OSError:
         if port == 0:
             raise
         log.warning("the demo's previous port %d is taken; using another one", port)
-        site = DemoSite()
+        site = make(0)
         await site.start()
     root.mkdir(parents=True, exist_ok=True)
-    marker.write_text(json.dumps({"port": site.port}), encoding="utf-8")
+    data: dict[str, float] = {"port": site.port}
+    if isinstance(site, LiveNewsSite) and site.epoch is not None:
+        data["live_epoch"] = site.epoch
+    marker.write_text(json.dumps(data), encoding="utf-8")
     return site
 
 
@@ -477,7 +492,7 @@ class CrawlSession:
         crawler: Crawler,
         store: PageStore,
         warc: WarcWriter | None,
-        demo_site: DemoSite | None,
+        demo_site: DemoSite | LiveNewsSite | None,
     ) -> None:
         self.pool_dir = pool_dir
         self.settings = settings
@@ -504,10 +519,11 @@ class CrawlSession:
         settings: CrawlSettings,
         *,
         demo: bool = False,
-        demo_site: DemoSite | None = None,
+        demo_site: DemoSite | LiveNewsSite | None = None,
         store_dir: str | Path | None = None,
         worker: str | None = None,
         redis_retry: float = RECONNECT_SECONDS,
+        live: bool = False,
     ) -> CrawlSession:
         """Open (or create) the crawl in ``pool_dir``. With ``demo`` the built-in demo site is
         started on loopback and its seeds and hubs are added. Raises the pool's and the store's
@@ -515,7 +531,8 @@ class CrawlSession:
 
         ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
         :meth:`open_redis`; ``store_dir``, ``worker`` and ``redis_retry`` are for that case
-        only."""
+        only. ``live`` (with ``demo``) starts the live news site (``demo/live.py``) instead of
+        the demo site."""
         if is_pool_url(pool_dir):
             return await cls.open_redis(
                 str(pool_dir),
@@ -525,6 +542,7 @@ class CrawlSession:
                 demo=demo,
                 demo_site=demo_site,
                 redis_retry=redis_retry,
+                live=live,
             )
         if store_dir is not None or worker is not None:
             raise ConfigError("store_dir and worker are for Redis pools only")
@@ -533,7 +551,7 @@ class CrawlSession:
             raise ConfigError(f"{root} is a file, not a pool directory")
         site = demo_site
         if demo and site is None:
-            site = await _start_demo_site(root)
+            site = await _start_demo_site(root, live=live)
         if site is not None:
             settings = demo_settings(settings)
         pool: LevelDBPool | None = None
@@ -558,8 +576,9 @@ class CrawlSession:
         store_dir: str | Path | None = None,
         worker: str | None = None,
         demo: bool = False,
-        demo_site: DemoSite | None = None,
+        demo_site: DemoSite | LiveNewsSite | None = None,
         redis_retry: float = RECONNECT_SECONDS,
+        live: bool = False,
     ) -> CrawlSession:
         """Join the Redis pool ``url`` as one worker.
 
@@ -591,7 +610,7 @@ class CrawlSession:
         pool: RedisPool | None = None
         try:
             if demo and site is None:
-                site = await _start_demo_site(root)
+                site = await _start_demo_site(root, live=live)
             if site is not None:
                 settings = demo_settings(settings)
             pool = await open_redis_pool(

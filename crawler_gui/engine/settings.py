@@ -93,6 +93,9 @@ class CrawlSettings:
     #: ``((host or .domain, offset), ...)``: time zones for pages that print local times.
     zones: tuple[tuple[str, str], ...] = ()
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)
+    #: Fetch through this proxy (``http://``, ``https://``, ``socks4://``, ``socks5://``; user
+    #: and password in the URL): off by default, never taken from the environment.
+    proxy: str | None = None
 
     def __post_init__(self) -> None:
         from crawler_gui.errors import ConfigError
@@ -138,3 +141,32 @@ class CrawlSettings:
             raise ConfigError(f"sync must be one of {', '.join(SYNC_MODES)}")
         if not self.min_free_mb >= 0:
             raise ConfigError("the free space floor must not be negative")
+        if self.proxy is not None:
+            check_proxy_url(self.proxy)
+
+
+#: Proxy URL schemes: HTTP(S) proxies through aiohttp itself, SOCKS through aiohttp-socks.
+PROXY_SCHEMES = ("http", "https", "socks4", "socks5")
+
+
+def check_proxy_url(url: str) -> None:
+    """Raise ConfigError (with the password hidden) unless ``url`` is a usable proxy URL."""
+    from urllib.parse import urlsplit
+
+    from crawler_gui.core.redact import redact_url
+    from crawler_gui.errors import ConfigError
+
+    shown = redact_url(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise ConfigError(f"proxy {shown}: not a valid URL") from None
+    if parts.scheme.lower() not in PROXY_SCHEMES:
+        raise ConfigError(f"proxy {shown}: the scheme must be one of {', '.join(PROXY_SCHEMES)}")
+    if not parts.hostname:
+        raise ConfigError(f"proxy {shown}: no host")
+    if port is None:
+        raise ConfigError(f"proxy {shown}: give the port (such as :3128 or :1080)")
+    if parts.path not in ("", "/") or parts.query or parts.fragment:
+        raise ConfigError(f"proxy {shown}: only scheme://[user:password@]host:port")
