@@ -160,7 +160,31 @@ def build_parser() -> argparse.ArgumentParser:
         type=_non_negative,
         default=300.0,
         metavar="SECONDS",
-        help="default refresh span of hubs (default 300)",
+        help="default refresh span of hubs (default 300); with adaptive refresh the average "
+        "span: the hub fetch budget",
+    )
+    crawl.add_argument(
+        "--hub-refresh",
+        choices=("adaptive", "fixed"),
+        default="adaptive",
+        help="adaptive (default): hubs share the budget of their spans by how often each "
+        "publishes (docs/freshness.md); fixed: every hub on its own span",
+    )
+    crawl.add_argument(
+        "--hub-span-min",
+        type=_positive,
+        default=5.0,
+        metavar="SECONDS",
+        help="adaptive refresh: no hub refreshed more often than this, nor faster than its "
+        "host's politeness allows (default 5)",
+    )
+    crawl.add_argument(
+        "--hub-span-max",
+        type=_positive,
+        default=3600.0,
+        metavar="SECONDS",
+        help="adaptive refresh: every hub refreshed at least this often, a silent one too "
+        "(default 3600)",
     )
     crawl.add_argument(
         "--concurrency",
@@ -319,6 +343,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="Redis pool only: this worker's id (default hostname:pid); a worker "
         "restarted under the same id takes its unfinished URLs back at once",
     )
+    _add_service_options(crawl)
 
     export = sub.add_parser(
         "export",
@@ -337,10 +362,6 @@ def build_parser() -> argparse.ArgumentParser:
         default="pages",
         help="which records (default pages)",
     )
-    _add_service_options(crawl)
-
-    export = sub.add_parser("export", help="write the stored pages' records as JSON Lines")
-    export.add_argument("pool_dir", help="a pool directory, or a Redis worker's --store-dir")
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 
     extract = sub.add_parser(
@@ -535,6 +556,9 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "obey_robots": not args.ignore_robots,
         "warc_dir": args.warc,
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
+        "hub_refresh": args.hub_refresh,
+        "hub_span_min": args.hub_span_min,
+        "hub_span_max": args.hub_span_max,
         "sync": args.sync,
         "min_free_mb": args.min_free,
         "connect_timeout": args.connect_timeout,

@@ -37,12 +37,12 @@ __all__ = [
     "SpanReason",
     "allocate",
     "allocate_level",
-    "plan_one",
-    "plan_spans",
-    "span_at_level",
     "mean_delay",
     "oracle_mean_delay",
+    "plan_one",
+    "plan_spans",
     "poisson_sf",
+    "span_at_level",
 ]
 
 log = logging.getLogger(__name__)
@@ -195,7 +195,9 @@ class RateState:
         try:
             return cls.from_json(json.dumps(data))
         except (ValueError, TypeError) as exc:
-            log.warning("hub %s: its learned rate is unreadable (%s); learning it again", where, exc)
+            log.warning(
+                "hub %s: its learned rate is unreadable (%s); learning it again", where, exc
+            )
             return cls()
 
     @classmethod

@@ -43,13 +43,13 @@ from crawler_gui.core.frontier import (
     HostRow,
     HubRow,
     HubSpec,
-    hub_learned,
     Lease,
     PendingRow,
     PoolSnapshot,
     PoolTotals,
     Refusal,
     RetryRow,
+    hub_learned,
     outcome_record,
     pack_failure,
     referrer_of,
@@ -1407,8 +1407,10 @@ class LevelDBPool:
             span_max=cfg.hub_span_max,
         )
         for hub, (span, reason) in zip(hubs, plans, strict=True):
-            on_plan = hub.last_refresh > 0 and hub.fails == 0 and hub.due == (
-                hub.last_refresh + hub.planned
+            on_plan = (
+                hub.last_refresh > 0
+                and hub.fails == 0
+                and hub.due == (hub.last_refresh + hub.planned)
             )
             hub.planned, hub.reason = span, reason.value
             if on_plan and not hub.in_flight:
@@ -1940,7 +1942,7 @@ def _export_records(
                 "last_refresh": rec["last"],
                 "last_result": rec["result"],
                 "due": rec["due"],
-                **{k: rec[k] for k in ("crashes", "fails", "parked") if rec.get(k)},
+                **{k: rec[k] for k in ("crashes", "fails", "parked", "rate") if rec.get(k)},
             }
     with snap.iterator(prefix=P_RETRY) as it:
         retry = {key[len(P_RETRY) :].decode(): snapshot_file.loads(raw) for key, raw in it}

@@ -20,9 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit
 
 from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
+from crawler_gui.core.urls import canonicalize
 from crawler_gui.engine.decode import decode_body, sniff_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
 from crawler_gui.engine.links import extract_links
@@ -34,6 +36,7 @@ from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
+    InvalidURLError,
     PoolCorruptError,
     PoolWriteError,
     StoreWriteError,
@@ -106,6 +109,13 @@ class PoolSignal(Protocol):
         """Send what was announced and not yet sent; stop hearing."""
 
 
+def _canonical_or_none(url: str) -> str | None:
+    try:
+        return canonicalize(url)[0]
+    except InvalidURLError:
+        return None
+
+
 def pool_config(settings: CrawlSettings) -> PoolConfig:
     """The pool policy that follows from the crawl settings."""
     return PoolConfig(
@@ -119,6 +129,9 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_in_flight=settings.per_host,
         ),
         hub_span=settings.hub_span,
+        hub_refresh=settings.hub_refresh,
+        hub_span_min=settings.hub_span_min,
+        hub_span_max=settings.hub_span_max,
         sync=settings.sync == "batch",
         sync_seconds=1.0 if settings.sync == "second" else None,
     )
@@ -289,6 +302,8 @@ class Crawler:
         self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
         self._hubs: list[HubSpec] = []
+        #: The hubs' canonical URLs (what links are compared with), for :meth:`_listed`.
+        self._hub_urls: frozenset[str | None] = frozenset()
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
@@ -791,6 +806,7 @@ class Crawler:
         report = await self.frontier.set_hubs(hubs)
         refused = {url for url, _reason in report.refused}
         self._hubs = [h for h in hubs if h.url not in refused]
+        self._hub_urls = frozenset(_canonical_or_none(h.url) for h in self._hubs) - {None}
         self._wake.set()
         self._notify()
         self._reconsider_later()
@@ -1043,7 +1059,11 @@ class Crawler:
                 )
             extract: tuple[int, str] | None = None
             if outcome.ok:
-                extract = await self._handle_page(lease, outcome)
+                seq, kind, found = await self._handle_page(lease, outcome)
+                extract = seq, kind
+                if lease.is_hub and found is not None:
+                    # What the refresh found, for the hub's learned rate (core/freshness.py).
+                    result = replace(result, hub_new=found[0], hub_listed=found[1])
             self._complete(url, result)
             if extract is not None and self.articles is not None:
                 # After the result is in: a page waiting here for room in the extraction
@@ -1083,9 +1103,13 @@ class Crawler:
                 await self.frontier.set_delay(lease.host, min(delay, 120.0))
         return verdict
 
-    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> tuple[int, str]:
+    async def _handle_page(
+        self, lease: Lease, outcome: FetchOutcome
+    ) -> tuple[int, str, tuple[int, int] | None]:
         """Parse, queue the links, store the page; returns its store sequence number and
-        sniffed kind (for extraction)."""
+        sniffed kind (for extraction), and for a page whose links were followed how many of
+        them the pool had not seen and how many items it lists (:meth:`_listed`)."""
+        found: tuple[int, int] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, links = "", "", list[str]()
         big = len(outcome.body) > THREAD_PARSE_BYTES
@@ -1104,8 +1128,9 @@ class Crawler:
                 )
             else:
                 _text, encoding = decode_body(outcome.body, outcome.content_type)
-        if links and follow:
-            await self._add_links(lease.depth + 1, outcome.final_url, links)
+        if kind == "html" and follow:
+            added = await self._add_links(lease.depth + 1, outcome.final_url, links)
+            found = added, self._listed(links) if lease.is_hub else 0
         seq = 0
         if self.store is not None:
             seq = self.store.add(
@@ -1134,7 +1159,18 @@ class Crawler:
                 self.clock(),
                 outcome.peer,
             )
-        return seq, kind
+        return seq, kind, found
+
+    def _listed(self, links: list[str]) -> int:
+        """How many items a hub's list shows: its links in scope, less the site's home pages
+        and the hubs (the navigation every list page of a site repeats)."""
+        hubs = self._hub_urls
+        count = 0
+        for link in set(links):
+            canonical = _canonical_or_none(link)
+            if canonical is not None and canonical not in hubs:
+                count += urlsplit(canonical).path not in ("", "/")
+        return count
 
     @classmethod
     def _parse_big(cls, outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:
@@ -1163,10 +1199,12 @@ class Crawler:
         check = scope.check
         return title, encoding, [link for link in links if check(link) is None]
 
-    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> None:
+    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> int:
         """Queue a page's links in scope that were not submitted lately, one slice at a time:
         the loop is free between slices, and a huge page never holds all its requests at
-        once (hundreds of thousands of objects make every garbage collection slow)."""
+        once (hundreds of thousands of objects make every garbage collection slow). Returns
+        how many the pool had not seen (the page's new links)."""
+        added = 0
         recent = self._recent
         for start in range(0, len(links), LINK_SLICE):
             if start:
@@ -1177,7 +1215,8 @@ class Crawler:
                     recent[link] = None
                     batch.append(AddRequest(link, depth, page_url))
             if batch:
-                await self.frontier.add_many(batch)
+                added += (await self.frontier.add_many(batch)).added
         if len(recent) > RECENT_LINKS:
             for stale in list(recent)[: RECENT_LINKS // 4]:
                 del recent[stale]
+        return added
