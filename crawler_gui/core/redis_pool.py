@@ -944,8 +944,10 @@ class RedisPool:
         client = await self._client()
         records: list[tuple[str, _HubRecord]] = []
         with self._errors():
+            pipe = client.pipeline(transaction=False)
             for group in self.groups:
-                raw = await client.hgetall(group + "hubs")
+                pipe.hgetall(group + "hubs")
+            for group, raw in zip(self.groups, await pipe.execute(), strict=True):
                 records += [(group, _hub_record(str(u), str(r))) for u, r in raw.items()]
         live = [(g, r) for g, r in records if not r.parked]
         per_host: dict[str, int] = {}
