@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 __all__ = [
+    "FreshnessWindow",
     "HubDemand",
     "HubInput",
     "RateState",
@@ -42,6 +43,7 @@ __all__ = [
     "plan_one",
     "plan_spans",
     "poisson_sf",
+    "published_seconds",
     "span_at_level",
 ]
 
@@ -408,3 +410,57 @@ def plan_one(
         return None
     span, reason = span_at_level(demand_of(hub, span_min, span_max), level)
     return _with_regime(hub, span, reason)
+
+
+#: The crawl's freshness is measured over this many seconds (the overview: "last hour").
+FRESHNESS_WINDOW = 3600.0
+
+
+class FreshnessWindow:
+    """The crawl's freshness for the overview: articles found in the last hour, and the
+    median delay from publication to fetch of those whose published time is known. Keeps one
+    pair of numbers per article of the window (bounded by the crawl's article rate)."""
+
+    def __init__(self, window: float = FRESHNESS_WINDOW) -> None:
+        from collections import deque
+
+        self.window = window
+        self._found: deque[float] = deque()
+        self._delays: deque[tuple[float, float]] = deque()
+
+    def add(self, found_at: float, published: float | None) -> None:
+        """An article fetched at ``found_at`` (POSIX seconds), published at ``published``
+        (None: unknown). A publication after the fetch (a clock or zone error) counts as 0."""
+        self._found.append(found_at)
+        if published is not None and math.isfinite(published):
+            self._delays.append((found_at, max(0.0, found_at - published)))
+
+    def summary(self, now: float) -> tuple[int, float | None]:
+        """(articles found in the window, median delay in seconds or None)."""
+        horizon = now - self.window
+        while self._found and self._found[0] < horizon:
+            self._found.popleft()
+        while self._delays and self._delays[0][0] < horizon:
+            self._delays.popleft()
+        if not self._delays:
+            return len(self._found), None
+        delays = sorted(d for _t, d in self._delays)
+        mid = len(delays) // 2
+        median = delays[mid] if len(delays) % 2 else (delays[mid - 1] + delays[mid]) / 2
+        return len(self._found), median
+
+
+def published_seconds(text: str | None) -> float | None:
+    """An article's published time (ISO 8601, as extraction stores it) as POSIX seconds; None
+    when missing, unreadable or without a time zone (a local time of unknown zone)."""
+    if not text:
+        return None
+    from datetime import datetime
+
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        return None
+    return parsed.timestamp()

@@ -1379,6 +1379,8 @@ class LevelDBPool:
         if one is not None:
             hub.planned, reason = one
             hub.reason = reason.value
+        else:  # the last plan had no level (no hub had learned yet): plan again at once
+            self._planned_at = -math.inf
 
     def _hubs_per_host(self) -> Counter[str]:
         return Counter(h.host for h in self._hubs.values() if not h.parked)

@@ -805,7 +805,9 @@ def refresh_hubs(
             new = int(pending[lease.url])
             pending[lease.url] -= new
             times[lease.url].append(now)
-            result = FetchResult(status=200, elapsed=0.1, hub_new=min(new, listed), hub_listed=listed)
+            result = FetchResult(
+                status=200, elapsed=0.1, hub_new=min(new, listed), hub_listed=listed
+            )
             run(pool.set_status(lease.url, result))
         # On to the next due hub (at least ``step``): a few pool calls per refresh.
         due = run(pool.next_due())
