@@ -1537,6 +1537,7 @@ class LevelDBPool:
         now = self.clock.now()
         for h in self._hosts.values():
             self._schedule(h, now)
+        self._replan(now)  # the hub refresh mode or its bounds may have changed
 
     # ---- observing ----------------------------------------------------------------------------
     def totals(self) -> PoolTotals:

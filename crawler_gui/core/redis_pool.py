@@ -1100,6 +1100,7 @@ class RedisPool:
     def set_config(self, config: PoolConfig) -> None:
         """Change policy live for this client (each worker passes its own config)."""
         self.config = config
+        self._planned_at = -math.inf  # the hub refresh mode or its bounds may have changed
 
     # ---- pool-wide control (the GUI's pause reaches every worker) -----------------------------
     async def set_paused(self, paused: bool) -> int:
