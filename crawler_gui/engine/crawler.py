@@ -302,7 +302,7 @@ class Crawler:
         self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
         self._hubs: list[HubSpec] = []
-        #: The hubs' canonical URLs (what links are compared with), for :meth:`_listed`.
+        #: The hubs' canonical URLs (what links are compared with), for :meth:`_is_item`.
         self._hub_urls: frozenset[str | None] = frozenset()
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
@@ -1108,7 +1108,7 @@ class Crawler:
     ) -> tuple[int, str, tuple[int, int] | None]:
         """Parse, queue the links, store the page; returns its store sequence number and
         sniffed kind (for extraction), and for a page whose links were followed how many of
-        them the pool had not seen and how many items it lists (:meth:`_listed`)."""
+        its list's items (:meth:`_is_item`) the pool had not seen and how many it lists."""
         found: tuple[int, int] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, links = "", "", list[str]()
@@ -1129,8 +1129,15 @@ class Crawler:
             else:
                 _text, encoding = decode_body(outcome.body, outcome.content_type)
         if kind == "html" and follow:
-            added = await self._add_links(lease.depth + 1, outcome.final_url, links)
-            found = added, self._listed(links) if lease.is_hub else 0
+            if lease.is_hub:
+                # Only the list's items count as what the refresh found (not its navigation).
+                items = [link for link in links if self._is_item(link)]
+                nav = [link for link in links if not self._is_item(link)]
+                await self._add_links(lease.depth + 1, outcome.final_url, nav)
+                added = await self._add_links(lease.depth + 1, outcome.final_url, items)
+                found = added, len(set(items))
+            else:
+                await self._add_links(lease.depth + 1, outcome.final_url, links)
         seq = 0
         if self.store is not None:
             seq = self.store.add(
@@ -1161,16 +1168,15 @@ class Crawler:
             )
         return seq, kind, found
 
-    def _listed(self, links: list[str]) -> int:
-        """How many items a hub's list shows: its links in scope, less the site's home pages
-        and the hubs (the navigation every list page of a site repeats)."""
-        hubs = self._hub_urls
-        count = 0
-        for link in set(links):
-            canonical = _canonical_or_none(link)
-            if canonical is not None and canonical not in hubs:
-                count += urlsplit(canonical).path not in ("", "/")
-        return count
+    def _is_item(self, link: str) -> bool:
+        """Is a hub's link one of its list's items? Not a site's home page nor a hub (the
+        navigation every list page of a site repeats)."""
+        canonical = _canonical_or_none(link)
+        return (
+            canonical is not None
+            and canonical not in self._hub_urls
+            and urlsplit(canonical).path not in ("", "/")
+        )
 
     @classmethod
     def _parse_big(cls, outcome: FetchOutcome, scope: Scope | None) -> tuple[str, str, list[str]]:
