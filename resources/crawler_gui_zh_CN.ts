@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="867" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="894" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="875" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="902" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="877" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="904" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="878" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="905" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="879" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="906" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="885" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="912" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -97,32 +97,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="872" />
+        <location filename="../crawler_gui/gui/models.py" line="929" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="873" />
+        <location filename="../crawler_gui/gui/models.py" line="930" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="874" />
+        <location filename="../crawler_gui/gui/models.py" line="931" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="875" />
+        <location filename="../crawler_gui/gui/models.py" line="932" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="876" />
+        <location filename="../crawler_gui/gui/models.py" line="933" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="877" />
+        <location filename="../crawler_gui/gui/models.py" line="934" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
@@ -324,52 +324,142 @@ http://news.sina.com.cn/</translation>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="507" />
-        <source>How often the hub is refreshed</source>
-        <translation>枢纽页的刷新频率</translation>
+        <location filename="../crawler_gui/gui/models.py" line="508" />
+        <source>How often the hub is refreshed now; with adaptive refresh the hubs share the budget of their own spans by how often each publishes (Why says why)</source>
+        <translation>该枢纽页现在的刷新间隔；自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="510" />
+        <location filename="../crawler_gui/gui/models.py" line="513" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="511" />
+        <location filename="../crawler_gui/gui/models.py" line="514" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="514" />
+        <location filename="../crawler_gui/gui/models.py" line="517" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="516" />
+        <location filename="../crawler_gui/gui/models.py" line="519" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="523" />
+        <location filename="../crawler_gui/gui/models.py" line="526" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="525" />
-        <source>Why a hub is not refreshed by itself (Refresh now resumes it)</source>
-        <translation>入口页为何不再自动刷新（“立即刷新”可恢复）</translation>
+        <location filename="../crawler_gui/gui/models.py" line="529" />
+        <source>Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)</source>
+        <translation>该枢纽页为何是这个间隔，或为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="531" />
+        <location filename="../crawler_gui/gui/models.py" line="533" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="535" />
+        <source>New/h</source>
+        <translation>新文章/小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="539" />
+        <source>Its learned rate: new articles an hour</source>
+        <translation>学到的发布速率：每小时新文章数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="542" />
+        <source>New</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="547" />
+        <source>New articles at its last refresh / items its list showed (all new: some may have scrolled off unseen)</source>
+        <translation>上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="552" />
+        <source>Articles</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="556" />
+        <source>New articles it has yielded in all</source>
+        <translation>它累计带来的新文章数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="562" />
+        <source>page</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="563" />
+        <source>feed</source>
+        <translation>订阅源</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="564" />
+        <source>sitemap</source>
+        <translation>站点地图</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="586" />
+        <source>learned: its share of the budget by its rate</source>
+        <translation>已学习：按其速率分得的预算</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="587" />
+        <source>at the fastest its host's politeness allows</source>
+        <translation>已达主机礼貌策略允许的最快速度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="588" />
+        <source>at the maximum span: it publishes little</source>
+        <translation>已达最长间隔：它很少发布</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="589" />
+        <source>sped up: its list was nearly all new</source>
+        <translation>已加快：其列表几乎全是新文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="590" />
+        <source>burst: it publishes much faster lately</source>
+        <translation>突发：最近发布快得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="591" />
+        <source>lull: it publishes much slower lately</source>
+        <translation>低谷：最近发布慢得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="592" />
+        <source>fixed span</source>
+        <translation>固定间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="593" />
+        <source>learning: its own span until it is known</source>
+        <translation>学习中：在了解之前使用其自身间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="569" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="533" />
+        <location filename="../crawler_gui/gui/models.py" line="571" />
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="539" />
+        <location filename="../crawler_gui/gui/models.py" line="577" />
         <source>parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again</source>
         <translation>已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试</translation>
     </message>
@@ -436,22 +526,22 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="856" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="856" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="856" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="856" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -506,7 +596,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="277" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="801" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="805" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
@@ -522,7 +612,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="298" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="873" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="877" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
@@ -733,22 +823,22 @@ http://news.sina.com.cn/</translation>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="722" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="726" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="788" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="825" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="861" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -757,106 +847,106 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="865" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="869" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="872" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="887" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="898" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="902" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="910" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="937" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="955" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="941" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="959" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="990" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1006" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="943" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="960" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="967" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="988" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="992" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1006" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1048" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1029" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1075" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1079" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1077" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1081" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -971,37 +1061,57 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <location filename="../crawler_gui/gui/widgets.py" line="469" />
+        <source>Freshness</source>
+        <translation>新鲜度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="471" />
+        <source>Articles found (last hour)</source>
+        <translation>发现的文章（最近一小时）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="472" />
+        <source>Median delay, published to fetched</source>
+        <translation>从发布到抓取的延迟中位数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="475" />
+        <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
+        <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="484" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="526" />
+        <location filename="../crawler_gui/gui/widgets.py" line="543" />
         <source>%1 (%2/s)</source>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="544" />
+        <location filename="../crawler_gui/gui/widgets.py" line="561" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="549" />
+        <location filename="../crawler_gui/gui/widgets.py" line="566" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="551" />
+        <location filename="../crawler_gui/gui/widgets.py" line="568" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="557" />
+        <location filename="../crawler_gui/gui/widgets.py" line="574" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="562" />
+        <location filename="../crawler_gui/gui/widgets.py" line="579" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1152,107 +1262,147 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="707" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="709" />
+        <source>adaptive: by how often each hub publishes</source>
+        <translation>自适应：按各枢纽页的发布频率</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
+        <source>fixed: every hub on its own span</source>
+        <translation>固定：每个枢纽页使用自身间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="713" />
+        <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
+        <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="719" />
+        <source>Adaptive refresh: no hub more often than this</source>
+        <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
+        <source>Adaptive refresh: every hub at least this often, a silent one too</source>
+        <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
+        <source>Hub refresh:</source>
+        <translation>枢纽页刷新：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="726" />
+        <source>Shortest hub span:</source>
+        <translation>最短枢纽页间隔：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="727" />
+        <source>Longest hub span:</source>
+        <translation>最长枢纽页间隔：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="728" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="711" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="712" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="733" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="739" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="741" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="742" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="743" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="744" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="724" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="745" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="727" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="748" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="753" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="733" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="754" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="740" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="761" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="741" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="762" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="742" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="763" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="747" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="768" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="754" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="775" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="756" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="777" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="757" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="778" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="758" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="779" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="818" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="842" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1341,133 +1491,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <location filename="../crawler_gui/gui/models.py" line="651" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="595" />
+        <location filename="../crawler_gui/gui/models.py" line="652" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="596" />
+        <location filename="../crawler_gui/gui/models.py" line="653" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="597" />
+        <location filename="../crawler_gui/gui/models.py" line="654" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="598" />
+        <location filename="../crawler_gui/gui/models.py" line="655" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="599" />
+        <location filename="../crawler_gui/gui/models.py" line="656" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="600" />
+        <location filename="../crawler_gui/gui/models.py" line="657" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="608" />
+        <location filename="../crawler_gui/gui/models.py" line="665" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="609" />
+        <location filename="../crawler_gui/gui/models.py" line="666" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="611" />
+        <location filename="../crawler_gui/gui/models.py" line="668" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="614" />
+        <location filename="../crawler_gui/gui/models.py" line="671" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="619" />
+        <location filename="../crawler_gui/gui/models.py" line="676" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="623" />
+        <location filename="../crawler_gui/gui/models.py" line="680" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="629" />
+        <location filename="../crawler_gui/gui/models.py" line="686" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="633" />
+        <location filename="../crawler_gui/gui/models.py" line="690" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="636" />
+        <location filename="../crawler_gui/gui/models.py" line="693" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="640" />
+        <location filename="../crawler_gui/gui/models.py" line="697" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="643" />
+        <location filename="../crawler_gui/gui/models.py" line="700" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="647" />
+        <location filename="../crawler_gui/gui/models.py" line="704" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="659" />
+        <location filename="../crawler_gui/gui/models.py" line="716" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="661" />
+        <location filename="../crawler_gui/gui/models.py" line="718" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="666" />
+        <location filename="../crawler_gui/gui/models.py" line="723" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="672" />
+        <location filename="../crawler_gui/gui/models.py" line="729" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="681" />
+        <location filename="../crawler_gui/gui/models.py" line="738" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="687" />
+        <location filename="../crawler_gui/gui/models.py" line="744" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="696" />
+        <location filename="../crawler_gui/gui/models.py" line="753" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>
