@@ -392,3 +392,18 @@ def test_demo_crawl_with_extraction_exports_its_articles(tmp_path: Path) -> None
             assert noise not in art["text"]
         checked += 1
     assert checked > 100
+
+
+def test_hub_refresh_options_are_checked_and_shown_with_their_defaults(tmp_path: Path) -> None:
+    crossed = cli("crawl", str(tmp_path / "p"), "--hub-span-min", "600", "--hub-span-max", "60")
+    assert crossed.returncode == 2
+    assert "the minimum hub span must not exceed the maximum" in crossed.stderr
+    assert "Traceback" not in crossed.stderr
+    bad = cli("crawl", str(tmp_path / "p"), "--hub-refresh", "sometimes")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+    zero = cli("crawl", str(tmp_path / "p"), "--hub-span-max", "0")
+    assert zero.returncode == 2
+    shown = cli("crawl", "--help")
+    text = " ".join(shown.stdout.split())
+    assert "--hub-refresh {adaptive,fixed}" in text and "adaptive (default)" in text
+    assert "(default 5)" in text and "(default 3600)" in text
