@@ -363,6 +363,9 @@ class Crawler:
             await self.fetcher.start()
             await self._start_signal()
             await self.reconsider_refusals()
+            # The hubs as the pool has them (a shared pool's, set by another worker too): a
+            # refresh counts the links to them as navigation, not as list items.
+            self._hub_urls = frozenset(_canonical_or_none(h.url) for h in await self.hubs())
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
