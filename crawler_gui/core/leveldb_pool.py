@@ -1365,8 +1365,10 @@ class LevelDBPool:
         ``last_refresh`` moves to ``now``."""
         if result.hub_new is None or outcome is not Outcome.DONE:
             return
+        # A first refresh finds the whole list new over no known interval: it is counted
+        # (yielded, shown) but teaches no rate (``observe`` with no elapsed time).
         previous = hub.last_refresh
-        elapsed = now - previous if previous > 0 else hub.span
+        elapsed = now - previous if previous > 0 else 0.0
         hub.rate = hub.rate.observe(result.hub_new, result.hub_listed, elapsed, 1.0 / hub.span)
         cfg = self.config
         one = plan_one(

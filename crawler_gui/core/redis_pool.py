@@ -915,7 +915,8 @@ class RedisPool:
                         continue
                     rec = _hub_record(key, str(raw))
                     result = wanted[key]
-                    elapsed = now - rec.last if rec.last > 0 else rec.span
+                    # A first refresh (the whole list new): counted, no rate learned.
+                    elapsed = now - rec.last if rec.last > 0 else 0.0
                     state = rec.state.observe(
                         result.hub_new or 0, result.hub_listed, elapsed, 1.0 / rec.span
                     )
