@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="225" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="333" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="230" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="338" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="249" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="357" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="257" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="365" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="282" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="390" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="286" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="394" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="293" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="401" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="296" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="296" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="404" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="327" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="336" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="444" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="329" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="437" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="867" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1002" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="875" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1010" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="877" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1012" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="878" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1013" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="879" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1014" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="885" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1020" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -97,32 +97,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="872" />
+        <location filename="../crawler_gui/gui/models.py" line="941" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="873" />
+        <location filename="../crawler_gui/gui/models.py" line="942" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="874" />
+        <location filename="../crawler_gui/gui/models.py" line="943" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="875" />
+        <location filename="../crawler_gui/gui/models.py" line="944" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="876" />
+        <location filename="../crawler_gui/gui/models.py" line="945" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="877" />
+        <location filename="../crawler_gui/gui/models.py" line="946" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
@@ -130,68 +130,68 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HostsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="382" />
+        <location filename="../crawler_gui/gui/models.py" line="383" />
         <source>Host</source>
         <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted)</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="384" />
+        <location filename="../crawler_gui/gui/models.py" line="385" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="387" />
+        <location filename="../crawler_gui/gui/models.py" line="388" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="392" />
+        <location filename="../crawler_gui/gui/models.py" line="393" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="394" />
+        <location filename="../crawler_gui/gui/models.py" line="395" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="397" />
+        <location filename="../crawler_gui/gui/models.py" line="398" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="402" />
+        <location filename="../crawler_gui/gui/models.py" line="403" />
         <source>Last status</source>
         <translation>最近状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="404" />
+        <location filename="../crawler_gui/gui/models.py" line="405" />
         <source>Next allowed</source>
         <translation>下次允许</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="407" />
+        <location filename="../crawler_gui/gui/models.py" line="408" />
         <source>Earliest time of the next request to this host</source>
         <translation>对该主机下一次请求的最早时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="410" />
+        <location filename="../crawler_gui/gui/models.py" line="411" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="414" />
+        <location filename="../crawler_gui/gui/models.py" line="415" />
         <source>Current politeness delay between two requests</source>
         <translation>两次请求之间当前的礼貌延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="417" />
+        <location filename="../crawler_gui/gui/models.py" line="418" />
         <source>Backoff until</source>
         <translation>退避至</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="420" />
+        <location filename="../crawler_gui/gui/models.py" line="421" />
         <source>End of a 429/503 backoff for this host</source>
         <translation>该主机 429/503 退避的结束时间</translation>
     </message>
@@ -199,27 +199,27 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="376" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="376" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="376" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="432" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="540" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="436" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="544" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -227,86 +227,86 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="471" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="579" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="484" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="592" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="485" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="593" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="486" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="594" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="487" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="595" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="488" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="596" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="489" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="597" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="514" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="529" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="637" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="552" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="660" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="559" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="667" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="569" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="677" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="596" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="605" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="613" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="713" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="598" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="624" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="706" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="614" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="621" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="631" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="729" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="739" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -314,62 +314,152 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="501" />
+        <location filename="../crawler_gui/gui/models.py" line="502" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="503" />
+        <location filename="../crawler_gui/gui/models.py" line="504" />
         <source>Span</source>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="507" />
-        <source>How often the hub is refreshed</source>
-        <translation>枢纽页的刷新频率</translation>
+        <location filename="../crawler_gui/gui/models.py" line="509" />
+        <source>How often the hub is refreshed now; with adaptive refresh the hubs share the budget of their own spans by how often each publishes (Why says why)</source>
+        <translation>该枢纽页现在的刷新间隔；自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="510" />
+        <location filename="../crawler_gui/gui/models.py" line="514" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="511" />
+        <location filename="../crawler_gui/gui/models.py" line="515" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="514" />
+        <location filename="../crawler_gui/gui/models.py" line="518" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="516" />
+        <location filename="../crawler_gui/gui/models.py" line="520" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="523" />
+        <location filename="../crawler_gui/gui/models.py" line="527" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="525" />
-        <source>Why a hub is not refreshed by itself (Refresh now resumes it)</source>
-        <translation>入口页为何不再自动刷新（“立即刷新”可恢复）</translation>
+        <location filename="../crawler_gui/gui/models.py" line="530" />
+        <source>Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)</source>
+        <translation>该枢纽页为何是这个间隔，或为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="531" />
+        <location filename="../crawler_gui/gui/models.py" line="534" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="536" />
+        <source>New/h</source>
+        <translation>新文章/小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="540" />
+        <source>Its learned rate: new articles an hour</source>
+        <translation>学到的发布速率：每小时新文章数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="543" />
+        <source>New</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="548" />
+        <source>New articles at its last refresh / items its list showed (all new: some may have scrolled off unseen)</source>
+        <translation>上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="553" />
+        <source>Articles</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="557" />
+        <source>New articles it has yielded in all</source>
+        <translation>它累计带来的新文章数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="563" />
+        <source>page</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="564" />
+        <source>feed</source>
+        <translation>订阅源</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="565" />
+        <source>sitemap</source>
+        <translation>站点地图</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="587" />
+        <source>learned: its share of the budget by its rate</source>
+        <translation>已学习：按其速率分得的预算</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="588" />
+        <source>at the fastest its host's politeness allows</source>
+        <translation>已达主机礼貌策略允许的最快速度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="589" />
+        <source>at the maximum span: it publishes little</source>
+        <translation>已达最长间隔：它很少发布</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="590" />
+        <source>sped up: its list was nearly all new</source>
+        <translation>已加快：其列表几乎全是新文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="591" />
+        <source>burst: it publishes much faster lately</source>
+        <translation>突发：最近发布快得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="592" />
+        <source>lull: it publishes much slower lately</source>
+        <translation>低谷：最近发布慢得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="593" />
+        <source>fixed span</source>
+        <translation>固定间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <source>learning: its own span until it is known</source>
+        <translation>学习中：在了解之前使用其自身间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="570" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="533" />
+        <location filename="../crawler_gui/gui/models.py" line="572" />
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="539" />
+        <location filename="../crawler_gui/gui/models.py" line="578" />
         <source>parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again</source>
         <translation>已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试</translation>
     </message>
@@ -377,58 +467,58 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>InFlightModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="434" />
+        <location filename="../crawler_gui/gui/models.py" line="435" />
         <source>URL</source>
         <extracomment>The column of the worker holding the lease (last: the other columns keep their numbers; empty, and hidden by the window, for a local pool).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="435" />
+        <location filename="../crawler_gui/gui/models.py" line="436" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="436" />
+        <location filename="../crawler_gui/gui/models.py" line="437" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="438" />
+        <location filename="../crawler_gui/gui/models.py" line="439" />
         <source>Hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="439" />
+        <location filename="../crawler_gui/gui/models.py" line="440" />
         <source>hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="443" />
+        <location filename="../crawler_gui/gui/models.py" line="444" />
         <source>Elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="450" />
+        <location filename="../crawler_gui/gui/models.py" line="451" />
         <source>Lease</source>
         <translation>租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="451" />
+        <location filename="../crawler_gui/gui/models.py" line="452" />
         <source>expires %1</source>
         <translation>%1到期</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="454" />
+        <location filename="../crawler_gui/gui/models.py" line="455" />
         <source>Time until the pool takes the URL back</source>
         <translation>网址池收回该网址前的剩余时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="458" />
+        <location filename="../crawler_gui/gui/models.py" line="459" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="460" />
+        <location filename="../crawler_gui/gui/models.py" line="461" />
         <source>The worker fetching the URL (shared pools)</source>
         <translation>正在抓取该网址的工作进程（共享网址池）</translation>
     </message>
@@ -436,22 +526,22 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -459,296 +549,296 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="113" />
         <source>Crawler GUI</source>
-        <extracomment>Emitted once the window has shut down (session closed, timer stopped).</extracomment>
+        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="240" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="146" />
         <source>Busiest first</source>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="241" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="147" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="157" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="158" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="167" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="180" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="181" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="277" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="801" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="731" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="278" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="279" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="298" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="873" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="204" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="803" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="210" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="359" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="265" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="366" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="373" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="279" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="376" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="282" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="382" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="294" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="300" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="400" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="306" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="310" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="313" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="319" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="324" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="325" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="328" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="445" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="351" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="448" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="354" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="357" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="501" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="502" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="503" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="409" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="504" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="410" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="505" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="555" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="557" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="462" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="602" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="613" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="521" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="615" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="523" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="633" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="541" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="638" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="546" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="650" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="558" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="651" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="559" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="722" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="643" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="714" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="751" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="787" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -757,106 +847,106 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="865" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="795" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="798" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="883" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="813" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="898" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="828" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="911" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="841" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="911" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="841" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="914" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="926" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="856" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="938" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="987" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="886" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="940" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="870" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="957" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="887" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="964" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="894" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="989" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="919" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1003" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="955" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1038" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="968" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1006" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1008" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -976,52 +1066,72 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="474" />
+        <location filename="../crawler_gui/gui/widgets.py" line="470" />
+        <source>Freshness</source>
+        <translation>新鲜度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="472" />
+        <source>Articles found (last hour)</source>
+        <translation>发现的文章（最近一小时）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <source>Median delay, published to fetched</source>
+        <translation>从发布到抓取的延迟中位数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="476" />
+        <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
+        <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="485" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="527" />
+        <location filename="../crawler_gui/gui/widgets.py" line="544" />
         <source>%1 (%2/s)</source>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="565" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="565" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="565" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="556" />
+        <location filename="../crawler_gui/gui/widgets.py" line="573" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="561" />
+        <location filename="../crawler_gui/gui/widgets.py" line="578" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="563" />
+        <location filename="../crawler_gui/gui/widgets.py" line="580" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="569" />
+        <location filename="../crawler_gui/gui/widgets.py" line="586" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="574" />
+        <location filename="../crawler_gui/gui/widgets.py" line="591" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1029,44 +1139,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="98" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="163" />
         <source>Type a Redis pool URL.</source>
-        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot.</extracomment>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="101" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="166" />
         <source>Only redis:// and rediss:// URLs can be opened.</source>
         <translation>只能打开 redis:// 和 rediss:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="108" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="112" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="173" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="177" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="110" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="175" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="115" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="180" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="120" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="185" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="132" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="197" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="214" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1074,32 +1183,32 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RetriesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="475" />
+        <location filename="../crawler_gui/gui/models.py" line="476" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="476" />
+        <location filename="../crawler_gui/gui/models.py" line="477" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="478" />
+        <location filename="../crawler_gui/gui/models.py" line="479" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="482" />
+        <location filename="../crawler_gui/gui/models.py" line="483" />
         <source>Failed attempts so far / attempts allowed</source>
         <translation>已失败次数 / 允许次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="484" />
+        <location filename="../crawler_gui/gui/models.py" line="485" />
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="486" />
+        <location filename="../crawler_gui/gui/models.py" line="487" />
         <source>Next try</source>
         <translation>下次重试</translation>
     </message>
@@ -1107,172 +1216,212 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="683" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="791" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="689" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="797" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="690" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="798" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="697" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="805" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="698" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="806" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="699" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="807" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="700" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="808" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="701" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="809" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="702" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="810" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="703" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="811" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="704" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="812" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="705" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="813" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="706" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="814" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="707" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="817" />
+        <source>adaptive: by how often each hub publishes</source>
+        <translation>自适应：按各枢纽页的发布频率</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="818" />
+        <source>fixed: every hub on its own span</source>
+        <translation>固定：每个枢纽页使用自身间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="821" />
+        <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
+        <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="827" />
+        <source>Adaptive refresh: no hub more often than this</source>
+        <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="831" />
+        <source>Adaptive refresh: every hub at least this often, a silent one too</source>
+        <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="833" />
+        <source>Hub refresh:</source>
+        <translation>枢纽页刷新：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="834" />
+        <source>Shortest hub span:</source>
+        <translation>最短枢纽页间隔：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="835" />
+        <source>Longest hub span:</source>
+        <translation>最长枢纽页间隔：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="836" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="711" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="840" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="712" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="841" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="718" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="847" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="720" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="849" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="721" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="850" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="722" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="851" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="852" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="724" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="853" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="727" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="732" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="861" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="733" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="862" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="740" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="869" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="741" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="870" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="742" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="871" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="747" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="876" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="754" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="883" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="756" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="885" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="757" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="886" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="758" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="887" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="818" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="950" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1333,27 +1482,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="191" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="191" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="191" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="299" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="214" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="322" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="215" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="323" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -1361,133 +1510,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <location filename="../crawler_gui/gui/models.py" line="652" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="595" />
+        <location filename="../crawler_gui/gui/models.py" line="653" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="596" />
+        <location filename="../crawler_gui/gui/models.py" line="654" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="597" />
+        <location filename="../crawler_gui/gui/models.py" line="655" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="598" />
+        <location filename="../crawler_gui/gui/models.py" line="656" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="599" />
+        <location filename="../crawler_gui/gui/models.py" line="657" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="600" />
+        <location filename="../crawler_gui/gui/models.py" line="658" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="608" />
+        <location filename="../crawler_gui/gui/models.py" line="666" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="609" />
+        <location filename="../crawler_gui/gui/models.py" line="667" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="611" />
+        <location filename="../crawler_gui/gui/models.py" line="669" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="614" />
+        <location filename="../crawler_gui/gui/models.py" line="672" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="619" />
+        <location filename="../crawler_gui/gui/models.py" line="677" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="623" />
+        <location filename="../crawler_gui/gui/models.py" line="681" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="629" />
+        <location filename="../crawler_gui/gui/models.py" line="687" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="633" />
+        <location filename="../crawler_gui/gui/models.py" line="691" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="636" />
+        <location filename="../crawler_gui/gui/models.py" line="694" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="640" />
+        <location filename="../crawler_gui/gui/models.py" line="698" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="643" />
+        <location filename="../crawler_gui/gui/models.py" line="701" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="647" />
+        <location filename="../crawler_gui/gui/models.py" line="705" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="659" />
+        <location filename="../crawler_gui/gui/models.py" line="717" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="661" />
+        <location filename="../crawler_gui/gui/models.py" line="719" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="666" />
+        <location filename="../crawler_gui/gui/models.py" line="724" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="672" />
+        <location filename="../crawler_gui/gui/models.py" line="730" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="681" />
+        <location filename="../crawler_gui/gui/models.py" line="739" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="687" />
+        <location filename="../crawler_gui/gui/models.py" line="745" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="696" />
+        <location filename="../crawler_gui/gui/models.py" line="754" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>

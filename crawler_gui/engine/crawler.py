@@ -20,9 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit
 
 from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
+from crawler_gui.core.urls import canonicalize
 from crawler_gui.engine.decode import decode_body, sniff_kind
 from crawler_gui.engine.feeds import HubDocument, HubKind, discover_feeds, parse_hub_document
 from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
@@ -36,6 +38,7 @@ from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
+    InvalidURLError,
     PoolCorruptError,
     PoolWriteError,
     StoreWriteError,
@@ -120,6 +123,13 @@ class PoolSignal(Protocol):
         """Send what was announced and not yet sent; stop hearing."""
 
 
+def _canonical_or_none(url: str) -> str | None:
+    try:
+        return canonicalize(url)[0]
+    except InvalidURLError:
+        return None
+
+
 def pool_config(settings: CrawlSettings) -> PoolConfig:
     """The pool policy that follows from the crawl settings."""
     return PoolConfig(
@@ -133,6 +143,9 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_in_flight=settings.per_host,
         ),
         hub_span=settings.hub_span,
+        hub_refresh=settings.hub_refresh,
+        hub_span_min=settings.hub_span_min,
+        hub_span_max=settings.hub_span_max,
         sync=settings.sync == "batch",
         sync_seconds=1.0 if settings.sync == "second" else None,
     )
@@ -323,6 +336,8 @@ class Crawler:
         #: Hub fetches started (hub refreshes), for the metrics.
         self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
+        #: The hubs' canonical URLs (what links are compared with), for :meth:`_is_item`.
+        self._hub_urls: frozenset[str | None] = frozenset()
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
@@ -392,6 +407,9 @@ class Crawler:
             await self.fetcher.start()
             await self._start_signal()
             await self.reconsider_refusals()
+            # The hubs as the pool has them (a shared pool's, set by another worker too): a
+            # refresh counts the links to them as navigation, not as list items.
+            self._note_hubs(h.url for h in await self.hubs())
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
@@ -864,6 +882,8 @@ class Crawler:
         self._recent.clear()
         self._save_scope()
         report = await self.frontier.set_hubs(hubs)
+        refused = {url for url, _reason in report.refused}
+        self._note_hubs(h.url for h in hubs if h.url not in refused)
         self._wake.set()
         self._notify()
         self._reconsider_later()
@@ -1112,7 +1132,11 @@ class Crawler:
             self._count(result, outcome.size, outcome.elapsed)
             extract: tuple[int, str] | None = None
             if outcome.ok:
-                extract = await self._handle_page(lease, outcome)
+                seq, kind, found = await self._handle_page(lease, outcome)
+                extract = seq, kind
+                if lease.is_hub and found is not None:
+                    # What the refresh found, for the hub's learned rate (core/freshness.py).
+                    result = replace(result, hub_new=found[0], hub_listed=found[1])
             elif outcome.not_modified and lease.is_hub and self.store is not None:
                 # Nothing new since the last refresh: a successful refresh that found no
                 # links (the pool counts a 304 as done). No body, no parse, nothing stored.
@@ -1169,9 +1193,13 @@ class Crawler:
                 await self.frontier.set_delay(lease.host, min(delay, 120.0))
         return verdict
 
-    async def _handle_page(self, lease: Lease, outcome: FetchOutcome) -> tuple[int, str]:
+    async def _handle_page(
+        self, lease: Lease, outcome: FetchOutcome
+    ) -> tuple[int, str, tuple[int, int] | None]:
         """Parse, queue the links, store the page; returns its store sequence number and
-        sniffed kind (for extraction)."""
+        sniffed kind (for extraction), and for a page whose links were followed how many of
+        its list's items (:meth:`_is_item`) the pool had not seen and how many it lists."""
+        found: tuple[int, int] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, links = "", "", list[str]()
         big = len(outcome.body) > THREAD_PARSE_BYTES
@@ -1196,8 +1224,20 @@ class Crawler:
                 )
             else:
                 _text, encoding = decode_body(outcome.body, outcome.content_type)
-        if links and follow:
-            await self._add_links(lease.depth + 1, outcome.final_url, links)
+        if follow and (kind == "html" or hub_kind is not HubKind.PAGE):
+            if lease.is_hub:
+                # Only the list's items count as what the refresh found (not its navigation;
+                # a feed's or a sitemap's links are all items).
+                if hub_kind is HubKind.PAGE:
+                    items = [link for link in links if self._is_item(link)]
+                    nav = [link for link in links if not self._is_item(link)]
+                else:
+                    items, nav = links, []
+                await self._add_links(lease.depth + 1, outcome.final_url, nav)
+                added = await self._add_links(lease.depth + 1, outcome.final_url, items)
+                found = added, len(set(items))
+            elif links:
+                await self._add_links(lease.depth + 1, outcome.final_url, links)
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
             # The head only: a big page is not lowercased whole on the loop.
             head = outcome.body[:HEAD_BYTES]
@@ -1234,7 +1274,21 @@ class Crawler:
                 self.clock(),
                 outcome.peer,
             )
-        return seq, kind
+        return seq, kind, found
+
+    def _note_hubs(self, urls: Iterable[str]) -> None:
+        """Remember the hubs' canonical URLs: links to them are navigation (:meth:`_is_item`)."""
+        self._hub_urls = frozenset(_canonical_or_none(url) for url in urls) - {None}
+
+    def _is_item(self, link: str) -> bool:
+        """Is a hub's link one of its list's items? Not a site's home page nor a hub (the
+        navigation every list page of a site repeats)."""
+        canonical = _canonical_or_none(link)
+        return (
+            canonical is not None
+            and canonical not in self._hub_urls
+            and urlsplit(canonical).path not in ("", "/")
+        )
 
     async def _feed_links(
         self, outcome: FetchOutcome, big: bool, follow: bool
@@ -1280,6 +1334,7 @@ class Crawler:
             span = self.settings.hub_span
             report = await self.frontier.set_hubs([*current, *(HubSpec(u, span) for u in fresh)])
         if report.added:
+            self._note_hubs([*(hub.url for hub in current), *fresh])
             log.info("%d feed(s) or sitemap(s) found became hubs", report.added)
             self._wake.set()
             self._notify()
@@ -1312,10 +1367,12 @@ class Crawler:
         check = scope.check
         return title, encoding, [link for link in links if check(link) is None]
 
-    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> None:
+    async def _add_links(self, depth: int, page_url: str, links: list[str]) -> int:
         """Queue a page's links in scope that were not submitted lately, one slice at a time:
         the loop is free between slices, and a huge page never holds all its requests at
-        once (hundreds of thousands of objects make every garbage collection slow)."""
+        once (hundreds of thousands of objects make every garbage collection slow). Returns
+        how many the pool had not seen (the page's new links)."""
+        added = 0
         recent = self._recent
         for start in range(0, len(links), LINK_SLICE):
             if start:
@@ -1326,7 +1383,8 @@ class Crawler:
                     recent[link] = None
                     batch.append(AddRequest(link, depth, page_url))
             if batch:
-                await self.frontier.add_many(batch)
+                added += (await self.frontier.add_many(batch)).added
         if len(recent) > RECENT_LINKS:
             for stale in list(recent)[: RECENT_LINKS // 4]:
                 del recent[stale]
+        return added
