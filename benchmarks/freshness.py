@@ -65,6 +65,8 @@ async def run_policy(
             await asyncio.sleep(warmup)
             start = time.time()
             fetches0 = sum(h.fetches for h in site._hubs) + sum(site.feed_fetches.values())
+            per_hub0 = {h.index: (h.fetches, h.not_modified) for h in site._hubs}
+            feeds0 = dict(site.feed_fetches)
             await asyncio.sleep(measure)
             end = time.time()
             fetches1 = sum(h.fetches for h in site._hubs) + sum(site.feed_fetches.values())
@@ -78,20 +80,64 @@ async def run_policy(
     delays: list[float] = []
     found = lost = pending = 0
     errors: list[float] = []
+    per_hub: list[dict[str, Any]] = []
     for hub in site._hubs:
+        h_found = h_lost = 0
+        h_delays: list[float] = []
         for k, (pub, first) in enumerate(zip(hub.published_at, hub.fetched_at, strict=True)):
             if not start <= pub < end:
                 continue
             if not math.isnan(first):
                 found += 1
+                h_found += 1
                 delays.append(first - pub)
+                h_delays.append(first - pub)
             elif site._listed(hub, hub.base + k):
                 pending += 1
             else:
                 lost += 1
+                h_lost += 1
         row = hubs.get(site.hub_url(hub))
+        fetched0, not_modified0 = per_hub0[hub.index]
+        per_hub.append(
+            {
+                "hub": hub.index,
+                "host": hub.host,
+                "kind": "silent" if hub.rate == 0 else "bursty" if hub.bursty else "steady",
+                "true_per_min": round(hub.rate, 2),
+                "learned_per_min": round(row.rate * 60, 2) if row is not None else None,
+                "observed": row.yielded if row is not None else None,
+                "fetches": hub.fetches - fetched0,
+                "not_modified": hub.not_modified - not_modified0,
+                "found": h_found,
+                "lost": h_lost,
+                "mean_delay": statistics.fmean(h_delays) if h_delays else None,
+                "span": round(row.planned, 1) if row is not None else None,
+                "reason": row.reason if row is not None else None,
+            }
+        )
         if row is not None and row.yielded >= 10 and hub.rate > 0 and not hub.bursty:
             errors.append(abs(row.rate * 60 - hub.rate) / hub.rate)
+    for host, fetched in site.feed_fetches.items():
+        url = f"http://{site._key(host)}/feed.xml"
+        row = hubs.get(url)
+        per_hub.append(
+            {
+                "hub": f"feed {host}",
+                "host": host,
+                "kind": "feed",
+                "true_per_min": round(sum(h.rate for h in site._hubs if h.host == host), 2),
+                "learned_per_min": round(row.rate * 60, 2) if row is not None else None,
+                "observed": row.yielded if row is not None else None,
+                "fetches": fetched - feeds0[host],
+                "not_modified": None,
+                "found": None,
+                "lost": None,
+                "mean_delay": None,
+                "span": round(row.planned, 1) if row is not None else None,
+                "reason": row.reason if row is not None else None,
+            }
+        )
     total = found + lost + pending
     fetches = fetches1 - fetches0
     budget = fetches / (end - start)
@@ -115,6 +161,7 @@ async def run_policy(
         "rate_error_hubs": len(errors),
         "planned_fetches_per_min": 60 * sum(1 / row.planned for row in hubs.values()),
         "reasons": sorted(row.reason for row in hubs.values()),
+        "hubs": per_hub,
     }
 
 
@@ -142,6 +189,35 @@ def print_table(results: list[dict[str, Any]]) -> None:
             f"| {_fmt(r['rate_error_median'], True)} / {_fmt(r['rate_error_max'], True)} "
             f"({r['rate_error_hubs']}) |"
         )
+
+
+def print_hubs(result: dict[str, Any]) -> None:
+    """Per hub: true and learned rate (a minute), fetches and 304s, found and lost articles of
+    the measured span, mean delay, the span at the end and why (feeds: their host's rate)."""
+    print(f"\n{result['policy']}: per hub (measured span)")
+    print(
+        "| hub | host | kind | true/min | learned/min | observed | fetches | 304 | found "
+        "| lost | mean delay | span | why |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for h in result["hubs"]:
+        cells = [
+            h[k]
+            for k in (
+                "hub",
+                "host",
+                "kind",
+                "true_per_min",
+                "learned_per_min",
+                "observed",
+                "fetches",
+                "not_modified",
+                "found",
+                "lost",
+            )
+        ]
+        cells += [_fmt(h["mean_delay"]), _fmt(h["span"]), h["reason"]]
+        print("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
 
 
 def main() -> int:
@@ -199,6 +275,8 @@ def main() -> int:
             return 1
         results.append(json.loads(out.strip().splitlines()[-1]))
     print_table(results)
+    for result in results:
+        print_hubs(result)
     print(json.dumps(results, indent=1))
     return 0
 
