@@ -140,6 +140,10 @@ class RateState:
         ``elapsed`` seconds after the previous refresh."""
         if new < 0 or visible < 0 or not math.isfinite(elapsed):
             raise ValueError(f"bad refresh observation: new={new} visible={visible}")
+        if visible == 0:
+            # The list's size is unknown (a 304 Not Modified: no body was read): it is what
+            # the last refresh with a body showed, for censoring and the scroll-off bound.
+            visible = self.last_visible
         if elapsed <= 0:
             return replace(self, observed=self.observed + new, last_new=new, last_visible=visible)
         was_censored = visible > 0 and new >= visible
@@ -160,6 +164,11 @@ class RateState:
             last_visible=visible,
             censored=self.censored + (1 if was_censored else 0),
         )
+
+    def long_rate(self, prior_rate: float) -> float:
+        """The long memory's estimate (articles per second), whatever the last minutes say."""
+        prior_time = PRIOR_ARTICLES / max(prior_rate, 1e-9)
+        return (self.long_count + PRIOR_ARTICLES) / (self.long_time + prior_time)
 
     def rate(self, prior_rate: float) -> tuple[float, Regime]:
         """The estimated rate (articles per second) and which estimate it comes from.
@@ -232,6 +241,9 @@ class HubDemand:
     min_span: float  #: the fastest its host's politeness allows, seconds
     max_span: float  #: the slowest it may be refreshed, seconds
     visible: int = 0  #: items its list shows (0: unknown, no scroll-off bound)
+    #: The rate its list must not scroll off at (0: ``rate``). In a lull it is the long-run
+    #: rate: the hub may wake up at any moment, and its list fills at that rate again.
+    scroll_rate: float = 0.0
 
 
 def _bounds(demand: HubDemand) -> tuple[float, float, bool]:
@@ -239,8 +251,9 @@ def _bounds(demand: HubDemand) -> tuple[float, float, bool]:
     high = 1.0 / max(demand.min_span, 1e-6)
     low = 1.0 / max(demand.max_span, demand.min_span, 1e-6)
     scroll = False
-    if demand.visible > 0 and demand.rate > 0:
-        needed = demand.rate / (SCROLL_SHARE * demand.visible)
+    rate = max(demand.rate, demand.scroll_rate)
+    if demand.visible > 0 and rate > 0:
+        needed = rate / (SCROLL_SHARE * demand.visible)
         if needed > low:
             low, scroll = min(needed, high), True
     return low, high, scroll
@@ -360,12 +373,18 @@ def prior_rate(span: float) -> float:
 
 
 def demand_of(hub: HubInput, span_min: float, span_max: float) -> HubDemand:
-    rate, _regime = hub.state.rate(prior_rate(hub.span))
+    """The √rate share follows the current estimate (a lull's low rate too); the scroll-off
+    bound never drops below the long-run rate's, so that a hub whose bursts come back (a
+    quiet night, a section that alternates) is not left so slow that the first minutes of
+    the next burst scroll off its list before it is looked at again."""
+    prior = prior_rate(hub.span)
+    rate, _regime = hub.state.rate(prior)
     return HubDemand(
         rate=rate,
         min_span=max(span_min, hub.min_span),
         max_span=max(span_max, span_min),
         visible=hub.state.last_visible,
+        scroll_rate=hub.state.long_rate(prior),
     )
 
 

@@ -891,7 +891,8 @@ class RedisPool:
         its span at the last plan's level, as the status script's last three fields."""
         wanted: dict[str, FetchResult] = {}
         for url, result in results:
-            if result.hub_new is not None and result.status == 200:
+            # A 200 with its new links, or a 304 (nothing new): both teach the rate.
+            if result.hub_new is not None and result.status in (200, 304):
                 wanted[self._canonical_or_empty(url) or url] = result
         if not wanted:
             return {}

@@ -1137,10 +1137,14 @@ class Crawler:
                 if lease.is_hub and found is not None:
                     # What the refresh found, for the hub's learned rate (core/freshness.py).
                     result = replace(result, hub_new=found[0], hub_listed=found[1])
-            elif outcome.not_modified and lease.is_hub and self.store is not None:
+            elif outcome.not_modified and lease.is_hub:
                 # Nothing new since the last refresh: a successful refresh that found no
-                # links (the pool counts a 304 as done). No body, no parse, nothing stored.
-                self.store.note_not_modified(url, self.clock(), outcome.headers)
+                # links (the pool counts a 304 as done). No body, no parse, nothing stored;
+                # for the hub's learned rate it is an interval with no new article (its
+                # list's size is unknown here: 0).
+                result = replace(result, hub_new=0, hub_listed=0)
+                if self.store is not None:
+                    self.store.note_not_modified(url, self.clock(), outcome.headers)
             self._complete(url, result)
             if extract is not None and self.articles is not None:
                 # After the result is in: a page waiting here for room in the extraction

@@ -273,3 +273,31 @@ def test_freshness_window_counts_the_last_hour_and_the_median_delay() -> None:
     assert published_seconds("1970-01-01T08:01:00+08:00") == 60.0
     assert published_seconds("2024-05-01") is None  # a bare date: no time of day, no zone
     assert published_seconds("not a date") is None and published_seconds(None) is None
+
+
+def test_a_hub_in_a_lull_keeps_the_scroll_off_bound_of_its_long_run_rate() -> None:
+    """A hub that alternates between bursts (30 a minute) and lulls (0.5 a minute): in a lull
+    its √rate share follows the low rate, but it is not left slower than its list allows at
+    its long-run rate, so the next burst's first articles are still listed when it is looked at
+    again (on the live demo site the bursty hub lost a quarter of its articles so)."""
+    from crawler_gui.core.freshness import SCROLL_SHARE, HubInput, plan_spans
+
+    def alternating(t: float) -> float:
+        return (30 if int(t // 120) % 2 else 0.5) * PER_MINUTE
+
+    state, _ = refresh_history(alternating, span=15, refreshes=480, visible=20)
+    # ... then a longer quiet spell: five minutes of refreshes that find nothing.
+    for _ in range(10):
+        state = state.observe(0, 20, 30.0, prior_rate=1 / 60)
+    rate, regime = state.rate(1 / 60)
+    assert regime is Regime.LULL and rate < 3 * PER_MINUTE
+    long_rate = state.long_rate(1 / 60)
+    assert long_rate == pytest.approx(15.25 * PER_MINUTE, rel=0.3)
+    others = [HubInput(60.0, _learned(2 * PER_MINUTE), 0.0)] * 23
+    plans, _level = plan_spans(
+        [HubInput(60.0, state, 0.0), *others], adaptive=True, span_min=5.0, span_max=600.0
+    )
+    span, why = plans[0]
+    assert span <= SCROLL_SHARE * 20 / long_rate * 1.0001 and why is SpanReason.SCROLL
+    # A steady hub's bound is unchanged: its long and current rates agree.
+    assert plans[1][1] is SpanReason.LEARNED

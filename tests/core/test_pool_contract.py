@@ -787,10 +787,13 @@ def refresh_hubs(
     *,
     step: float = 1.0,
     listed: int = 20,
+    not_modified: bool = False,
 ) -> dict[str, list[float]]:
     """Run the hubs on the fake clock for ``seconds``: each refresh reports the articles
     ``rates`` (a second) published since its previous one (at most ``listed``); returns each
-    hub's refresh times. One event loop for the whole run (a Redis Cluster client starts
+    hub's refresh times. ``not_modified``: a refresh that finds nothing new is answered
+    ``304 Not Modified`` (no list read: new 0, listed 0), as a server with validators does.
+    One event loop for the whole run (a Redis Cluster client starts
     afresh on each new loop, which would make the run minutes long)."""
     clock = harness.clock
     pending = dict.fromkeys(rates, 0.0)
@@ -811,6 +814,8 @@ def refresh_hubs(
                 result = FetchResult(
                     status=200, elapsed=0.1, hub_new=min(new, listed), hub_listed=listed
                 )
+                if not_modified and new == 0:
+                    result = FetchResult(status=304, elapsed=0.1, hub_new=0, hub_listed=0)
                 await pool.set_status(lease.url, result)
             # On to the next due hub (at least ``step``): a few pool calls per refresh.
             due = await pool.next_due()
@@ -847,6 +852,21 @@ def test_hubs_learn_their_rates_and_share_the_budget_by_them(harness: PoolHarnes
     # The same number of fetches as the fixed spans (one per 60 s each), give or take a step.
     last_10min = [t for ts in times.values() for t in ts if t >= harness.clock.now() - 600]
     assert len(last_10min) == pytest.approx(2 * 600 / 60, abs=2)
+
+
+def test_a_304_refresh_teaches_that_nothing_was_published(harness: PoolHarness) -> None:
+    """A slow hub on a server with validators is mostly answered 304: those intervals count as
+    "no new article" (else only the intervals that found something count, and the rate comes
+    out several times too high), and its list's size stays what the last body showed."""
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=600.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))
+    refresh_hubs(harness, pool, 3600, {FAST: 10 / 60, SLOW: 0.1 / 60}, not_modified=True)
+    rows = hub_rows(pool)
+    assert rows[SLOW].last_result == "304"  # (its refreshes alternate: one article, none)
+    assert rows[SLOW].rate == pytest.approx(0.1 / 60, rel=0.3)
+    assert rows[FAST].rate == pytest.approx(10 / 60, rel=0.3)
+    assert rows[SLOW].listed == 20
+    assert rows[SLOW].planned > rows[FAST].planned * 2
 
 
 def test_learned_rates_survive_reopen_and_snapshots(harness: PoolHarness, tmp_path: Any) -> None:
