@@ -61,6 +61,10 @@ SIGNIFICANCE = 0.01
 #: Refresh a hub at least this often relative to its list: at most this share of its visible
 #: items should be new at a refresh, so a Poisson burst rarely pushes an article off the list.
 SCROLL_SHARE = 0.5
+#: A hub's span grows at most this much over the interval its last refresh covered: a few quiet
+#: minutes are weak evidence, and a busy hub wrongly sent to the maximum span after one quiet
+#: refresh (a burst that had not started yet) would lose its list before it is seen again.
+SPAN_GROWTH = 2.0
 
 
 class Regime(enum.StrEnum):
@@ -134,6 +138,7 @@ class RateState:
     last_new: int = 0  #: new articles at the last refresh
     last_visible: int = 0  #: items its list showed at the last refresh (0: unknown)
     censored: int = 0  #: refreshes whose list was all new (articles may have been lost)
+    last_elapsed: float = 0.0  #: seconds the last refresh covered (since the one before)
 
     def observe(self, new: int, visible: int, elapsed: float, prior_rate: float) -> RateState:
         """The state after a refresh that found ``new`` new items among ``visible`` listed ones,
@@ -163,6 +168,7 @@ class RateState:
             last_new=new,
             last_visible=visible,
             censored=self.censored + (1 if was_censored else 0),
+            last_elapsed=elapsed,
         )
 
     def long_rate(self, prior_rate: float) -> float:
@@ -217,7 +223,7 @@ class RateState:
         data = json.loads(text)
         if not isinstance(data, dict):
             raise ValueError("a hub's rate state must be a JSON object")
-        floats = ("long_count", "long_time", "short_count", "short_time")
+        floats = ("long_count", "long_time", "short_count", "short_time", "last_elapsed")
         ints = ("observed", "refreshes", "last_new", "last_visible", "censored")
         values: dict[str, float | int] = {}
         for name in floats:
@@ -379,10 +385,15 @@ def demand_of(hub: HubInput, span_min: float, span_max: float) -> HubDemand:
     the next burst scroll off its list before it is looked at again."""
     prior = prior_rate(hub.span)
     rate, _regime = hub.state.rate(prior)
+    longest = max(span_max, span_min)
+    if hub.state.last_elapsed > 0:
+        # Slower than its own span only step by step (SPAN_GROWTH; a "refresh now" that
+        # covered a second does not hold it fast).
+        longest = min(longest, max(SPAN_GROWTH * hub.state.last_elapsed, hub.span, span_min))
     return HubDemand(
         rate=rate,
         min_span=max(span_min, hub.min_span),
-        max_span=max(span_max, span_min),
+        max_span=longest,
         visible=hub.state.last_visible,
         scroll_rate=hub.state.long_rate(prior),
     )

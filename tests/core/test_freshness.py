@@ -213,7 +213,9 @@ def _learned(rate: float, refreshes: int = 30, span: float = 60.0) -> RateState:
 def test_plan_spends_the_budget_of_the_user_spans_by_sqrt_rate() -> None:
     from crawler_gui.core.freshness import HubInput, plan_spans
 
-    hubs = [HubInput(60.0, _learned(16 / 60), 0.0), HubInput(60.0, _learned(1 / 60), 0.0)]
+    # (the slow hub refreshed every 3 min so far: its span may grow to 6 min, SPAN_GROWTH)
+    slow_history = _learned(1 / 60, span=180.0)
+    hubs = [HubInput(60.0, _learned(16 / 60), 0.0), HubInput(60.0, slow_history, 0.0)]
     plans, level = plan_spans(hubs, adaptive=True, span_min=1.0, span_max=3600.0)
     assert level is not None
     (fast, why_fast), (slow, why_slow) = plans
@@ -301,3 +303,30 @@ def test_a_hub_in_a_lull_keeps_the_scroll_off_bound_of_its_long_run_rate() -> No
     assert span <= SCROLL_SHARE * 20 / long_rate * 1.0001 and why is SpanReason.SCROLL
     # A steady hub's bound is unchanged: its long and current rates agree.
     assert plans[1][1] is SpanReason.LEARNED
+
+
+def test_a_quiet_hub_is_slowed_down_step_by_step() -> None:
+    """One quiet minute is weak evidence: a hub whose refresh found nothing is not sent to the
+    maximum span at once (the bursty hub of the live demo site, quiet for its first two
+    minutes, was sent to 300 s and missed its first burst), its span at most doubles per
+    refresh, and a silent hub reaches the maximum after a few refreshes."""
+    from crawler_gui.core.freshness import SPAN_GROWTH, HubInput, plan_spans
+
+    others = [HubInput(60.0, _learned(4 * PER_MINUTE), 0.0)] * 23
+
+    def plan(state: RateState) -> tuple[float, SpanReason]:
+        plans, _level = plan_spans(
+            [HubInput(60.0, state, 0.0), *others], adaptive=True, span_min=5.0, span_max=300.0
+        )
+        return plans[0]
+
+    state = RateState().observe(0, 0, 0.0, prior_rate=1 / 60)  # its first refresh: counted
+    state = state.observe(0, 0, 60.0, prior_rate=1 / 60)  # one quiet minute
+    span, why = plan(state)
+    assert span == pytest.approx(SPAN_GROWTH * 60.0) and why is SpanReason.MAXIMUM
+    spans = []
+    for _ in range(4):
+        state = state.observe(0, 0, span, prior_rate=1 / 60)
+        span, why = plan(state)
+        spans.append(span)
+    assert spans == [pytest.approx(240.0), 300.0, 300.0, 300.0]

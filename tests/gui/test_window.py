@@ -405,7 +405,8 @@ def test_hubs_pane_shows_what_each_hub_learned_and_the_overview_its_freshness(wi
         assert float(cell(busy, "New/h")) > float(cell(quiet, "New/h"))
         # The budget of two 10 min spans, shared: the busy hub sooner, for a reason shown.
         rows = {r.url: r for r in window.hubs_model.rows()}
-        assert rows[busy].planned < 600 < rows[quiet].planned
+        # (slower than its own span only step by step: the second refresh covered a moment)
+        assert rows[busy].planned < 600 <= rows[quiet].planned
         assert cell(quiet, "Why") == "at the maximum span: it publishes little"
 
         assert window.overview.value("fresh_found") == "–"  # no extraction: nothing to say
