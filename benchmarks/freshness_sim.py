@@ -109,7 +109,11 @@ def simulate(site: list[Hub], span: float, until: float, warmup: float, adaptive
         if adaptive:
             demands = [
                 HubDemand(
-                    rate=s.rate(prior)[0], min_span=2.0, max_span=10 * span, visible=LIST_SIZE
+                    rate=s.rate(prior)[0],
+                    min_span=2.0,
+                    max_span=10 * span,
+                    visible=LIST_SIZE,
+                    scroll_rate=s.long_rate(prior),
                 )
                 for s in states
             ]

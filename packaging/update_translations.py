@@ -24,6 +24,46 @@ ZH = {
     "pool": "网址池",
     "pages": "页面库",
     "WARC": "WARC",
+    # adaptive hub refresh (issue 12): the Hubs pane, the overview's freshness, the settings
+    "How often the hub is refreshed now; with adaptive refresh the hubs share the budget of "
+    "their own spans by how often each publishes (Why says why)": "该枢纽页现在的刷新间隔；"
+    "自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）",
+    "Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)": "该枢纽页为何是这个间隔，"
+    "或为何不再自动刷新（“立即刷新”可恢复）",
+    "New/h": "新文章/小时",
+    "Its learned rate: new articles an hour": "学到的发布速率：每小时新文章数",
+    "New": "新增",
+    "New articles at its last refresh / items its list showed (all new: some may have scrolled "
+    "off unseen)": "上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）",
+    "New articles it has yielded in all": "它累计带来的新文章数",
+    "page": "网页",
+    "feed": "订阅源",
+    "sitemap": "站点地图",
+    "learned: its share of the budget by its rate": "已学习：按其速率分得的预算",
+    "at the fastest its host's politeness allows": "已达主机礼貌策略允许的最快速度",
+    "at the maximum span: it publishes little": "已达最长间隔：它很少发布",
+    "sped up: its list was nearly all new": "已加快：其列表几乎全是新文章",
+    "burst: it publishes much faster lately": "突发：最近发布快得多",
+    "lull: it publishes much slower lately": "低谷：最近发布慢得多",
+    "fixed span": "固定间隔",
+    "learning: its own span until it is known": "学习中：在了解之前使用其自身间隔",
+    "Freshness": "新鲜度",
+    "Articles found (last hour)": "发现的文章（最近一小时）",
+    "Median delay, published to fetched": "从发布到抓取的延迟中位数",
+    "Articles extracted in the last hour, and the median time from their publication to their "
+    "fetch (articles whose published time is known)": "最近一小时抽取的文章，以及从发布到抓取的时间中位数"
+    "（仅限已知发布时间的文章）",
+    "adaptive: by how often each hub publishes": "自适应：按各枢纽页的发布频率",
+    "fixed: every hub on its own span": "固定：每个枢纽页使用自身间隔",
+    "Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones "
+    "more often, the quiet ones less": "自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），"
+    "繁忙的更频繁，冷清的更少",
+    "Adaptive refresh: no hub more often than this": "自适应刷新：任何枢纽页都不会比此更频繁",
+    "Adaptive refresh: every hub at least this often, a silent one too": "自适应刷新：每个枢纽页至少按此频率刷新，"
+    "不发布的也是",
+    "Hub refresh:": "枢纽页刷新：",
+    "Shortest hub span:": "最短枢纽页间隔：",
+    "Longest hub span:": "最长枢纽页间隔：",
     # storage: sync mode, free space floor, a crawl paused for a full disk
     "Storage": "存储",
     "After every batch of results (safest, slowest)": "每批结果之后（最安全，最慢）",

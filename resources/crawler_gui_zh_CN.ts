@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1101" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1128" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1109" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1111" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1112" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1139" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1113" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1140" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1119" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1146" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -97,32 +97,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="884" />
+        <location filename="../crawler_gui/gui/models.py" line="941" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="885" />
+        <location filename="../crawler_gui/gui/models.py" line="942" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="886" />
+        <location filename="../crawler_gui/gui/models.py" line="943" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="887" />
+        <location filename="../crawler_gui/gui/models.py" line="944" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="888" />
+        <location filename="../crawler_gui/gui/models.py" line="945" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="889" />
+        <location filename="../crawler_gui/gui/models.py" line="946" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
@@ -395,52 +395,142 @@ http://news.sina.com.cn/</translation>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="508" />
-        <source>How often the hub is refreshed</source>
-        <translation>枢纽页的刷新频率</translation>
+        <location filename="../crawler_gui/gui/models.py" line="509" />
+        <source>How often the hub is refreshed now; with adaptive refresh the hubs share the budget of their own spans by how often each publishes (Why says why)</source>
+        <translation>该枢纽页现在的刷新间隔；自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="511" />
+        <location filename="../crawler_gui/gui/models.py" line="514" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="512" />
+        <location filename="../crawler_gui/gui/models.py" line="515" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="515" />
+        <location filename="../crawler_gui/gui/models.py" line="518" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="517" />
+        <location filename="../crawler_gui/gui/models.py" line="520" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="524" />
+        <location filename="../crawler_gui/gui/models.py" line="527" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="526" />
-        <source>Why a hub is not refreshed by itself (Refresh now resumes it)</source>
-        <translation>入口页为何不再自动刷新（“立即刷新”可恢复）</translation>
+        <location filename="../crawler_gui/gui/models.py" line="530" />
+        <source>Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)</source>
+        <translation>该枢纽页为何是这个间隔，或为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="532" />
+        <location filename="../crawler_gui/gui/models.py" line="534" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="536" />
+        <source>New/h</source>
+        <translation>新文章/小时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="540" />
+        <source>Its learned rate: new articles an hour</source>
+        <translation>学到的发布速率：每小时新文章数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="543" />
+        <source>New</source>
+        <translation>新增</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="548" />
+        <source>New articles at its last refresh / items its list showed (all new: some may have scrolled off unseen)</source>
+        <translation>上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="553" />
+        <source>Articles</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="557" />
+        <source>New articles it has yielded in all</source>
+        <translation>它累计带来的新文章数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="563" />
+        <source>page</source>
+        <translation>网页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="564" />
+        <source>feed</source>
+        <translation>订阅源</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="565" />
+        <source>sitemap</source>
+        <translation>站点地图</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="587" />
+        <source>learned: its share of the budget by its rate</source>
+        <translation>已学习：按其速率分得的预算</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="588" />
+        <source>at the fastest its host's politeness allows</source>
+        <translation>已达主机礼貌策略允许的最快速度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="589" />
+        <source>at the maximum span: it publishes little</source>
+        <translation>已达最长间隔：它很少发布</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="590" />
+        <source>sped up: its list was nearly all new</source>
+        <translation>已加快：其列表几乎全是新文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="591" />
+        <source>burst: it publishes much faster lately</source>
+        <translation>突发：最近发布快得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="592" />
+        <source>lull: it publishes much slower lately</source>
+        <translation>低谷：最近发布慢得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="593" />
+        <source>fixed span</source>
+        <translation>固定间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <source>learning: its own span until it is known</source>
+        <translation>学习中：在了解之前使用其自身间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="570" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="534" />
+        <location filename="../crawler_gui/gui/models.py" line="572" />
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="540" />
+        <location filename="../crawler_gui/gui/models.py" line="578" />
         <source>parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again</source>
         <translation>已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试</translation>
     </message>
@@ -507,22 +597,22 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="843" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="843" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="843" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="843" />
+        <location filename="../crawler_gui/gui/models.py" line="900" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -578,7 +668,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="857" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="861" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
@@ -599,7 +689,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
@@ -861,22 +951,22 @@ http://news.sina.com.cn/</translation>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="769" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="773" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="840" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="877" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="913" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -885,177 +975,177 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="921" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="924" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="928" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="943" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="954" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="968" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="972" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="983" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="969" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="973" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="975" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="983" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="982" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1005" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1009" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1021" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1007" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1011" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1009" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1013" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1018" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1047" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1046" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1050" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1060" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1064" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1072" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1090" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1098" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1129" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1145" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1133" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1074" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1091" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1095" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1099" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1103" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1106" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1135" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1145" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1171" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1180" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1184" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1192" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1198" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1196" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1168" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1198" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1197" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1225" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1229" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1227" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1231" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1175,53 +1265,73 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="502" />
+        <location filename="../crawler_gui/gui/widgets.py" line="498" />
+        <source>Freshness</source>
+        <translation>新鲜度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="500" />
+        <source>Articles found (last hour)</source>
+        <translation>发现的文章（最近一小时）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="501" />
+        <source>Median delay, published to fetched</source>
+        <translation>从发布到抓取的延迟中位数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="504" />
+        <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
+        <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/widgets.py" line="513" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="566" />
+        <location filename="../crawler_gui/gui/widgets.py" line="583" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="585" />
+        <location filename="../crawler_gui/gui/widgets.py" line="602" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="585" />
+        <location filename="../crawler_gui/gui/widgets.py" line="602" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="585" />
+        <location filename="../crawler_gui/gui/widgets.py" line="602" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="593" />
+        <location filename="../crawler_gui/gui/widgets.py" line="610" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="598" />
+        <location filename="../crawler_gui/gui/widgets.py" line="615" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="600" />
+        <location filename="../crawler_gui/gui/widgets.py" line="617" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="606" />
+        <location filename="../crawler_gui/gui/widgets.py" line="623" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="611" />
+        <location filename="../crawler_gui/gui/widgets.py" line="628" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1780,107 +1890,147 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="943" />
+        <source>adaptive: by how often each hub publishes</source>
+        <translation>自适应：按各枢纽页的发布频率</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="944" />
+        <source>fixed: every hub on its own span</source>
+        <translation>固定：每个枢纽页使用自身间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="947" />
+        <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
+        <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="953" />
+        <source>Adaptive refresh: no hub more often than this</source>
+        <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
+        <source>Adaptive refresh: every hub at least this often, a silent one too</source>
+        <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="959" />
+        <source>Hub refresh:</source>
+        <translation>枢纽页刷新：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="960" />
+        <source>Shortest hub span:</source>
+        <translation>最短枢纽页间隔：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
+        <source>Longest hub span:</source>
+        <translation>最长枢纽页间隔：</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="962" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="966" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="946" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="967" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="952" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="973" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="954" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="955" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="956" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="978" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="958" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="979" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="982" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="966" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="987" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="967" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="988" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="974" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="995" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="996" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="997" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="981" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1002" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="988" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1009" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="990" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1011" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="991" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1012" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="992" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1013" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1052" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1076" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -1970,133 +2120,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="595" />
+        <location filename="../crawler_gui/gui/models.py" line="652" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="596" />
+        <location filename="../crawler_gui/gui/models.py" line="653" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="597" />
+        <location filename="../crawler_gui/gui/models.py" line="654" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="598" />
+        <location filename="../crawler_gui/gui/models.py" line="655" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="599" />
+        <location filename="../crawler_gui/gui/models.py" line="656" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="600" />
+        <location filename="../crawler_gui/gui/models.py" line="657" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="601" />
+        <location filename="../crawler_gui/gui/models.py" line="658" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="609" />
+        <location filename="../crawler_gui/gui/models.py" line="666" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="610" />
+        <location filename="../crawler_gui/gui/models.py" line="667" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="612" />
+        <location filename="../crawler_gui/gui/models.py" line="669" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="615" />
+        <location filename="../crawler_gui/gui/models.py" line="672" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="620" />
+        <location filename="../crawler_gui/gui/models.py" line="677" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="624" />
+        <location filename="../crawler_gui/gui/models.py" line="681" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="630" />
+        <location filename="../crawler_gui/gui/models.py" line="687" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="634" />
+        <location filename="../crawler_gui/gui/models.py" line="691" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="637" />
+        <location filename="../crawler_gui/gui/models.py" line="694" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="641" />
+        <location filename="../crawler_gui/gui/models.py" line="698" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="644" />
+        <location filename="../crawler_gui/gui/models.py" line="701" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="648" />
+        <location filename="../crawler_gui/gui/models.py" line="705" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="660" />
+        <location filename="../crawler_gui/gui/models.py" line="717" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="662" />
+        <location filename="../crawler_gui/gui/models.py" line="719" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="667" />
+        <location filename="../crawler_gui/gui/models.py" line="724" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="673" />
+        <location filename="../crawler_gui/gui/models.py" line="730" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="682" />
+        <location filename="../crawler_gui/gui/models.py" line="739" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="688" />
+        <location filename="../crawler_gui/gui/models.py" line="745" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="697" />
+        <location filename="../crawler_gui/gui/models.py" line="754" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>

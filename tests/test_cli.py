@@ -467,3 +467,18 @@ def test_export_outcomes_of_a_redis_pool_url(redis_server: str, tmp_path: Path) 
     assert sorted(json.loads(line)["url"] for line in to_stdout.stdout.splitlines()) == urls
     pages = cli("export", url)  # the pages live in a worker's store, not in Redis
     assert pages.returncode == 2 and "store directory" in pages.stderr
+
+
+def test_hub_refresh_options_are_checked_and_shown_with_their_defaults(tmp_path: Path) -> None:
+    crossed = cli("crawl", str(tmp_path / "p"), "--hub-span-min", "600", "--hub-span-max", "60")
+    assert crossed.returncode == 2
+    assert "the minimum hub span must not exceed the maximum" in crossed.stderr
+    assert "Traceback" not in crossed.stderr
+    bad = cli("crawl", str(tmp_path / "p"), "--hub-refresh", "sometimes")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+    zero = cli("crawl", str(tmp_path / "p"), "--hub-span-max", "0")
+    assert zero.returncode == 2
+    shown = cli("crawl", "--help")
+    text = " ".join(shown.stdout.split())
+    assert "--hub-refresh {adaptive,fixed}" in text and "adaptive (default)" in text
+    assert "(default 5)" in text and "(default 3600)" in text

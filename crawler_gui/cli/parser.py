@@ -103,7 +103,31 @@ def build_parser() -> argparse.ArgumentParser:
         type=non_negative,
         default=300.0,
         metavar="SECONDS",
-        help="default refresh span of hubs (default 300)",
+        help="default refresh span of hubs (default 300); with adaptive refresh the average "
+        "span: the hub fetch budget",
+    )
+    crawl.add_argument(
+        "--hub-refresh",
+        choices=("adaptive", "fixed"),
+        default="adaptive",
+        help="adaptive (default): hubs share the budget of their spans by how often each "
+        "publishes (docs/freshness.md); fixed: every hub on its own span",
+    )
+    crawl.add_argument(
+        "--hub-span-min",
+        type=positive,
+        default=5.0,
+        metavar="SECONDS",
+        help="adaptive refresh: no hub refreshed more often than this, nor faster than its "
+        "host's politeness allows (default 5)",
+    )
+    crawl.add_argument(
+        "--hub-span-max",
+        type=positive,
+        default=3600.0,
+        metavar="SECONDS",
+        help="adaptive refresh: every hub refreshed at least this often, a silent one too "
+        "(default 3600)",
     )
     crawl.add_argument(
         "--concurrency",
@@ -456,6 +480,9 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "hub_span": args.hub_span if args.hub_span > 0 else 300.0,
         "discover_feeds": not args.no_discover_feeds,
         "hub_history": args.hub_history,
+        "hub_refresh": args.hub_refresh,
+        "hub_span_min": args.hub_span_min,
+        "hub_span_max": args.hub_span_max,
         "sync": args.sync,
         "min_free_mb": args.min_free,
         "connect_timeout": args.connect_timeout,

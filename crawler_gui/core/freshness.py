@@ -24,20 +24,30 @@ from __future__ import annotations
 
 import enum
 import json
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 
 __all__ = [
+    "FreshnessWindow",
     "HubDemand",
+    "HubInput",
     "RateState",
     "Regime",
     "SpanReason",
     "allocate",
+    "allocate_level",
     "mean_delay",
     "oracle_mean_delay",
+    "plan_one",
+    "plan_spans",
     "poisson_sf",
+    "published_seconds",
+    "span_at_level",
 ]
+
+log = logging.getLogger(__name__)
 
 #: Memory of the long estimate, seconds of observation (a steady hub's rate, accurate).
 LONG_MEMORY = 6 * 3600.0
@@ -51,6 +61,10 @@ SIGNIFICANCE = 0.01
 #: Refresh a hub at least this often relative to its list: at most this share of its visible
 #: items should be new at a refresh, so a Poisson burst rarely pushes an article off the list.
 SCROLL_SHARE = 0.5
+#: A hub's span grows at most this much over the interval its last refresh covered: a few quiet
+#: minutes are weak evidence, and a busy hub wrongly sent to the maximum span after one quiet
+#: refresh (a burst that had not started yet) would lose its list before it is seen again.
+SPAN_GROWTH = 2.0
 
 
 class Regime(enum.StrEnum):
@@ -70,6 +84,9 @@ class SpanReason(enum.StrEnum):
     MAXIMUM = "maximum"  #: held at the maximum span (a slow or silent hub)
     SCROLL = "scroll"  #: sped up so its list does not scroll off between refreshes
     FIXED = "fixed"  #: adaptive refresh is off: the hub's own span
+    BURST = "burst"  #: learned, from the short estimate: the hub publishes well above its rate
+    LULL = "lull"  #: learned, from the short estimate: the hub publishes well below its rate
+    NEW = "new"  #: no refresh has reported its links yet: the hub's own span
 
 
 def poisson_sf(k: float, mean: float) -> float:
@@ -121,12 +138,17 @@ class RateState:
     last_new: int = 0  #: new articles at the last refresh
     last_visible: int = 0  #: items its list showed at the last refresh (0: unknown)
     censored: int = 0  #: refreshes whose list was all new (articles may have been lost)
+    last_elapsed: float = 0.0  #: seconds the last refresh covered (since the one before)
 
     def observe(self, new: int, visible: int, elapsed: float, prior_rate: float) -> RateState:
         """The state after a refresh that found ``new`` new items among ``visible`` listed ones,
         ``elapsed`` seconds after the previous refresh."""
         if new < 0 or visible < 0 or not math.isfinite(elapsed):
             raise ValueError(f"bad refresh observation: new={new} visible={visible}")
+        if visible == 0:
+            # The list's size is unknown (a 304 Not Modified: no body was read): it is what
+            # the last refresh with a body showed, for censoring and the scroll-off bound.
+            visible = self.last_visible
         if elapsed <= 0:
             return replace(self, observed=self.observed + new, last_new=new, last_visible=visible)
         was_censored = visible > 0 and new >= visible
@@ -146,7 +168,13 @@ class RateState:
             last_new=new,
             last_visible=visible,
             censored=self.censored + (1 if was_censored else 0),
+            last_elapsed=elapsed,
         )
+
+    def long_rate(self, prior_rate: float) -> float:
+        """The long memory's estimate (articles per second), whatever the last minutes say."""
+        prior_time = PRIOR_ARTICLES / max(prior_rate, 1e-9)
+        return (self.long_count + PRIOR_ARTICLES) / (self.long_time + prior_time)
 
     def rate(self, prior_rate: float) -> tuple[float, Regime]:
         """The estimated rate (articles per second) and which estimate it comes from.
@@ -172,13 +200,30 @@ class RateState:
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
 
+    def to_dict(self) -> dict[str, float | int]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: object, where: str = "") -> RateState:
+        """A stored state as a JSON value (``None``: nothing learned yet). A malformed one is
+        forgotten with a warning: a hub relearns its rate, the pool still opens."""
+        if data is None:
+            return cls()
+        try:
+            return cls.from_json(json.dumps(data))
+        except (ValueError, TypeError) as exc:
+            log.warning(
+                "hub %s: its learned rate is unreadable (%s); learning it again", where, exc
+            )
+            return cls()
+
     @classmethod
     def from_json(cls, text: str | bytes) -> RateState:
         """Parse a stored state; a malformed one raises ``ValueError`` (never trusted blindly)."""
         data = json.loads(text)
         if not isinstance(data, dict):
             raise ValueError("a hub's rate state must be a JSON object")
-        floats = ("long_count", "long_time", "short_count", "short_time")
+        floats = ("long_count", "long_time", "short_count", "short_time", "last_elapsed")
         ints = ("observed", "refreshes", "last_new", "last_visible", "censored")
         values: dict[str, float | int] = {}
         for name in floats:
@@ -202,6 +247,9 @@ class HubDemand:
     min_span: float  #: the fastest its host's politeness allows, seconds
     max_span: float  #: the slowest it may be refreshed, seconds
     visible: int = 0  #: items its list shows (0: unknown, no scroll-off bound)
+    #: The rate its list must not scroll off at (0: ``rate``). In a lull it is the long-run
+    #: rate: the hub may wake up at any moment, and its list fills at that rate again.
+    scroll_rate: float = 0.0
 
 
 def _bounds(demand: HubDemand) -> tuple[float, float, bool]:
@@ -209,23 +257,45 @@ def _bounds(demand: HubDemand) -> tuple[float, float, bool]:
     high = 1.0 / max(demand.min_span, 1e-6)
     low = 1.0 / max(demand.max_span, demand.min_span, 1e-6)
     scroll = False
-    if demand.visible > 0 and demand.rate > 0:
-        needed = demand.rate / (SCROLL_SHARE * demand.visible)
+    rate = max(demand.rate, demand.scroll_rate)
+    if demand.visible > 0 and rate > 0:
+        needed = rate / (SCROLL_SHARE * demand.visible)
         if needed > low:
             low, scroll = min(needed, high), True
     return low, high, scroll
 
 
 def allocate(demands: Sequence[HubDemand], budget: float) -> list[tuple[float, SpanReason]]:
+    """Spans (seconds) and their reasons for ``demands``: :func:`allocate_level` without the
+    level."""
+    return allocate_level(demands, budget)[0]
+
+
+def span_at_level(demand: HubDemand, level: float) -> tuple[float, SpanReason]:
+    """One hub's span at the water level ``level`` of an earlier :func:`allocate_level`: what
+    a hub whose rate just changed gets at once, before the next full allocation (O(1))."""
+    low, high, scroll = _bounds(demand)
+    want = level * math.sqrt(max(demand.rate, 0.0))
+    if want >= high:
+        return 1.0 / high, SpanReason.POLITENESS
+    if want <= low:
+        return 1.0 / low, SpanReason.SCROLL if scroll else SpanReason.MAXIMUM
+    return 1.0 / want, SpanReason.LEARNED
+
+
+def allocate_level(
+    demands: Sequence[HubDemand], budget: float
+) -> tuple[list[tuple[float, SpanReason]], float | None]:
     """Spans (seconds) and their reasons for ``demands``, spending ``budget`` fetches a second.
 
     Frequencies are ``clip(c·√λᵢ, lowᵢ, highᵢ)`` with ``c`` chosen so they add up to the budget
     (water-filling; found by bisection, the sum is monotone in ``c``). When even the lower bounds
     exceed the budget, the scroll-off bounds are scaled down first; the maximum-span bounds are
     kept (a silent hub is always checked), so the budget can then be exceeded by them alone.
+    Also returns the water level ``c`` (None when the bounds alone decided every span).
     """
     if not demands:
-        return []
+        return [], None
     bounds = [_bounds(d) for d in demands]
     lows = [b[0] for b in bounds]
     highs = [b[1] for b in bounds]
@@ -238,9 +308,9 @@ def allocate(demands: Sequence[HubDemand], budget: float) -> list[tuple[float, S
         return [
             (1.0 / f, SpanReason.SCROLL if b[2] and share > 0 else SpanReason.MAXIMUM)
             for f, b in zip(freqs, bounds, strict=True)
-        ]
+        ], None
     if sum(highs) <= budget:
-        return [(1.0 / h, SpanReason.POLITENESS) for h in highs]
+        return [(1.0 / h, SpanReason.POLITENESS) for h in highs], None
     roots = [math.sqrt(max(d.rate, 0.0)) for d in demands]
 
     def spent(c: float) -> float:
@@ -267,7 +337,7 @@ def allocate(demands: Sequence[HubDemand], budget: float) -> list[tuple[float, S
             result.append((1.0 / low, SpanReason.SCROLL if scroll else SpanReason.MAXIMUM))
         else:
             result.append((1.0 / want, SpanReason.LEARNED))
-    return result
+    return result, c
 
 
 def mean_delay(rates: Sequence[float], spans: Sequence[float]) -> float:
@@ -285,3 +355,142 @@ def oracle_mean_delay(rates: Sequence[float], budget: float) -> float:
     if total <= 0 or budget <= 0:
         return 0.0
     return sum(math.sqrt(r) for r in rates) ** 2 / (2 * budget * total)
+
+
+#: ``--hub-refresh``: how hubs are scheduled.
+HUB_REFRESH_MODES = ("adaptive", "fixed")
+#: Defaults of ``--hub-span-min`` / ``--hub-span-max`` (seconds).
+DEFAULT_SPAN_MIN = 5.0
+DEFAULT_SPAN_MAX = 3600.0
+
+
+@dataclass(frozen=True, slots=True)
+class HubInput:
+    """One hub as both pools hand it to :func:`plan_spans`."""
+
+    span: float  #: the user's span (what a fixed schedule would use): its share of the budget
+    state: RateState
+    min_span: float  #: the fastest its host's politeness allows, seconds
+
+
+def prior_rate(span: float) -> float:
+    """A new hub is assumed to publish one article per its user span."""
+    return 1.0 / max(span, 1e-6)
+
+
+def demand_of(hub: HubInput, span_min: float, span_max: float) -> HubDemand:
+    """The √rate share follows the current estimate (a lull's low rate too); the scroll-off
+    bound never drops below the long-run rate's, so that a hub whose bursts come back (a
+    quiet night, a section that alternates) is not left so slow that the first minutes of
+    the next burst scroll off its list before it is looked at again."""
+    prior = prior_rate(hub.span)
+    rate, _regime = hub.state.rate(prior)
+    longest = max(span_max, span_min)
+    if hub.state.last_elapsed > 0:
+        # Slower than its own span only step by step (SPAN_GROWTH; a "refresh now" that
+        # covered a second does not hold it fast).
+        longest = min(longest, max(SPAN_GROWTH * hub.state.last_elapsed, hub.span, span_min))
+    return HubDemand(
+        rate=rate,
+        min_span=max(span_min, hub.min_span),
+        max_span=longest,
+        visible=hub.state.last_visible,
+        scroll_rate=hub.state.long_rate(prior),
+    )
+
+
+def _with_regime(hub: HubInput, span: float, reason: SpanReason) -> tuple[float, SpanReason]:
+    if reason is SpanReason.LEARNED:
+        regime = hub.state.rate(prior_rate(hub.span))[1]
+        if regime is Regime.BURST:
+            return span, SpanReason.BURST
+        if regime is Regime.LULL:
+            return span, SpanReason.LULL
+    return span, reason
+
+
+def plan_spans(
+    hubs: Sequence[HubInput], *, adaptive: bool, span_min: float, span_max: float
+) -> tuple[list[tuple[float, SpanReason]], float | None]:
+    """Each hub's span and why, and the water level (for :func:`plan_one`).
+
+    The budget is what the user's spans would spend, ``B = Σ 1/spanᵢ``; ``adaptive`` off gives
+    every hub its own span (the fixed schedule, reason ``fixed``). A hub no refresh has told
+    anything yet keeps its own span (reason ``new``) and its share of the budget."""
+    if not adaptive:
+        return [(h.span, SpanReason.FIXED) for h in hubs], None
+    budget = sum(1.0 / h.span for h in hubs if h.span > 0)
+    learned = [h for h in hubs if h.state.refreshes > 0]
+    budget -= sum(1.0 / h.span for h in hubs if h.state.refreshes == 0 and h.span > 0)
+    demands = [demand_of(h, span_min, span_max) for h in learned]
+    spans, level = allocate_level(demands, max(budget, 0.0))
+    planned = iter(_with_regime(h, s, r) for h, (s, r) in zip(learned, spans, strict=True))
+    out = [next(planned) if h.state.refreshes > 0 else (h.span, SpanReason.NEW) for h in hubs]
+    return out, level
+
+
+def plan_one(
+    hub: HubInput, level: float | None, *, adaptive: bool, span_min: float, span_max: float
+) -> tuple[float, SpanReason] | None:
+    """One hub's span at the last plan's level, after its own rate changed (O(1)); None when
+    the last plan had no level (the bounds decided every span): keep the hub's planned span."""
+    if not adaptive:
+        return hub.span, SpanReason.FIXED
+    if level is None or hub.state.refreshes == 0:
+        return None
+    span, reason = span_at_level(demand_of(hub, span_min, span_max), level)
+    return _with_regime(hub, span, reason)
+
+
+#: The crawl's freshness is measured over this many seconds (the overview: "last hour").
+FRESHNESS_WINDOW = 3600.0
+
+
+class FreshnessWindow:
+    """The crawl's freshness for the overview: articles found in the last hour, and the
+    median delay from publication to fetch of those whose published time is known. Keeps one
+    pair of numbers per article of the window (bounded by the crawl's article rate)."""
+
+    def __init__(self, window: float = FRESHNESS_WINDOW) -> None:
+        from collections import deque
+
+        self.window = window
+        self._found: deque[float] = deque()
+        self._delays: deque[tuple[float, float]] = deque()
+
+    def add(self, found_at: float, published: float | None) -> None:
+        """An article fetched at ``found_at`` (POSIX seconds), published at ``published``
+        (None: unknown). A publication after the fetch (a clock or zone error) counts as 0."""
+        self._found.append(found_at)
+        if published is not None and math.isfinite(published):
+            self._delays.append((found_at, max(0.0, found_at - published)))
+
+    def summary(self, now: float) -> tuple[int, float | None]:
+        """(articles found in the window, median delay in seconds or None)."""
+        horizon = now - self.window
+        while self._found and self._found[0] < horizon:
+            self._found.popleft()
+        while self._delays and self._delays[0][0] < horizon:
+            self._delays.popleft()
+        if not self._delays:
+            return len(self._found), None
+        delays = sorted(d for _t, d in self._delays)
+        mid = len(delays) // 2
+        median = delays[mid] if len(delays) % 2 else (delays[mid - 1] + delays[mid]) / 2
+        return len(self._found), median
+
+
+def published_seconds(text: str | None) -> float | None:
+    """An article's published time (ISO 8601, as extraction stores it) as POSIX seconds; None
+    when missing, unreadable or without a time zone (a local time of unknown zone)."""
+    if not text:
+        return None
+    from datetime import datetime
+
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:
+        return None
+    return parsed.timestamp()

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from crawler_gui.core.freshness import RateState, prior_rate
 from crawler_gui.core.policy import FetchResult
 
 
@@ -250,6 +251,27 @@ class HubRow(NamedTuple):
     parked: str = ""
     #: Leases of the hub lost in a row (its process died, or the lease expired).
     crashes: int = 0
+    #: page, feed or sitemap.
+    kind: str = "page"
+    #: Its learned rate, new articles per second (``core/freshness.py``).
+    rate: float = 0.0
+    #: New articles at its last refresh.
+    last_new: int = 0
+    #: The span the refresh plan gives it (seconds), and why (a ``SpanReason`` value).
+    planned: float = 0.0
+    reason: str = ""
+    #: New articles it has yielded in all.
+    yielded: int = 0
+    #: Items its list showed at the last refresh (0: unknown).
+    listed: int = 0
+
+
+def hub_learned(
+    span: float, state: RateState, planned: float, reason: str
+) -> tuple[str, float, int, float, str, int, int]:
+    """The learned fields of a :class:`HubRow` (``kind`` .. ``listed``), from a hub's state."""
+    rate = state.rate(prior_rate(span))[0] if state.refreshes else 0.0
+    return ("page", rate, state.last_new, planned, reason, state.observed, state.last_visible)
 
 
 #: ``HubRow.parked``: the hub's fetch was lost (the process died or the lease expired) as many

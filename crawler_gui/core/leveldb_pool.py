@@ -35,6 +35,7 @@ import plyvel
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.freshness import HubInput, RateState, SpanReason, plan_one, plan_spans
 from crawler_gui.core.frontier import (
     PARKED_CRASHED,
     AddReport,
@@ -48,6 +49,7 @@ from crawler_gui.core.frontier import (
     PoolTotals,
     Refusal,
     RetryRow,
+    hub_learned,
     outcome_record,
     pack_failure,
     referrer_of,
@@ -83,6 +85,9 @@ P_URL = b"u/"  # u/<url> -> URL record
 P_QUEUE = b"q/"  # q/<host>\x00<depth u16><seq u64> -> url
 P_LEASE = b"l/"  # l/<url> -> lease record
 P_RETRY = b"r/"  # r/<url> -> retry record (JSON)
+#: The refresh plan is made again at most this often (seconds); in between, a hub whose rate
+#: changed gets its span at the last plan's level.
+REPLAN_SECONDS = 2.0
 P_HUB = b"h/"  # h/<url> -> hub record (JSON)
 P_HOST = b"s/"  # s/<host> -> host record
 P_REFUSAL = b"n/"  # n/<url> -> reason TAB redirect target (a URL refused by policy; also F)
@@ -228,6 +233,9 @@ class _Hub:
         "last_refresh",
         "last_result",
         "parked",
+        "planned",
+        "rate",
+        "reason",
         "span",
         "url",
     )
@@ -248,6 +256,11 @@ class _Hub:
         #: Why the hub is parked (``hub_parked``), "" when it is not. A parked hub is never
         #: due until the user refreshes it.
         self.parked = ""
+        #: What its refreshes taught (``core/freshness.py``), persisted with the record.
+        self.rate = RateState()
+        #: The span the refresh plan gives it, and why (recomputed on open: not stored).
+        self.planned = span
+        self.reason = SpanReason.FIXED.value
 
     def to_json(self) -> dict[str, Any]:
         rec: dict[str, Any] = {
@@ -262,14 +275,17 @@ class _Hub:
             rec["fails"] = self.fails
         if self.parked:
             rec["parked"] = self.parked
+        if self.rate.refreshes or self.rate.observed:
+            rec["rate"] = self.rate.to_dict()
         return rec
 
     def read_extra(self, rec: dict[str, Any]) -> None:
-        """The counters and the parked reason of a stored or snapshot hub record (absent in
-        records of older versions: zero and not parked)."""
+        """The counters, the parked reason and the rate state of a stored or snapshot hub
+        record (absent in records of older versions: zero, not parked, nothing learned)."""
         self.crashes = int(rec.get("crashes", 0) or 0)
         self.fails = int(rec.get("fails", 0) or 0)
         self.parked = str(rec.get("parked", "") or "")
+        self.rate = RateState.from_dict(rec.get("rate"), self.url)
 
 
 class _Retry:
@@ -363,6 +379,9 @@ class LevelDBPool:
         self._retry_heap: list[tuple[float, str]] = []
         self._hubs: dict[str, _Hub] = {}
         self._hub_heap: list[tuple[float, str]] = []
+        #: The refresh plan's water level (``core/freshness.py``) and when it was made.
+        self._plan_level: float | None = None
+        self._planned_at = -math.inf
         self._seq = 0
         self._version = 1
         self._refused: Counter[str] = Counter()
@@ -514,6 +533,7 @@ class LevelDBPool:
         now = self.clock.now()
         for h in self._hosts.values():
             self._schedule(h, now)
+        self._replan(now)
         log.info(
             "pool %s opened: %d waiting, %d done, %d failed, %d retrying, %d hosts, %d hubs",
             self.path,
@@ -1320,6 +1340,7 @@ class LevelDBPool:
         if hub is None:  # removed from the hub list while in flight
             return
         hub.in_flight = False
+        self._hub_learn(hub, result, outcome, now)
         hub.last_refresh = now
         hub.last_result = result.label
         hub.crashes = 0  # a result came back: the process survived this hub
@@ -1334,9 +1355,77 @@ class LevelDBPool:
             hub.due = now + max(hub.span, self.config.retry.throttle_delay(result.retry_after))
         else:
             hub.fails = 0
-            hub.due = now + hub.span
+            hub.due = now + hub.planned
         heapq.heappush(self._hub_heap, (hub.due, url))
         wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
+        if now - self._planned_at >= REPLAN_SECONDS:
+            self._replan(now)
+
+    # ---- the refresh plan (docs/freshness.md) -------------------------------------------------
+    def _hub_learn(self, hub: _Hub, result: FetchResult, outcome: Outcome, now: float) -> None:
+        """A refresh that reported its new links updates the hub's rate, and its span at the
+        last plan's level (the whole plan follows within ``REPLAN_SECONDS``). Called before
+        ``last_refresh`` moves to ``now``."""
+        if result.hub_new is None or outcome is not Outcome.DONE:
+            return
+        # A first refresh finds the whole list new over no known interval: it is counted
+        # (yielded, shown) but teaches no rate (``observe`` with no elapsed time).
+        previous = hub.last_refresh
+        elapsed = now - previous if previous > 0 else 0.0
+        hub.rate = hub.rate.observe(result.hub_new, result.hub_listed, elapsed, 1.0 / hub.span)
+        cfg = self.config
+        one = plan_one(
+            self._hub_input(hub, self._hubs_per_host()),
+            self._plan_level,
+            adaptive=cfg.hub_refresh == "adaptive",
+            span_min=cfg.hub_span_min,
+            span_max=cfg.hub_span_max,
+        )
+        if one is not None:
+            hub.planned, reason = one
+            hub.reason = reason.value
+        else:  # the last plan had no level (no hub had learned yet): plan again at once
+            self._planned_at = -math.inf
+
+    def _hubs_per_host(self) -> Counter[str]:
+        return Counter(h.host for h in self._hubs.values() if not h.parked)
+
+    def _hub_input(self, hub: _Hub, per_host: Counter[str]) -> HubInput:
+        """The fastest a hub may go: its host's politeness delay, shared by the host's hubs."""
+        h = self._hosts.get(hub.host)
+        pol = self.config.politeness
+        delay = max(pol.min_delay, h.delay, h.min_delay) if h is not None else pol.min_delay
+        return HubInput(hub.span, hub.rate, delay * max(1, per_host[hub.host]))
+
+    def _replan(self, now: float) -> None:
+        """Share the hub budget (``Σ 1/span``) by learned rates; move each hub that waits on
+        its planned span to its new due time (last refresh + planned span)."""
+        self._planned_at = now
+        hubs = [h for h in self._hubs.values() if not h.parked]
+        if not hubs:
+            self._plan_level = None
+            return
+        cfg = self.config
+        per_host = self._hubs_per_host()
+        plans, self._plan_level = plan_spans(
+            [self._hub_input(h, per_host) for h in hubs],
+            adaptive=cfg.hub_refresh == "adaptive",
+            span_min=cfg.hub_span_min,
+            span_max=cfg.hub_span_max,
+        )
+        for hub, (span, reason) in zip(hubs, plans, strict=True):
+            on_plan = (
+                hub.last_refresh > 0
+                and hub.fails == 0
+                and hub.due == (hub.last_refresh + hub.planned)
+            )
+            hub.planned, hub.reason = span, reason.value
+            if on_plan and not hub.in_flight:
+                due = hub.last_refresh + span
+                if due != hub.due:
+                    hub.due = due
+                    heapq.heappush(self._hub_heap, (due, hub.url))
+        self._version += 1
 
     # ---- hubs, retries, delays ----------------------------------------------------------------
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport:
@@ -1374,7 +1463,7 @@ class LevelDBPool:
                 self._host(hostname)
                 report.added += 1
             elif hub.span != span:
-                hub.span = span
+                hub.span = hub.planned = span
                 if hub.last_refresh:
                     hub.due = hub.last_refresh + span
                     heapq.heappush(self._hub_heap, (hub.due, url))
@@ -1383,6 +1472,7 @@ class LevelDBPool:
         # Drop the heap entries of removed hubs (and stale ones) at once.
         self._hub_heap = [(h.due, u) for u, h in self._hubs.items() if not h.in_flight]
         heapq.heapify(self._hub_heap)
+        self._replan(self.clock.now())  # the budget follows the spans
         self._version += 1
         return report
 
@@ -1452,6 +1542,7 @@ class LevelDBPool:
         now = self.clock.now()
         for h in self._hosts.values():
             self._schedule(h, now)
+        self._replan(now)  # the hub refresh mode or its bounds may have changed
 
     # ---- observing ----------------------------------------------------------------------------
     def totals(self) -> PoolTotals:
@@ -1518,6 +1609,7 @@ class LevelDBPool:
                 hub.in_flight,
                 hub.parked,
                 hub.crashes,
+                *hub_learned(hub.span, hub.rate, hub.planned, hub.reason),
             )
             for hub in self._hubs.values()
         )
@@ -1860,7 +1952,7 @@ def _export_records(
                 "last_refresh": rec["last"],
                 "last_result": rec["result"],
                 "due": rec["due"],
-                **{k: rec[k] for k in ("crashes", "fails", "parked") if rec.get(k)},
+                **{k: rec[k] for k in ("crashes", "fails", "parked", "rate") if rec.get(k)},
             }
     with snap.iterator(prefix=P_RETRY) as it:
         retry = {key[len(P_RETRY) :].decode(): snapshot_file.loads(raw) for key, raw in it}

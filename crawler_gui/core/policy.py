@@ -74,6 +74,11 @@ class FetchResult:
     final_url: str | None = None
     elapsed: float = 0.0
     message: str = ""
+    #: A hub refresh only: how many of its links the pool had not seen (new articles), for the
+    #: hub's rate estimate; None when the refresh was not counted (no page, no links parsed).
+    hub_new: int | None = None
+    #: A hub refresh only: how many items its list showed (0: unknown).
+    hub_listed: int = 0
 
     @property
     def label(self) -> str:
@@ -194,6 +199,13 @@ class PoolConfig:
     politeness: Politeness = field(default_factory=Politeness)
     #: Default refresh span of a hub, seconds.
     hub_span: float = 300.0
+    #: ``adaptive``: hubs share the budget of their spans by learned rate
+    #: (``core/freshness.py``); ``fixed``: each hub on its own span.
+    hub_refresh: str = "adaptive"
+    #: Adaptive refresh: no hub faster than this (nor than its host's politeness), seconds.
+    hub_span_min: float = 5.0
+    #: Adaptive refresh: no hub slower than this (a silent hub is still checked), seconds.
+    hub_span_max: float = 3600.0
     #: fsync every write batch (survives power loss, slowest). Off: see ``sync_seconds``.
     sync: bool = False
     #: With ``sync`` off, fsync a write batch whenever the last synced one is older than this

@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterat
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
@@ -40,6 +40,7 @@ from redis.typing import EncodableT, FieldT
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.freshness import HubInput, RateState, plan_one, plan_spans
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
@@ -53,6 +54,7 @@ from crawler_gui.core.frontier import (
     Refusal,
     RetryRow,
     WorkerRow,
+    hub_learned,
     outcome_record,
     pack_failure,
     referrer_of,
@@ -76,6 +78,9 @@ _T = TypeVar("_T")
 
 SCHEMA_VERSION = 1
 CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
+#: A worker makes the hub refresh plan again at most this often (seconds): it reads every hub
+#: record. In between, a hub whose rate changed gets its span at the last plan's level.
+REDIS_REPLAN_SECONDS = 10.0
 #: URLs (or hubs, or hosts) per export script of a snapshot save: a few milliseconds each.
 EXPORT_CHUNK = 2000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
@@ -359,6 +364,11 @@ class RedisPool:
         self._groups_wanted = groups
         self._versions: dict[int, tuple[int, ...]] = {}
         self._closed = False
+        #: The refresh plan's water level (``core/freshness.py``), when this worker made it,
+        #: and the hubs per host it saw (the politeness bound).
+        self._plan_level: float | None = None
+        self._planned_at = -math.inf
+        self._hubs_per_host: dict[str, int] = {}
         self._lc: _LoopClient | None = None
         self._sync: redis.Redis | redis.cluster.RedisCluster | None = None
         self._scope_listener: Callable[[set[str]], None] | None = None
@@ -848,11 +858,13 @@ class RedisPool:
             retry.maximum,
         ]
         by_group: dict[str, list[str | int | float]] = {}
+        learned = await self._hub_learning(results)
         for url, result in results:
             fields = self._status_fields(url, result)
             group = self._group_of_url(str(fields[1]) or url)
             final_host = str(fields[10])
             fields.append("1" if not final_host or self._group(final_host) == group else "0")
+            fields += learned.get(str(fields[1]) or url, ("", "", ""))
             by_group.setdefault(group, []).extend(fields)
         follow: list[AddRequest] = []
         seen: dict[str, list[str | int]] = {}
@@ -872,6 +884,108 @@ class RedisPool:
             await self._run("edit", group, "seen", *args4)
         if follow:
             await self.add_many(follow)
+        if self.clock.now() - self._planned_at >= REDIS_REPLAN_SECONDS:
+            await self._replan()
+
+    # ---- the refresh plan (docs/freshness.md): computed here, only stored by the scripts -----
+    async def _hub_learning(
+        self, results: Sequence[tuple[str, FetchResult]]
+    ) -> dict[str, tuple[str, str, str]]:
+        """For the hub refreshes that reported their new links: the hub's new rate state and
+        its span at the last plan's level, as the status script's last three fields."""
+        wanted: dict[str, FetchResult] = {}
+        for url, result in results:
+            # A 200 with its new links, or a 304 (nothing new): both teach the rate.
+            if result.hub_new is not None and result.status in (200, 304):
+                wanted[self._canonical_or_empty(url) or url] = result
+        if not wanted:
+            return {}
+        by_group: dict[str, list[str]] = {}
+        for key in wanted:
+            by_group.setdefault(self._group_of_url(key), []).append(key)
+        client = await self._client()
+        now = self.clock.now()
+        cfg = self.config
+        out: dict[str, tuple[str, str, str]] = {}
+        with self._errors():
+            for group, keys in by_group.items():
+                raws = await client.hmget(group + "hubs", keys)
+                for key, raw in zip(keys, raws, strict=True):
+                    if raw is None:
+                        continue
+                    rec = _hub_record(key, str(raw))
+                    result = wanted[key]
+                    # A first refresh (the whole list new): counted, no rate learned.
+                    elapsed = now - rec.last if rec.last > 0 else 0.0
+                    state = rec.state.observe(
+                        result.hub_new or 0, result.hub_listed, elapsed, 1.0 / rec.span
+                    )
+                    one = plan_one(
+                        HubInput(rec.span, state, self._min_span(rec.host)),
+                        self._plan_level,
+                        adaptive=cfg.hub_refresh == "adaptive",
+                        span_min=cfg.hub_span_min,
+                        span_max=cfg.hub_span_max,
+                    )
+                    planned, reason = (rec.planned, rec.reason) if one is None else one
+                    if one is None:  # no level yet (nothing learned): plan again at once
+                        self._planned_at = -math.inf
+                    out[key] = (_fmt(planned), str(reason), state.to_json())
+        return out
+
+    def _min_span(self, host: str) -> float:
+        """The fastest a hub may go: the politeness delay, shared by its host's hubs."""
+        return self.config.politeness.min_delay * max(1, self._hubs_per_host.get(host, 1))
+
+    async def _replan(self) -> None:
+        """Share the hub budget (``Σ 1/span``) by the learned rates of every worker's hubs,
+        and move each hub that waits on its planned span to last refresh + its new span.
+        Every worker does it (at most every ``REDIS_REPLAN_SECONDS``); the plan script only stores
+        the spans and moves a due time that nobody changed meanwhile."""
+        now = self.clock.now()
+        self._planned_at = now
+        client = await self._client()
+        records: list[tuple[str, _HubRecord]] = []
+        with self._errors():
+            pipe = client.pipeline(transaction=False)
+            for group in self.groups:
+                pipe.hgetall(group + "hubs")
+            for group, raw in zip(self.groups, await pipe.execute(), strict=True):
+                records += [(group, _hub_record(str(u), str(r))) for u, r in raw.items()]
+        live = [(g, r) for g, r in records if not r.parked]
+        per_host: dict[str, int] = {}
+        for _g, r in live:
+            per_host[r.host] = per_host.get(r.host, 0) + 1
+        self._hubs_per_host = per_host
+        if not live:
+            self._plan_level = None
+            return
+        cfg = self.config
+        plans, self._plan_level = plan_spans(
+            [HubInput(r.span, r.state, self._min_span(r.host)) for _g, r in live],
+            adaptive=cfg.hub_refresh == "adaptive",
+            span_min=cfg.hub_span_min,
+            span_max=cfg.hub_span_max,
+        )
+        by_group: dict[str, list[str]] = {}
+        for (group, r), (span, reason) in zip(live, plans, strict=True):
+            on_plan = (
+                r.last > 0 and r.fails == 0 and not r.in_flight and r.due == r.last + r.planned
+            )
+            new_due = r.last + span if on_plan else None
+            if span == r.planned and reason.value == r.reason and new_due in (None, r.due):
+                continue
+            by_group.setdefault(group, []).extend(
+                (
+                    r.url,
+                    _fmt(span),
+                    reason.value,
+                    r.due_text,
+                    "" if new_due is None else _fmt(new_due),
+                )
+            )
+        for group, args in by_group.items():
+            await self._run("edit", group, "plan", *args)
 
     def _status_fields(self, url: str, result: FetchResult) -> list[str | int | float]:
         status = result.status
@@ -983,6 +1097,7 @@ class RedisPool:
     def set_config(self, config: PoolConfig) -> None:
         """Change policy live for this client (each worker passes its own config)."""
         self.config = config
+        self._planned_at = -math.inf  # the hub refresh mode or its bounds may have changed
 
     # ---- pool-wide control (the GUI's pause reaches every worker) -----------------------------
     async def set_paused(self, paused: bool) -> int:
@@ -1389,11 +1504,67 @@ def _retry_rows(retry_raw: list[Any]) -> list[RetryRow]:
     ]
 
 
+class _HubRecord(NamedTuple):
+    """A hub record with its learned fields, as the plan needs it."""
+
+    url: str
+    host: str
+    span: float
+    last: float
+    due: float
+    due_text: str  #: the due time as stored (what the plan script compares)
+    in_flight: bool
+    fails: int
+    parked: str
+    planned: float
+    reason: str
+    state: RateState
+
+
+def _hub_record(url: str, raw: str) -> _HubRecord:
+    f = raw.split("\t", 11)
+    f += [""] * (12 - len(f))
+    span = float(f[1])
+    return _HubRecord(
+        url,
+        f[0],
+        span,
+        float(f[2]),
+        float(f[3]),
+        f[3],
+        f[4] == "1",
+        _int_or0(f[7]),
+        f[8],
+        _float_or(f[9], span),
+        f[10],
+        _rate_state(url, f[11]),
+    )
+
+
+def _rate_state(url: str, text: str) -> RateState:
+    """A stored rate state; an unreadable one is forgotten (the hub learns again)."""
+    if not text:
+        return RateState()
+    try:
+        data = json.loads(text)
+    except ValueError:
+        log.warning("hub %s: its learned rate is unreadable; learning it again", url)
+        return RateState()
+    return RateState.from_dict(data, url)
+
+
+def _float_or(text: str, default: float) -> float:
+    try:
+        return float(text) if text else default
+    except ValueError:
+        return default
+
+
 def _hub_fields(raw: str) -> tuple[str, str, str, str, str, str, int, int, str]:
     """A hub record (``common.lua`` ``get_hub``): host, span, last, due, in flight, result,
     crashes, fails, parked; the last three are absent in records of older versions."""
-    f = raw.split("\t", 8)
-    f += [""] * (9 - len(f))
+    f = raw.split("\t", 11)
+    f += [""] * (12 - len(f))
     return f[0], f[1], f[2], f[3], f[4], f[5], _int_or0(f[6]), _int_or0(f[7]), f[8]
 
 
@@ -1408,6 +1579,7 @@ def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
     rows = []
     for i in range(0, len(hubs_raw), 2):
         host, span, last, due, infl, res, crashes, _fails, parked = _hub_fields(hubs_raw[i + 1])
+        rec = _hub_record(hubs_raw[i], hubs_raw[i + 1])
         rows.append(
             HubRow(
                 hubs_raw[i],
@@ -1419,6 +1591,7 @@ def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
                 infl == "1",
                 parked,
                 crashes,
+                *hub_learned(rec.span, rec.state, rec.planned, rec.reason or "new"),
             )
         )
     return rows
@@ -1450,6 +1623,9 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
         for key, value in (("crashes", crashes), ("fails", fails), ("parked", parked)):
             if value:
                 hub[key] = value
+        state = _hub_record(hubs_raw[i], hubs_raw[i + 1]).state
+        if state.refreshes or state.observed:
+            hub["rate"] = state.to_dict()
         yield hub
     next_try = {retry_raw[i]: float(retry_raw[i + 1]) for i in range(0, len(retry_raw), 2)}
     errors = {rdata_raw[i]: rdata_raw[i + 1] for i in range(0, len(rdata_raw), 2)}
@@ -1629,7 +1805,9 @@ class _StreamStaging:
             parked = str(rec.get("parked", "") or "").replace("\t", " ")
             crashes, fails = (_int(rec, k) if k in rec else 0 for k in ("crashes", "fails"))
             fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
-            fields += [str(crashes), str(fails), parked]
+            fields += [str(crashes), str(fails), parked, _fmt(span), ""]
+            learned = RateState.from_dict(rec.get("rate"), url)
+            fields.append(learned.to_json() if learned.refreshes or learned.observed else "")
             sp = self._sp(host)
             self._hset(sp + "hubs", url, "\t".join(fields))
             if not parked:  # a parked hub is due only when the user refreshes it

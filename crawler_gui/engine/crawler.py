@@ -20,9 +20,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+from urllib.parse import urlsplit
 
 from crawler_gui.core.frontier import AddReport, AddRequest, Frontier, HubSpec, Lease, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
+from crawler_gui.core.urls import canonicalize
 from crawler_gui.engine.decode import decode_body_explained, sniff_kind
 from crawler_gui.engine.feeds import HubDocument, HubKind, discover_feeds, parse_hub_document
 from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
@@ -36,6 +38,7 @@ from crawler_gui.engine.store import MAX_DETAIL_LINKS, PageRecord, PageStore, ma
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
+    InvalidURLError,
     PoolCorruptError,
     PoolWriteError,
     StoreWriteError,
@@ -120,6 +123,13 @@ class PoolSignal(Protocol):
         """Send what was announced and not yet sent; stop hearing."""
 
 
+def _canonical_or_none(url: str) -> str | None:
+    try:
+        return canonicalize(url)[0]
+    except InvalidURLError:
+        return None
+
+
 def pool_config(settings: CrawlSettings) -> PoolConfig:
     """The pool policy that follows from the crawl settings."""
     return PoolConfig(
@@ -133,6 +143,9 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_in_flight=settings.per_host,
         ),
         hub_span=settings.hub_span,
+        hub_refresh=settings.hub_refresh,
+        hub_span_min=settings.hub_span_min,
+        hub_span_max=settings.hub_span_max,
         sync=settings.sync == "batch",
         sync_seconds=1.0 if settings.sync == "second" else None,
     )
@@ -323,6 +336,8 @@ class Crawler:
         #: Hub fetches started (hub refreshes), for the metrics.
         self.hub_fetches = 0
         self._delays_sent: dict[str, float] = {}
+        #: The hubs' canonical URLs (what links are compared with), for :meth:`_is_item`.
+        self._hub_urls: frozenset[str | None] = frozenset()
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._unfinished: list[str] = []  # cancelled fetches whose URLs go back to the pool
@@ -395,6 +410,9 @@ class Crawler:
             await self.fetcher.start()
             await self._start_signal()
             await self.reconsider_refusals()
+            # The hubs as the pool has them (a shared pool's, set by another worker too): a
+            # refresh counts the links to them as navigation, not as list items.
+            self._note_hubs(h.url for h in await self.hubs())
             final = await self._dispatch()
         except asyncio.CancelledError:
             await self._drain(cancel=True)
@@ -878,6 +896,8 @@ class Crawler:
         self._recent.clear()
         self._save_scope()
         report = await self.frontier.set_hubs(hubs)
+        refused = {url for url, _reason in report.refused}
+        self._note_hubs(h.url for h in hubs if h.url not in refused)
         self._wake.set()
         self._notify()
         self._reconsider_later()
@@ -1126,11 +1146,19 @@ class Crawler:
             self._count(result, outcome.size, outcome.elapsed)
             extract: tuple[int, str] | None = None
             if outcome.ok:
-                extract = await self._handle_page(lease, outcome, conditional)
-            elif outcome.not_modified and lease.is_hub and self.store is not None:
+                seq, kind, found = await self._handle_page(lease, outcome, conditional)
+                extract = seq, kind
+                if lease.is_hub and found is not None:
+                    # What the refresh found, for the hub's learned rate (core/freshness.py).
+                    result = replace(result, hub_new=found[0], hub_listed=found[1])
+            elif outcome.not_modified and lease.is_hub:
                 # Nothing new since the last refresh: a successful refresh that found no
-                # links (the pool counts a 304 as done). No body, no parse, nothing stored.
-                self.store.note_not_modified(url, self.clock(), outcome.headers)
+                # links (the pool counts a 304 as done). No body, no parse, nothing stored;
+                # for the hub's learned rate it is an interval with no new article (its
+                # list's size is unknown here: 0).
+                result = replace(result, hub_new=0, hub_listed=0)
+                if self.store is not None:
+                    self.store.note_not_modified(url, self.clock(), outcome.headers)
             self._complete(url, result)
             if extract is not None and self.articles is not None:
                 # After the result is in: a page waiting here for room in the extraction
@@ -1185,10 +1213,13 @@ class Crawler:
 
     async def _handle_page(
         self, lease: Lease, outcome: FetchOutcome, conditional: Mapping[str, str] | None = None
-    ) -> tuple[int, str]:
+    ) -> tuple[int, str, tuple[int, int] | None]:
         """Parse, queue the links, store the page with its fetch detail (``conditional``: the
         validators a hub's refresh sent, recorded with the request headers); returns its store
-        sequence number and sniffed kind (for extraction)."""
+        sequence number and sniffed kind (for extraction), and for a page whose links were
+        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and how
+        many it lists."""
+        found: tuple[int, int] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, decided_by, links = "", "", "", list[str]()
         others: list[tuple[str, str, str]] = []  # out-links not submitted, with why
@@ -1219,10 +1250,21 @@ class Crawler:
                     outcome.body, outcome.content_type
                 )
         outcomes: list[tuple[str, str, str]] = []
-        if links and follow:
-            await self._add_links(
-                lease.depth + 1, outcome.final_url, links, outcomes if detailed else None
-            )
+        detail = outcomes if detailed else None
+        if follow and (kind == "html" or hub_kind is not HubKind.PAGE):
+            if lease.is_hub:
+                # Only the list's items count as what the refresh found (not its navigation;
+                # a feed's or a sitemap's links are all items).
+                if hub_kind is HubKind.PAGE:
+                    items = [link for link in links if self._is_item(link)]
+                    nav = [link for link in links if not self._is_item(link)]
+                else:
+                    items, nav = links, []
+                await self._add_links(lease.depth + 1, outcome.final_url, nav, detail)
+                added = await self._add_links(lease.depth + 1, outcome.final_url, items, detail)
+                found = added, len(set(items))
+            elif links:
+                await self._add_links(lease.depth + 1, outcome.final_url, links, detail)
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
             # The head only: a big page is not lowercased whole on the loop.
             head = outcome.body[:HEAD_BYTES]
@@ -1271,7 +1313,21 @@ class Crawler:
                 self.clock(),
                 outcome.peer,
             )
-        return seq, kind
+        return seq, kind, found
+
+    def _note_hubs(self, urls: Iterable[str]) -> None:
+        """Remember the hubs' canonical URLs: links to them are navigation (:meth:`_is_item`)."""
+        self._hub_urls = frozenset(_canonical_or_none(url) for url in urls) - {None}
+
+    def _is_item(self, link: str) -> bool:
+        """Is a hub's link one of its list's items? Not a site's home page nor a hub (the
+        navigation every list page of a site repeats)."""
+        canonical = _canonical_or_none(link)
+        return (
+            canonical is not None
+            and canonical not in self._hub_urls
+            and urlsplit(canonical).path not in ("", "/")
+        )
 
     async def _feed_links(
         self, outcome: FetchOutcome, big: bool, follow: bool
@@ -1317,6 +1373,7 @@ class Crawler:
             span = self.settings.hub_span
             report = await self.frontier.set_hubs([*current, *(HubSpec(u, span) for u in fresh)])
         if report.added:
+            self._note_hubs([*(hub.url for hub in current), *fresh])
             log.info("%d feed(s) or sitemap(s) found became hubs", report.added)
             self._wake.set()
             self._notify()
@@ -1384,16 +1441,18 @@ class Crawler:
         page_url: str,
         links: list[str],
         outcomes: list[tuple[str, str, str]] | None = None,
-    ) -> None:
+    ) -> int:
         """Queue a page's links in scope that were not submitted lately, one slice at a time:
         the loop is free between slices, and a huge page never holds all its requests at
-        once (hundreds of thousands of objects make every garbage collection slow).
+        once (hundreds of thousands of objects make every garbage collection slow). Returns
+        how many the pool had not seen (the page's new links).
 
         With ``outcomes``, what became of each link (up to :data:`MAX_DETAIL_LINKS`) is
         appended as ``(url, outcome, reason)``, from the pool's add report: ``refused`` with
         its reason, ``queued`` or ``known`` (``queued_or_known`` when a slice had both: the
         report counts them, it does not name them), ``robots`` when robots.txt (cached)
         disallows it, ``known`` when submitted lately."""
+        added = 0
         recent = self._recent
         robots_check = self.settings.obey_robots
         for start in range(0, len(links), LINK_SLICE):
@@ -1408,6 +1467,8 @@ class Crawler:
                 elif outcomes is not None:
                     skipped.append(link)
             report = await self.frontier.add_many(batch) if batch else None
+            if report is not None:
+                added += report.added
             if outcomes is None or len(outcomes) >= MAX_DETAIL_LINKS:
                 continue
             refused = dict(report.refused) if report is not None else {}
@@ -1428,3 +1489,4 @@ class Crawler:
         if len(recent) > RECENT_LINKS:
             for stale in list(recent)[: RECENT_LINKS // 4]:
                 del recent[stale]
+        return added

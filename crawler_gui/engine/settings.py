@@ -77,6 +77,14 @@ class CrawlSettings:
     discover_feeds: bool = True
     #: How many changed bodies of each hub the page store keeps.
     hub_history: int = 5
+    #: ``adaptive``: the hubs' spans (their average is ``hub_span``) are shared by learned
+    #: rate, the same number of hub fetches; ``fixed``: every hub on its own span
+    #: (docs/freshness.md).
+    hub_refresh: str = "adaptive"
+    #: Adaptive refresh: no hub faster than this, nor than its host's politeness (seconds).
+    hub_span_min: float = 5.0
+    #: Adaptive refresh: no hub slower than this, so a silent hub is still checked (seconds).
+    hub_span_max: float = 3600.0
     failure_threshold: int = 3
     #: Seconds before the first retry of a failed fetch; doubles with each failure.
     retry_base: float = 30.0
@@ -117,10 +125,16 @@ class CrawlSettings:
             "read_timeout",
             "total_timeout",
             "hub_span",
+            "hub_span_min",
+            "hub_span_max",
             "pending_threshold",
         ):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"{name} must be positive")
+        if self.hub_refresh not in ("adaptive", "fixed"):
+            raise ConfigError("hub refresh must be adaptive or fixed")
+        if self.hub_span_min > self.hub_span_max:
+            raise ConfigError("the minimum hub span must not exceed the maximum")
         if self.max_body < 1 or self.max_decompressed < 1:
             raise ConfigError("size caps must be positive")
         if self.hub_history < 1:

@@ -938,6 +938,27 @@ class SettingsDialog(QDialog):
         f1.addRow(self.tr("Read timeout:"), self.read_timeout)
         f1.addRow(self.tr("Total timeout:"), self.total_timeout)
         f1.addRow(self.tr("Retries:"), self.failure_threshold)
+        self.hub_refresh = QComboBox(fetch)
+        self.hub_refresh.setObjectName("hub-refresh")
+        self.hub_refresh.addItem(self.tr("adaptive: by how often each hub publishes"), "adaptive")
+        self.hub_refresh.addItem(self.tr("fixed: every hub on its own span"), "fixed")
+        self.hub_refresh.setToolTip(
+            self.tr(
+                "Adaptive: the hubs share the fetches their spans allow (the same number), "
+                "the busy ones more often, the quiet ones less"
+            )
+        )
+        self.hub_span_min = self._float(1, 86400, " s")
+        self.hub_span_min.setObjectName("hub-span-min")
+        self.hub_span_min.setToolTip(self.tr("Adaptive refresh: no hub more often than this"))
+        self.hub_span_max = self._float(1, 7 * 86400, " s")
+        self.hub_span_max.setObjectName("hub-span-max")
+        self.hub_span_max.setToolTip(
+            self.tr("Adaptive refresh: every hub at least this often, a silent one too")
+        )
+        f1.addRow(self.tr("Hub refresh:"), self.hub_refresh)
+        f1.addRow(self.tr("Shortest hub span:"), self.hub_span_min)
+        f1.addRow(self.tr("Longest hub span:"), self.hub_span_max)
         tabs.addTab(fetch, self.tr("Fetching"))
 
         scope = QWidget(tabs)
@@ -1034,6 +1055,9 @@ class SettingsDialog(QDialog):
         self.read_timeout.setValue(s.read_timeout)
         self.total_timeout.setValue(s.total_timeout)
         self.failure_threshold.setValue(s.failure_threshold)
+        self.hub_refresh.setCurrentIndex(max(0, self.hub_refresh.findData(s.hub_refresh)))
+        self.hub_span_min.setValue(s.hub_span_min)
+        self.hub_span_max.setValue(s.hub_span_max)
         self.depth_limited.setChecked(s.max_depth is not None)
         self.max_depth.setEnabled(s.max_depth is not None)
         self.max_depth.setValue(s.max_depth if s.max_depth is not None else 5)
@@ -1061,6 +1085,9 @@ class SettingsDialog(QDialog):
             read_timeout=self.read_timeout.value(),
             total_timeout=self.total_timeout.value(),
             failure_threshold=self.failure_threshold.value(),
+            hub_refresh=str(self.hub_refresh.currentData()),
+            hub_span_min=self.hub_span_min.value(),
+            hub_span_max=self.hub_span_max.value(),
             max_depth=self.max_depth.value() if self.depth_limited.isChecked() else None,
             allow_domains=_domains(self.allow_domains.text()),
             deny_domains=_domains(self.deny_domains.text()),

@@ -762,6 +762,10 @@ class MainWindow(QMainWindow):
                 self.workers_model.set_workers(workers, now=snap.time)
             self.workers_model.set_pending(snap.pending, now=snap.time)
         self.overview.update_from(snap, stats, self.state_text(self.state()))
+        if articles is not None:
+            self.overview.set_freshness(*articles.freshness.summary(snap.time))
+        else:
+            self.overview.set_freshness(None, None)
         self._update_actions()
         if self.pages_pane.isVisible() and not self.pages_pane.visibleRegion().isEmpty():
             await self.pages_pane.refresh()

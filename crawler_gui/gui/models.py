@@ -502,10 +502,13 @@ class HubsModel(KeyedTableModel):
             Column(self.tr("URL"), lambda r, n: r.url),
             Column(
                 self.tr("Span"),
-                lambda r, n: fmt.duration(r.span),
-                lambda r, n: r.span,
+                lambda r, n: fmt.duration(_span_of(r)),
+                lambda r, n: _span_of(r),
                 True,
-                tooltip=self.tr("How often the hub is refreshed"),
+                tooltip=self.tr(
+                    "How often the hub is refreshed now; with adaptive refresh the hubs share "
+                    "the budget of their own spans by how often each publishes (Why says why)"
+                ),
             ),
             Column(
                 self.tr("Last refresh"),
@@ -523,9 +526,44 @@ class HubsModel(KeyedTableModel):
             Column(
                 self.tr("Why"),
                 self._why_text,
-                tooltip=self.tr("Why a hub is not refreshed by itself (Refresh now resumes it)"),
+                tooltip=self.tr(
+                    "Why the hub has its span, or why it is not refreshed by itself "
+                    "(Refresh now resumes it)"
+                ),
+            ),
+            Column(self.tr("Kind"), lambda r, n: self._kind_text(r.kind)),
+            Column(
+                self.tr("New/h"),
+                lambda r, n: f"{r.rate * 3600:.1f}" if r.reason not in ("", "new") else "",
+                lambda r, n: r.rate,
+                True,
+                tooltip=self.tr("Its learned rate: new articles an hour"),
+            ),
+            Column(
+                self.tr("New"),
+                lambda r, n: f"{r.last_new} / {r.listed}" if r.listed else str(r.last_new),
+                lambda r, n: r.last_new,
+                True,
+                tooltip=self.tr(
+                    "New articles at its last refresh / items its list showed (all new: "
+                    "some may have scrolled off unseen)"
+                ),
+            ),
+            Column(
+                self.tr("Articles"),
+                lambda r, n: str(r.yielded),
+                lambda r, n: r.yielded,
+                True,
+                tooltip=self.tr("New articles it has yielded in all"),
             ),
         )
+
+    def _kind_text(self, kind: str) -> str:
+        return {
+            "page": self.tr("page"),
+            "feed": self.tr("feed"),
+            "sitemap": self.tr("sitemap"),
+        }.get(kind, kind)
 
     def _next_text(self, r: HubRow, now: float) -> str:
         if r.in_flight:
@@ -542,15 +580,34 @@ class HubsModel(KeyedTableModel):
             ).replace("%1", str(r.crashes))
         if r.parked:
             return r.parked
-        return ""
+        return self._reason_text(r.reason)
+
+    def _reason_text(self, reason: str) -> str:
+        texts = {
+            "learned": self.tr("learned: its share of the budget by its rate"),
+            "politeness": self.tr("at the fastest its host's politeness allows"),
+            "maximum": self.tr("at the maximum span: it publishes little"),
+            "scroll": self.tr("sped up: its list was nearly all new"),
+            "burst": self.tr("burst: it publishes much faster lately"),
+            "lull": self.tr("lull: it publishes much slower lately"),
+            "fixed": self.tr("fixed span"),
+            "new": self.tr("learning: its own span until it is known"),
+        }
+        return texts.get(reason, reason)
 
     @staticmethod
     def _next_progress(r: HubRow, now: float) -> float | None:
         if r.parked:
             return None
-        if r.in_flight or r.span <= 0:
+        span = _span_of(r)
+        if r.in_flight or span <= 0:
             return 1.0
-        return min(1.0, max(0.0, 1.0 - (r.next_due - now) / r.span))
+        return min(1.0, max(0.0, 1.0 - (r.next_due - now) / span))
+
+
+def _span_of(r: HubRow) -> float:
+    """A hub's current span: the plan's (0 before the pool planned it: its own)."""
+    return r.planned if r.planned > 0 else r.span
 
 
 class WorkerEntry(NamedTuple):

@@ -495,6 +495,17 @@ class OverviewWidget(QWidget):
         chart_box = QGroupBox(self.tr("Throughput, last 5 minutes"), self)
         QVBoxLayout(chart_box).addWidget(self.chart)
 
+        fresh = QGroupBox(self.tr("Freshness"), self)
+        fgrid = QGridLayout(fresh)
+        self._add_value(fgrid, 0, 0, "fresh_found", self.tr("Articles found (last hour)"))
+        self._add_value(fgrid, 0, 2, "fresh_delay", self.tr("Median delay, published to fetched"))
+        fresh.setToolTip(
+            self.tr(
+                "Articles extracted in the last hour, and the median time from their "
+                "publication to their fetch (articles whose published time is known)"
+            )
+        )
+
         self.estimate = QLabel(self)
         self.estimate.setObjectName("estimate")
         self.estimate.setTextFormat(Qt.TextFormat.PlainText)
@@ -508,6 +519,7 @@ class OverviewWidget(QWidget):
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addWidget(codes)
+        lay.addWidget(fresh)
         lay.addWidget(chart_box, 1)
         lay.addWidget(est_box)
         #: What a compact overview hides (the totals and rates stay).
@@ -523,6 +535,11 @@ class OverviewWidget(QWidget):
 
     def is_compact(self) -> bool:
         return self.details[0].isHidden()
+
+    def set_freshness(self, found: int | None, median: float | None) -> None:
+        """The crawl's freshness (``core.freshness.FreshnessWindow``); None: no extraction."""
+        self.values["fresh_found"].setText("–" if found is None else fmt.count(found))
+        self.values["fresh_delay"].setText("–" if median is None else fmt.duration(median))
 
     def _add_value(self, grid: QGridLayout, row: int, col: int, key: str, label: str) -> None:
         name = QLabel(label + ":", self)

@@ -200,3 +200,133 @@ def test_a_budget_above_every_politeness_floor_runs_each_at_its_floor() -> None:
     demands = [HubDemand(rate=0.1, min_span=10, max_span=100)] * 2
     assert allocate(demands, budget=5.0) == [(10.0, SpanReason.POLITENESS)] * 2
     assert allocate([], budget=1.0) == []
+
+
+# ---- the plan both pools use ---------------------------------------------------------------
+def _learned(rate: float, refreshes: int = 30, span: float = 60.0) -> RateState:
+    state = RateState()
+    for _ in range(refreshes):
+        state = state.observe(round(rate * span), 20, span, prior_rate=1 / 60)
+    return state
+
+
+def test_plan_spends_the_budget_of_the_user_spans_by_sqrt_rate() -> None:
+    from crawler_gui.core.freshness import HubInput, plan_spans
+
+    # (the slow hub refreshed every 3 min so far: its span may grow to 6 min, SPAN_GROWTH)
+    slow_history = _learned(1 / 60, span=180.0)
+    hubs = [HubInput(60.0, _learned(16 / 60), 0.0), HubInput(60.0, slow_history, 0.0)]
+    plans, level = plan_spans(hubs, adaptive=True, span_min=1.0, span_max=3600.0)
+    assert level is not None
+    (fast, why_fast), (slow, why_slow) = plans
+    assert 1 / fast + 1 / slow == pytest.approx(2 / 60)
+    assert slow / fast == pytest.approx(4.0, rel=0.05)  # sqrt(16)
+    assert {why_fast, why_slow} <= {SpanReason.LEARNED, SpanReason.SCROLL}
+
+
+def test_plan_keeps_new_hubs_on_their_span_and_fixed_mode_on_every_span() -> None:
+    from crawler_gui.core.freshness import HubInput, plan_one, plan_spans
+
+    hubs = [HubInput(120.0, RateState(), 0.0), HubInput(60.0, _learned(0.1), 0.0)]
+    plans, level = plan_spans(hubs, adaptive=True, span_min=1.0, span_max=3600.0)
+    assert plans[0] == (120.0, SpanReason.NEW)
+    assert plans[1][0] == pytest.approx(60.0)  # alone with its own share of the budget
+    fixed, none = plan_spans(hubs, adaptive=False, span_min=1.0, span_max=3600.0)
+    assert fixed == [(120.0, SpanReason.FIXED), (60.0, SpanReason.FIXED)] and none is None
+    # One hub's span at the plan's level, without planning the rest again.
+    assert plan_one(hubs[1], level, adaptive=True, span_min=1.0, span_max=3600.0) == plans[1]
+    assert plan_one(hubs[0], level, adaptive=True, span_min=1.0, span_max=3600.0) is None
+
+
+def test_a_burst_shows_as_the_span_reason() -> None:
+    from crawler_gui.core.freshness import HubInput, plan_spans
+
+    state = _learned(1 / 60, refreshes=120)
+    for _ in range(4):
+        state = state.observe(15, 20, 30.0, prior_rate=1 / 60)
+    assert state.rate(1 / 60)[1] is Regime.BURST
+    hubs = [HubInput(60.0, state, 0.0)] + [HubInput(60.0, _learned(1 / 60), 0.0)] * 5
+    plans, _level = plan_spans(hubs, adaptive=True, span_min=1.0, span_max=3600.0)
+    assert plans[0][1] in (SpanReason.BURST, SpanReason.SCROLL)
+    assert plans[0][0] < plans[1][0]
+
+
+def test_a_malformed_stored_state_is_forgotten_not_fatal(caplog: pytest.LogCaptureFixture) -> None:
+    assert RateState.from_dict(None) == RateState()
+    assert RateState.from_dict({"long_count": -1}, "http://a/") == RateState()
+    assert RateState.from_dict("nonsense", "http://a/") == RateState()
+    assert "learning it again" in caplog.text
+    state = _learned(0.1)
+    assert RateState.from_dict(state.to_dict()) == state
+
+
+def test_freshness_window_counts_the_last_hour_and_the_median_delay() -> None:
+    from crawler_gui.core.freshness import FreshnessWindow, published_seconds
+
+    w = FreshnessWindow()
+    assert w.summary(1000.0) == (0, None)
+    w.add(1000.0, 940.0)  # 60 s
+    w.add(1010.0, None)  # no published time: counted, no delay
+    w.add(1020.0, 1000.0)  # 20 s
+    w.add(1030.0, 1100.0)  # published "after" its fetch (a zone error): 0 s
+    assert w.summary(1030.0) == (4, 20.0)
+    assert w.summary(1000.0 + 3600 + 15) == (2, 10.0)  # the first two left the hour
+    assert published_seconds("1970-01-01T00:01:00Z") == 60.0
+    assert published_seconds("1970-01-01T08:01:00+08:00") == 60.0
+    assert published_seconds("2024-05-01") is None  # a bare date: no time of day, no zone
+    assert published_seconds("not a date") is None and published_seconds(None) is None
+
+
+def test_a_hub_in_a_lull_keeps_the_scroll_off_bound_of_its_long_run_rate() -> None:
+    """A hub that alternates between bursts (30 a minute) and lulls (0.5 a minute): in a lull
+    its √rate share follows the low rate, but it is not left slower than its list allows at
+    its long-run rate, so the next burst's first articles are still listed when it is looked at
+    again (on the live demo site the bursty hub lost a quarter of its articles so)."""
+    from crawler_gui.core.freshness import SCROLL_SHARE, HubInput, plan_spans
+
+    def alternating(t: float) -> float:
+        return (30 if int(t // 120) % 2 else 0.5) * PER_MINUTE
+
+    state, _ = refresh_history(alternating, span=15, refreshes=480, visible=20)
+    # ... then a longer quiet spell: five minutes of refreshes that find nothing.
+    for _ in range(10):
+        state = state.observe(0, 20, 30.0, prior_rate=1 / 60)
+    rate, regime = state.rate(1 / 60)
+    assert regime is Regime.LULL and rate < 3 * PER_MINUTE
+    long_rate = state.long_rate(1 / 60)
+    assert long_rate == pytest.approx(15.25 * PER_MINUTE, rel=0.3)
+    others = [HubInput(60.0, _learned(2 * PER_MINUTE), 0.0)] * 23
+    plans, _level = plan_spans(
+        [HubInput(60.0, state, 0.0), *others], adaptive=True, span_min=5.0, span_max=600.0
+    )
+    span, why = plans[0]
+    assert span <= SCROLL_SHARE * 20 / long_rate * 1.0001 and why is SpanReason.SCROLL
+    # A steady hub's bound is unchanged: its long and current rates agree.
+    assert plans[1][1] is SpanReason.LEARNED
+
+
+def test_a_quiet_hub_is_slowed_down_step_by_step() -> None:
+    """One quiet minute is weak evidence: a hub whose refresh found nothing is not sent to the
+    maximum span at once (the bursty hub of the live demo site, quiet for its first two
+    minutes, was sent to 300 s and missed its first burst), its span at most doubles per
+    refresh, and a silent hub reaches the maximum after a few refreshes."""
+    from crawler_gui.core.freshness import SPAN_GROWTH, HubInput, plan_spans
+
+    others = [HubInput(60.0, _learned(4 * PER_MINUTE), 0.0)] * 23
+
+    def plan(state: RateState) -> tuple[float, SpanReason]:
+        plans, _level = plan_spans(
+            [HubInput(60.0, state, 0.0), *others], adaptive=True, span_min=5.0, span_max=300.0
+        )
+        return plans[0]
+
+    state = RateState().observe(0, 0, 0.0, prior_rate=1 / 60)  # its first refresh: counted
+    state = state.observe(0, 0, 60.0, prior_rate=1 / 60)  # one quiet minute
+    span, why = plan(state)
+    assert span == pytest.approx(SPAN_GROWTH * 60.0) and why is SpanReason.MAXIMUM
+    spans = []
+    for _ in range(4):
+        state = state.observe(0, 0, span, prior_rate=1 / 60)
+        span, why = plan(state)
+        spans.append(span)
+    assert spans == [pytest.approx(240.0), 300.0, 300.0, 300.0]

@@ -769,3 +769,179 @@ def test_a_removed_hub_is_never_due(harness: PoolHarness) -> None:
     assert run(pool.next_due()) is None
     harness.clock.advance(3600)
     assert run(pool.pop(5, 100)) == []
+
+
+# ---- hub refresh that learns (docs/freshness.md) -----------------------------------------------
+FAST, SLOW, SILENT = (
+    "http://fast.example.com/news/",
+    "http://slow.example.com/news/",
+    "http://silent.example.com/news/",
+)
+
+
+def refresh_hubs(
+    harness: PoolHarness,
+    pool: Any,
+    seconds: float,
+    rates: dict[str, float],
+    *,
+    step: float = 1.0,
+    listed: int = 20,
+    not_modified: bool = False,
+) -> dict[str, list[float]]:
+    """Run the hubs on the fake clock for ``seconds``: each refresh reports the articles
+    ``rates`` (a second) published since its previous one (at most ``listed``); returns each
+    hub's refresh times. ``not_modified``: a refresh that finds nothing new is answered
+    ``304 Not Modified`` (no list read: new 0, listed 0), as a server with validators does.
+    One event loop for the whole run (a Redis Cluster client starts
+    afresh on each new loop, which would make the run minutes long)."""
+    clock = harness.clock
+    pending = dict.fromkeys(rates, 0.0)
+    seen: dict[str, float] = {}
+    times: dict[str, list[float]] = {url: [] for url in rates}
+    end = clock.now() + seconds
+
+    async def steps() -> None:
+        while clock.now() < end:
+            for lease in await pool.pop(10, 100):
+                assert lease.is_hub
+                now = clock.now()
+                pending[lease.url] += rates[lease.url] * (now - seen.get(lease.url, now - 60))
+                seen[lease.url] = now
+                new = int(pending[lease.url])
+                pending[lease.url] -= new
+                times[lease.url].append(now)
+                result = FetchResult(
+                    status=200, elapsed=0.1, hub_new=min(new, listed), hub_listed=listed
+                )
+                if not_modified and new == 0:
+                    result = FetchResult(status=304, elapsed=0.1, hub_new=0, hub_listed=0)
+                await pool.set_status(lease.url, result)
+            # On to the next due hub (at least ``step``): a few pool calls per refresh.
+            due = await pool.next_due()
+            clock.advance(max(step, min(end, due or end) - clock.now()))
+
+    run(steps())
+    return times
+
+
+def hub_rows(pool: Any) -> dict[str, Any]:
+    return {row.url: row for row in run(pool.snapshot()).hubs}
+
+
+def test_hubs_learn_their_rates_and_share_the_budget_by_them(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=600.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))
+    rows = hub_rows(pool)
+    assert {r.reason for r in rows.values()} <= {"new", "fixed"}  # nothing learned yet
+    times = refresh_hubs(harness, pool, 1800, {FAST: 10 / 60, SLOW: 0.4 / 60})
+    rows = hub_rows(pool)
+    fast, slow = rows[FAST], rows[SLOW]
+    # Learned: within 30 % of the true rates (articles a second).
+    assert fast.rate == pytest.approx(10 / 60, rel=0.3)
+    assert slow.rate == pytest.approx(0.4 / 60, rel=0.3)
+    assert fast.yielded >= 250 and fast.listed == 20
+    # The budget of two 60 s spans, shared by sqrt(rate): the busy hub more often.
+    assert fast.planned < 60 < slow.planned
+    assert 1 / fast.planned + 1 / slow.planned == pytest.approx(2 / 60, rel=0.01)
+    assert fast.planned / slow.planned == pytest.approx((slow.rate / fast.rate) ** 0.5, rel=0.01)
+    assert {fast.reason, slow.reason} <= {"learned", "scroll"}
+    # ... applied to the due times: last refresh + planned span.
+    for row in (fast, slow):
+        assert row.next_due == pytest.approx(row.last_refresh + row.planned)
+    # The same number of fetches as the fixed spans (one per 60 s each), give or take a step.
+    last_10min = [t for ts in times.values() for t in ts if t >= harness.clock.now() - 600]
+    assert len(last_10min) == pytest.approx(2 * 600 / 60, abs=2)
+
+
+def test_a_304_refresh_teaches_that_nothing_was_published(harness: PoolHarness) -> None:
+    """A slow hub on a server with validators is mostly answered 304: those intervals count as
+    "no new article" (else only the intervals that found something count, and the rate comes
+    out several times too high), and its list's size stays what the last body showed."""
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=600.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))
+    refresh_hubs(harness, pool, 3600, {FAST: 10 / 60, SLOW: 0.1 / 60}, not_modified=True)
+    rows = hub_rows(pool)
+    assert rows[SLOW].last_result == "304"  # (its refreshes alternate: one article, none)
+    assert rows[SLOW].rate == pytest.approx(0.1 / 60, rel=0.3)
+    assert rows[FAST].rate == pytest.approx(10 / 60, rel=0.3)
+    assert rows[SLOW].listed == 20
+    assert rows[SLOW].planned > rows[FAST].planned * 2
+
+
+def test_learned_rates_survive_reopen_and_snapshots(harness: PoolHarness, tmp_path: Any) -> None:
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=600.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))
+    refresh_hubs(harness, pool, 900, {FAST: 10 / 60, SLOW: 0.4 / 60})
+    before = hub_rows(pool)
+    pool = harness.reopen()
+    after = hub_rows(pool)
+    for url in (FAST, SLOW):
+        assert after[url].rate == pytest.approx(before[url].rate)
+        assert after[url].yielded == before[url].yielded
+        assert after[url].planned == pytest.approx(before[url].planned)
+        assert after[url].reason == before[url].reason
+        assert after[url].next_due == pytest.approx(before[url].next_due)
+    path = tmp_path / "pool.snapshot"
+    run(pool.save_snapshot(path))
+    run(pool.set_hubs([HubSpec(FAST, 60)]))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))  # SLOW forgot what it learned
+    assert hub_rows(pool)[SLOW].yielded == 0
+    run(pool.load_snapshot(path))
+    loaded = hub_rows(pool)
+    for url in (FAST, SLOW):
+        assert loaded[url].rate == pytest.approx(before[url].rate)
+        assert loaded[url].yielded == before[url].yielded
+    # ... and the plan goes on from them: no relearning from the prior.
+    refresh_hubs(harness, pool, 120, {FAST: 10 / 60, SLOW: 0.4 / 60})
+    assert hub_rows(pool)[FAST].planned < 60 < hub_rows(pool)[SLOW].planned
+
+
+def test_a_silent_hub_is_still_checked_at_the_maximum_span(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=120.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SILENT, 60)]))
+    times = refresh_hubs(harness, pool, 1800, {FAST: 1.0 / 60, SILENT: 0.0})
+    row = hub_rows(pool)[SILENT]
+    assert (row.planned, row.reason) == (pytest.approx(120.0), "maximum")
+    late = [t for t in times[SILENT] if t > harness.clock.now() - 600]
+    assert 4 <= len(late) <= 6  # every 120 s: checked, not forgotten
+
+
+def test_a_busy_hub_is_held_at_the_minimum_span(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(hub_span_min=45.0, hub_span_max=600.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))
+    times = refresh_hubs(harness, pool, 1800, {FAST: 8.0 / 60, SLOW: 0.05 / 60})
+    rows = hub_rows(pool)
+    assert (rows[FAST].planned, rows[FAST].reason) == (pytest.approx(45.0), "politeness")
+    gaps = [b - a for a, b in zip(times[FAST][-20:], times[FAST][-19:], strict=False)]
+    assert min(gaps) >= 45.0
+    # What the busy hub cannot use goes to the other: the budget is still spent.
+    assert 1 / rows[FAST].planned + 1 / rows[SLOW].planned == pytest.approx(2 / 60, rel=0.01)
+
+
+def test_a_hub_whose_rate_jumps_is_sped_up_and_slowed_down_after(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=600.0))
+    others = [f"http://other{i}.example.com/news/" for i in range(4)]
+    run(pool.set_hubs([HubSpec(url, 60) for url in [FAST, SLOW, *others]]))
+    steady = {FAST: 2.0 / 60, SLOW: 1.0 / 60} | dict.fromkeys(others, 2.0 / 60)
+    refresh_hubs(harness, pool, 1800, steady)
+    calm = hub_rows(pool)[SLOW]
+    refresh_hubs(harness, pool, 150, steady | {SLOW: 30.0 / 60})
+    burst = hub_rows(pool)[SLOW]
+    assert burst.reason == "burst" or burst.reason == "scroll"
+    assert burst.planned < calm.planned / 2
+    refresh_hubs(harness, pool, 900, steady)
+    after = hub_rows(pool)[SLOW]
+    assert after.reason not in ("burst", "scroll")
+    assert after.planned > burst.planned * 1.5, (after, burst, calm)
+
+
+def test_fixed_refresh_keeps_each_hubs_own_span(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(hub_refresh="fixed"))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 90)]))
+    refresh_hubs(harness, pool, 600, {FAST: 10 / 60, SLOW: 0.4 / 60})
+    rows = hub_rows(pool)
+    assert (rows[FAST].planned, rows[FAST].reason) == (60, "fixed")
+    assert (rows[SLOW].planned, rows[SLOW].reason) == (90, "fixed")
+    assert rows[FAST].next_due == rows[FAST].last_refresh + 60
+    assert rows[FAST].rate == pytest.approx(10 / 60, rel=0.3)  # still learned, for the pane

@@ -517,3 +517,38 @@ def test_a_snapshot_load_streams_the_file_and_a_late_duplicate_changes_nothing(
 
     run(go())
     assert not all_keys(any_redis, f"cg:{name}:*~load*")
+
+
+def test_what_one_worker_learns_of_a_hub_every_worker_plans_with(redis_server: str) -> None:
+    """Rates are in the shared hub records: a hub refreshed by worker a is planned by worker b
+    (and b's refreshes go on from a's state)."""
+    clock = ManualClock()
+    url = f"{redis_server}?name={_name()}"
+    busy, quiet = "http://busy.example.com/news/", "http://quiet.example.com/news/"
+
+    def found(new: int) -> FetchResult:
+        return FetchResult(status=200, elapsed=0.1, hub_new=new, hub_listed=20)
+
+    async def go() -> None:
+        a = await RedisPool.open(url, fast_config(), clock, worker="a")
+        b = await RedisPool.open(url, fast_config(), clock, worker="b")
+        await a.set_hubs([HubSpec(busy, 60), HubSpec(quiet, 60)])
+        for _ in range(10):
+            for lease in await a.pop(2, 100):
+                await a.set_status(lease.url, found(10 if lease.url == busy else 0))
+            clock.advance(60)
+        rows = {r.url: r for r in (await b.snapshot()).hubs}
+        assert rows[busy].yielded == 100 and rows[busy].rate > 10 * rows[quiet].rate
+        assert rows[busy].planned < 60 < rows[quiet].planned
+        # b refreshes the busy hub: its state goes on from a's.
+        clock.advance(600)
+        leases = [lease for lease in await b.pop(2, 100) if lease.url == busy]
+        assert leases
+        await b.set_status(busy, found(10))
+        row = next(r for r in (await a.snapshot()).hubs if r.url == busy)
+        assert row.yielded == 110
+        assert row.next_due == pytest.approx(row.last_refresh + row.planned)
+        await a.close()
+        await b.close()
+
+    run(go())

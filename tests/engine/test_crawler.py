@@ -652,3 +652,51 @@ def test_each_page_records_its_headers_decode_decision_and_out_links(tmp_path: P
                 assert all(store.record_at(s, with_body=False) is not None for s in refs)
 
     run(main)
+
+
+def test_a_hub_refresh_reports_its_new_links_and_listed_items_to_the_pool(
+    tmp_path: Path,
+) -> None:
+    """What each refresh found (links the pool had not seen, items the list shows: not the
+    home page nor the hubs) reaches the hub's learned state."""
+    from aiohttp import web
+
+    from tests.engine.conftest import serve
+
+    fetches = {"hub": 0}
+
+    async def hub(_request: web.Request) -> web.Response:
+        fetches["hub"] += 1
+        shown = 3 if fetches["hub"] == 1 else 8  # 5 new articles at the second refresh
+        items = "".join(f'<li><a href="/a/{n}.html">{n}</a></li>' for n in range(shown))
+        nav = '<a href="/">home</a> <a href="/news/">news</a> <a href="/sport/">sport</a>'
+        return web.Response(
+            text=f"<title>news</title>{nav}<ul>{items}</ul>", content_type="text/html"
+        )
+
+    async def page(_request: web.Request) -> web.Response:
+        return web.Response(text="<title>x</title>", content_type="text/html")
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/news/", hub)
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            settings = replace(FAST, mode=CrawlMode.CONTINUOUS, hub_span_min=0.1)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                hubs = [HubSpec(f"{base}/news/", 0.5), HubSpec(f"{base}/sport/", 600)]
+                await session.crawler.set_hubs(hubs)
+                session.crawler.start()
+                while fetches["hub"] < 2:
+                    await asyncio.sleep(0.05)
+                url = (await session.crawler.hubs())[0].url
+                while True:  # the second refresh's result reaches the pool with a commit
+                    row = next(r for r in (await session.frontier.snapshot()).hubs if r.url == url)
+                    if row.yielded == 8:
+                        break
+                    await asyncio.sleep(0.05)
+                await session.crawler.stop()
+                assert (row.last_new, row.listed, row.kind) == (5, 8, "page")
+                assert row.rate > 0 and row.reason != "new"
+
+    run(main)

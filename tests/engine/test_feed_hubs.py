@@ -261,6 +261,9 @@ def test_conditional_refresh_304_is_a_successful_refresh_that_stores_nothing(
                 rows = {row.url: row for row in (await session.frontier.snapshot()).hubs}
                 assert rows[hub].last_result == "304" and not rows[hub].parked
                 assert rows[hub].crashes == 0
+                # For the learned rate the 304 is a refresh that found nothing new (the one
+                # before it found the new story); the list's size is the last body's.
+                assert rows[hub].last_new == 0 and rows[hub].listed == len(site.list_items)
                 totals = (await session.frontier.snapshot()).totals
                 assert totals.failed == 0
 

@@ -182,8 +182,13 @@ def test_settings_dialog_round_trip_and_persistence(qtbot, qsettings):
     dlg.deny_domains.setText("ads.example.com")
     dlg.obey_robots.setChecked(False)
     dlg.user_agent.setText("test-agent/1.0")
+    assert dlg.hub_refresh.currentData() == "adaptive" and dlg.hub_span_max.value() == 3600
+    dlg.hub_refresh.setCurrentIndex(dlg.hub_refresh.findData("fixed"))
+    dlg.hub_span_min.setValue(12)
+    dlg.hub_span_max.setValue(900)
     s = dlg.settings()
     assert (s.concurrency, s.min_delay, s.max_depth, s.obey_robots) == (32, 2.5, 4, False)
+    assert (s.hub_refresh, s.hub_span_min, s.hub_span_max) == ("fixed", 12, 900)
     assert s.allow_domains == ("sina.com.cn", "sina.cn") and s.allow_private
     dlg.user_agent.setText("  ")
     dlg.accept()

@@ -5,6 +5,7 @@ import gzip
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from crawler_gui.core.frontier import HubSpec
@@ -451,3 +452,70 @@ def test_a_long_snapshot_save_shows_it_runs_and_can_be_cancelled(window, aloop, 
         assert not window.session.closed
 
     run(aloop, scenario(), timeout=120)
+
+
+def test_hubs_pane_shows_what_each_hub_learned_and_the_overview_its_freshness(window, aloop):
+    """A hub refresh that reports its new links shows in the Hubs pane (kind, rate, new items,
+    span and why, articles yielded); extracted articles show in the overview's freshness."""
+    import time
+
+    from crawler_gui.core.policy import FetchResult
+    from crawler_gui.engine.extract.model import Article, Extraction
+    from crawler_gui.engine.extract.service import Articles
+
+    frontier = window.session.frontier
+    busy, quiet = "http://busy.example.com/news/", "http://quiet.example.com/news/"
+    columns = {
+        window.hubs_model.headerData(i, Qt.Orientation.Horizontal): i
+        for i in range(window.hubs_model.columnCount())
+    }
+
+    def cell(url: str, name: str) -> str:
+        row = next(i for i, r in enumerate(window.hubs_model.rows()) if r.url == url)
+        return window.hubs_model.index(row, columns[name]).data()
+
+    async def scenario():
+        await frontier.set_hubs([HubSpec(busy, 600), HubSpec(quiet, 600)])
+        await wait_for(lambda: window.hubs_model.rowCount() == 2)
+        assert cell(busy, "Kind") == "page" and cell(busy, "Articles") == "0"
+        assert cell(busy, "Span") == "10 min"
+        for first, counts in ((True, (20, 20)), (False, (18, 0))):
+            if not first:  # the second refresh, at once: the first one only counted its list
+                assert await frontier.refresh_hub(busy) and await frontier.refresh_hub(quiet)
+            leases = await frontier.pop(2, 100)
+            while len(leases) < 2:  # (the hosts' politeness delay after the first refresh)
+                await asyncio.sleep(0.05)
+                leases += await frontier.pop(2, 100)
+            for lease, new in zip(sorted(leases, key=lambda x: x.url), counts, strict=True):
+                await frontier.set_status(
+                    lease.url, FetchResult(status=200, elapsed=0.1, hub_new=new, hub_listed=20)
+                )
+            if first:
+                await wait_for(lambda: cell(busy, "Articles") == "20")
+                assert cell(busy, "Why") == "learning: its own span until it is known"
+                assert cell(busy, "New/h") == ""
+        await wait_for(lambda: cell(busy, "Articles") == "38")
+        assert cell(busy, "New") == "18 / 20"
+        assert cell(quiet, "New") == "0 / 20"
+        assert float(cell(busy, "New/h")) > float(cell(quiet, "New/h"))
+        # The budget of two 10 min spans, for a reason shown. (Neither is slowed beyond its
+        # own span yet: the second refresh covered a moment, and a hub slows down step by
+        # step; the sharing over real intervals is the pool contract tests', on a fake clock.)
+        rows = {r.url: r for r in window.hubs_model.rows()}
+        assert rows[busy].planned <= 600 <= rows[quiet].planned
+        assert cell(quiet, "Why") == "at the maximum span: it publishes little"
+
+        assert window.overview.value("fresh_found") == "–"  # no extraction: nothing to say
+        articles = Articles(None, None)  # type: ignore[arg-type]  # its pool is not used here
+        now = float(int(time.time()))
+        for i, age in enumerate((90.0, 30.0, 60.0)):
+            published = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(now - age))
+            article = Article(f"t{i}", published, None, [], "en", "text")
+            articles._record(
+                i, f"http://busy.example.com/{i}.html", Extraction("article", "test", article), now
+            )
+        window.session.crawler.articles = articles
+        await wait_for(lambda: window.overview.value("fresh_found") == "3")
+        assert window.overview.value("fresh_delay") == "1 min"
+
+    run(aloop, scenario())

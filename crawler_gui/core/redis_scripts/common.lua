@@ -55,21 +55,29 @@ local function put_url(url, st, depth, att, seq, t, extra)
 end
 
 -- Hub record: host TAB span TAB last_refresh TAB due TAB in_flight TAB last_result
---   TAB crashes TAB fails TAB parked (the last three absent in records of older versions)
+--   TAB crashes TAB fails TAB parked TAB planned TAB reason TAB rate (fields from crashes
+--   on absent in records of older versions)
 -- crashes: leases lost in a row (process died, lease expired); fails: ordinary failed
--- refreshes in a row (the backoff); parked: why the hub waits for the user ('' = it does not).
+-- refreshes in a row (the backoff); parked: why the hub waits for the user ('' = it does not);
+-- planned, reason: the span the refresh plan gives it and why; rate: its learned rate state
+-- (JSON, core/freshness.py). The last three are computed by the workers, in Python: the
+-- scripts only store them.
 local function get_hub(url)
   local raw = redis.call('HGET', K_HUBS, url)
   if not raw then return nil end
-  local f = split(raw, 9)
-  return {host = f[1], span = tonumber(f[2]), last = tonumber(f[3]), due = tonumber(f[4]),
+  local f = split(raw, 12)
+  local span = tonumber(f[2])
+  return {host = f[1], span = span, last = tonumber(f[3]), due = tonumber(f[4]),
           infl = tonumber(f[5]), res = f[6] or '', crashes = tonumber(f[7] or '') or 0,
-          fails = tonumber(f[8] or '') or 0, parked = f[9] or ''}
+          fails = tonumber(f[8] or '') or 0, parked = f[9] or '',
+          planned = tonumber(f[10] or '') or span, reason = f[11] or '', rate = f[12] or ''}
 end
 local function put_hub(url, hub)
   redis.call('HSET', K_HUBS, url, hub.host .. TAB .. fmt(hub.span) .. TAB .. fmt(hub.last)
     .. TAB .. fmt(hub.due) .. TAB .. fmt(hub.infl) .. TAB .. string.gsub(hub.res, TAB, ' ')
-    .. TAB .. fmt(hub.crashes or 0) .. TAB .. fmt(hub.fails or 0) .. TAB .. (hub.parked or ''))
+    .. TAB .. fmt(hub.crashes or 0) .. TAB .. fmt(hub.fails or 0) .. TAB .. (hub.parked or '')
+    .. TAB .. fmt(hub.planned or hub.span) .. TAB .. (hub.reason or '') .. TAB
+    .. (hub.rate or ''))
 end
 
 -- Hosts: loaded once per script call, written back by flush().

@@ -3,6 +3,9 @@
 --   set_delay host seconds -> 1
 --   seen [final_url final_host depth referrer]* -> 1 (the final URLs of redirect chains
 --     whose results were recorded in another key group: done, never fetched again)
+--   plan [url planned reason expected_due new_due]* -> 1 (the refresh plan a worker computed:
+--     each hub's span and its reason; a hub waiting on its span, its due time still
+--     expected_due, moves to new_due ('' = stays))
 -- url2 is the canonical form of url1 (or '').
 local OP = ARGV[4]
 local function pick(zkey, hkey)
@@ -56,6 +59,22 @@ elseif OP == 'seen' then
   for j = 5, #ARGV, 4 do
     mark_seen(ARGV[j], ARGV[j + 1], tonumber(ARGV[j + 2]), ARGV[j + 3])
   end
+  result = 1
+elseif OP == 'plan' then
+  for j = 5, #ARGV - 4, 5 do
+    local url = ARGV[j]
+    local hub = get_hub(url)
+    if hub then
+      hub.planned, hub.reason = tonumber(ARGV[j + 1]), ARGV[j + 2]
+      if ARGV[j + 4] ~= '' and hub.infl == 0 and hub.parked == ''
+          and fmt(hub.due) == ARGV[j + 3] then
+        hub.due = tonumber(ARGV[j + 4])
+        redis.call('ZADD', K_HUBDUE, ARGV[j + 4], url)
+      end
+      put_hub(url, hub)
+    end
+  end
+  bump()
   result = 1
 elseif OP == 'set_delay' then
   local h = host(ARGV[5])

@@ -23,6 +23,7 @@ for _, url in ipairs(order) do
     added = added + 1
   elseif hub.span ~= w.span then
     hub.span = w.span
+    hub.planned = w.span -- the next plan shares the new budget
     if hub.last ~= 0 then
       hub.due = hub.last + w.span
       if hub.infl == 0 and hub.parked == '' then

@@ -1,17 +1,19 @@
 -- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
 --   retry_max, [url, canonical, outcome, last_status, elapsed, throttle,
 --   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
---   final_here]*)
+--   final_here, hub_planned, hub_reason, hub_rate]*)
 -- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
 -- failure: what a failed URL keeps after its referrer (NUL status NUL reason NUL message);
 -- refusal: reason TAB redirect target, for the refusal index.
 -- final_here: '1' when final_url's host is in this script's key group (always on a single
 -- group); otherwise the final URL is returned to be marked in its own group ('seen' edit).
+-- hub_planned, hub_reason, hub_rate: a hub refresh that reported its new links: the span, its
+-- reason and the rate state the worker computed from them ('' when none: the hub keeps its own).
 -- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
 local THRESH = tonumber(ARGV[4])
 local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local FIELDS = 15
+local FIELDS = 18
 
 local function retry_delay(failures)
   if failures <= 0 then return 0 end
@@ -37,9 +39,12 @@ local function adopt(url)
   return {host = hn, depth = u.depth, seq = u.seq, hub = false}
 end
 
-local function hub_result(url, label, kind, throttle)
+local function hub_result(url, label, kind, throttle, planned, reason, rate)
   local hub = get_hub(url)
   if not hub then return end -- removed from the hub list while in flight
+  if rate ~= '' then
+    hub.planned, hub.reason, hub.rate = tonumber(planned), reason, rate
+  end
   hub.infl = 0
   hub.last = NOW
   hub.res = label
@@ -52,7 +57,7 @@ local function hub_result(url, label, kind, throttle)
     hub.due = NOW + math.max(hub.span, throttle)
   else
     hub.fails = 0
-    hub.due = NOW + hub.span
+    hub.due = NOW + hub.planned
   end
   put_hub(url, hub)
   redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
@@ -68,6 +73,7 @@ while i + FIELDS - 1 <= #ARGV do
   local final, fhost, target = ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
   local failure, refusal = ARGV[i + 12], ARGV[i + 13]
   local fhere = ARGV[i + 14] == '1'
+  local hplanned, hreason, hrate = ARGV[i + 15], ARGV[i + 16], ARGV[i + 17]
   i = i + FIELDS
   local key = url
   local L = end_lease(url)
@@ -94,7 +100,7 @@ while i + FIELDS - 1 <= #ARGV do
     if oc == 'T' and NOW + throttle > h.bo then h.bo = NOW + throttle end
     dirty(h)
     if L.hub then
-      hub_result(key, label, kind, throttle)
+      hub_result(key, label, kind, throttle, hplanned, hreason, hrate)
       if oc == 'X' and target ~= '' then
         follow[#follow + 1] = target
         follow[#follow + 1] = 0

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from crawler_gui.core.freshness import FreshnessWindow, published_seconds
 from crawler_gui.engine.extract.headline import learn_suffix
 from crawler_gui.engine.extract.model import Extraction
 from crawler_gui.engine.extract.pool import ExtractJob, ExtractPool
@@ -84,6 +85,8 @@ class Articles:
         self.failed = 0
         self.kinds: dict[str, int] = {"article": 0, "list": 0, "other": 0}
         self.recent: deque[ArticleSummary] = deque(maxlen=RECENT_ARTICLES)
+        #: Articles found in the last hour and their delay from publication (the overview).
+        self.freshness = FreshnessWindow()
         self._titles: dict[str, deque[str]] = {}
         self._suffix: dict[str, str] = {}
         self._pending: set[asyncio.Future[Extraction]] = set()
@@ -162,6 +165,7 @@ class Articles:
                     self._suffix[host] = suffix
         if ex.article is not None:
             self.found += 1
+            self.freshness.add(found_at, published_seconds(ex.article.published))
             self.recent.append(
                 ArticleSummary(
                     url=url,
