@@ -332,3 +332,29 @@ def test_delay_histogram_buckets_and_unknown_times() -> None:
     snap = h.snapshot()
     assert snap.counts == (2, 2, 1) and snap.count == 5
     assert snap.total == 0 + 10 + 10.5 + 60 + 3600
+
+
+def test_a_headless_crawl_keeps_no_recent_articles() -> None:
+    """``keep_recent(0)`` (the headless crawl, which has no window): articles are counted and
+    their delays kept, but none of them (nor their text) is held in memory."""
+    from crawler_gui.engine.extract.service import Articles
+
+    page = portal_article(cn_article()).encode()
+    url = "http://news.example.cn/2019/a1.html"
+
+    async def main() -> None:
+        async with ExtractPool(1) as pool:
+            articles = Articles(pool, None)
+            await articles.page(1, url, page, "text/html", is_html=True, fetched_at=2e9)
+            await articles.page(2, url + "?b", page, "text/html", is_html=True, fetched_at=2e9)
+            await articles.drain()
+            assert [a.url for a in articles.recent] == [url, url + "?b"]
+            articles.keep_recent(1)
+            assert [a.url for a in articles.recent] == [url + "?b"]
+            articles.keep_recent(0)
+            await articles.page(3, url + "?c", page, "text/html", is_html=True, fetched_at=2e9)
+            await articles.drain()
+            assert list(articles.recent) == []
+            assert articles.found == 3 and articles.delays.snapshot().count == 3
+
+    asyncio.run(main())
