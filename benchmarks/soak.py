@@ -150,14 +150,21 @@ class Probe:
         self.lines = 0
 
     def ask(self, pid: int, sig: int, timeout: float = 30.0) -> dict[str, Any]:
+        """The answer to ``sig`` (a sample for SIGUSR1, a deep one for SIGUSR2), or {} when
+        none came within ``timeout`` (a late answer is skipped at the next question)."""
+        kind = "sample" if sig == signal.SIGUSR1 else "deep"
         os.kill(pid, sig)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.path.exists():
                 lines = self.path.read_text(encoding="utf-8").splitlines()
-                if len(lines) > self.lines and lines[-1].endswith("}"):
-                    self.lines = len(lines)
-                    return dict(json.loads(lines[-1]))
+                if lines and not lines[-1].endswith("}"):
+                    lines.pop()  # being written
+                new, self.lines = lines[self.lines :], len(lines)
+                for line in reversed(new):
+                    row = dict(json.loads(line))
+                    if row.get("kind") == kind:
+                        return row
             time.sleep(0.05)
         return {}
 
@@ -262,6 +269,20 @@ def main() -> int:
     ap.add_argument("--log-max-bytes", type=int, default=2_000_000)
     ap.add_argument("--trim", action="store_true", help="malloc_trim(0) after each sample")
     ap.add_argument(
+        "--write-buffer",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="open the pool and page store with this LevelDB write buffer (an experiment)",
+    )
+    ap.add_argument(
+        "--block-cache",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="and this LevelDB block cache (an experiment)",
+    )
+    ap.add_argument(
         "--deep",
         action="store_true",
         help="object counts by type after the warm-up, in the middle and at the end",
@@ -316,6 +337,8 @@ def main() -> int:
         probe = Probe(probe_file)
         probe_opts = [
             *(["--trim"] if args.trim else []),
+            *(["--write-buffer", str(args.write_buffer)] if args.write_buffer else []),
+            *(["--block-cache", str(args.block_cache)] if args.block_cache else []),
             *(["--tracemalloc", str(args.tracemalloc)] if args.tracemalloc else []),
         ]
         crawl = subprocess.Popen(
@@ -387,9 +410,9 @@ def main() -> int:
                 if args.deep and deep_due(t, warmup_s, args.hours * 3600.0, len(deep_rows)):
                     deep_rows.append(probe.ask(crawl.pid, signal.SIGUSR2, timeout=120.0))
                 if now >= end:
-                    if args.deep and len(deep_rows) < 3:
-                        deep_rows.append(probe.ask(crawl.pid, signal.SIGUSR2, timeout=120.0))
                     break
+            if args.deep and len(deep_rows) < 3 and crawl.poll() is None:
+                deep_rows.append(probe.ask(crawl.pid, signal.SIGUSR2, timeout=300.0))
         report = json.loads(get(base + "/_live/report.json"))
     finally:
         if crawl is not None and crawl.poll() is None:

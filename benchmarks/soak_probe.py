@@ -1,6 +1,7 @@
 """Runs ``crawler-gui`` in this process with a memory probe, for ``soak.py`` (diagnosis only).
 
-    python benchmarks/soak_probe.py OUT.jsonl [--tracemalloc FRAMES] [--trim] -- ARGS...
+    python benchmarks/soak_probe.py OUT.jsonl [--tracemalloc FRAMES] [--trim]
+        [--write-buffer BYTES] [--block-cache BYTES] -- ARGS...
 
 runs ``crawler-gui ARGS...`` as ``python -m crawler_gui ARGS...`` would, and answers signals
 with one JSON line appended to ``OUT.jsonl`` (the handler runs on the main thread between two
@@ -19,7 +20,9 @@ bytecodes, so it never races the crawl's own use of its databases):
 
 The databases are found by wrapping ``plyvel.DB`` (it cannot be subclassed) before the crawl
 imports anything: every database opened is remembered with its folder's name (``frontier``:
-the pool, ``pages``: the page store).
+the pool, ``pages``: the page store). ``--write-buffer`` and ``--block-cache`` open every one
+with that memtable size and block cache instead of the crawl's own (an experiment: small
+bounds are reached within a short run, to see LevelDB's memory level off at them).
 """
 
 from __future__ import annotations
@@ -66,11 +69,11 @@ _databases: list[tuple[str, Any]] = []
 _first_snapshot: tracemalloc.Snapshot | None = None
 
 
-def _wrap_plyvel() -> None:
+def _wrap_plyvel(overrides: dict[str, int]) -> None:
     real = plyvel.DB
 
     def opened(name: str, *args: Any, **kwargs: Any) -> Any:
-        db = real(name, *args, **kwargs)
+        db = real(name, *args, **{**kwargs, **overrides})
         _databases.append((Path(name).name, db))
         return db
 
@@ -167,7 +170,14 @@ def main() -> int:
     def on_usr2(_sig: int, _frame: FrameType | None) -> None:
         write(deep())
 
-    _wrap_plyvel()
+    overrides = {}
+    for option, key in (
+        ("--write-buffer", "write_buffer_size"),
+        ("--block-cache", "lru_cache_size"),
+    ):
+        if option in own:
+            overrides[key] = int(own[own.index(option) + 1])
+    _wrap_plyvel(overrides)
     signal.signal(signal.SIGUSR1, on_usr1)
     signal.signal(signal.SIGUSR2, on_usr2)
     from crawler_gui.main import main as crawler_main
