@@ -28,7 +28,11 @@ figures from inside), which adds what tells the candidates for memory growth apa
   ``leveldb.approximate-memory-usage``) of the pool and the page store: bounded by their
   write buffer and block cache sizes (``docs/storage.md``);
 * ``rss_less_ldb_mb`` -- resident memory less those two: what must stay flat once the LevelDB
-  parts have reached their bounds;
+  parts have reached their bounds; ``anon_held_mb`` -- anonymous memory (file pages, such as
+  LevelDB's memory-mapped tables, are the kernel's to drop) less LevelDB's and less what glibc
+  holds freed (a memtable written out is freed into glibc's arenas, not given back, and the
+  next one reuses it: without this, each write-out shows as a step up of its size). What is
+  left is the crawl's own live memory: this is the figure that must be flat;
 * with ``--trim``, ``rss_trimmed_mb``: resident memory right after ``malloc_trim(0)`` (what
   glibc gives back was freed memory it held, not a leak; trimming every sample changes the
   very curve measured, so it is an experiment, off by default);
@@ -64,6 +68,7 @@ FIGURES = (
     "rss_mb",
     "anon_mb",
     "rss_less_ldb_mb",
+    "anon_held_mb",
     "py_blocks",
     "gc_objects",
     "malloc_used_mb",
@@ -81,7 +86,7 @@ FIGURES = (
     "pages_per_s",
 )
 #: Figures that must stay flat after the warm-up (the rest may grow with new content).
-FLAT = ("rss_mb", "anon_mb", "rss_less_ldb_mb", "py_blocks", "gc_objects", "fds", "tasks")
+FLAT = ("rss_mb", "anon_mb", "anon_held_mb", "py_blocks", "gc_objects", "fds", "tasks")
 PROBE = Path(__file__).with_name("soak_probe.py")
 
 
@@ -169,12 +174,13 @@ class Probe:
         return {}
 
 
-def probe_figures(p: dict[str, Any], rss_mb: float) -> dict[str, Any]:
+def probe_figures(p: dict[str, Any], rss_mb: float, anon_mb: float) -> dict[str, Any]:
     mb = 1024 * 1024
     ldb_frontier = p.get("ldb_frontier", 0) / mb
     ldb_pages = p.get("ldb_pages", 0) / mb
     return {
         "rss_less_ldb_mb": round(rss_mb - ldb_frontier - ldb_pages, 2),
+        "anon_held_mb": round(anon_mb - ldb_frontier - ldb_pages - p.get("malloc_free", 0) / mb, 2),
         "py_blocks": round(p.get("py_blocks", 0) / 1000, 1),
         "gc_objects": round(p.get("gc_objects", 0) / 1000, 1),
         "malloc_used_mb": round(p.get("malloc_used", 0) / mb, 2),
@@ -397,7 +403,7 @@ def main() -> int:
                     "articles_found": rep["articles"]["found"],
                     "articles_lost": rep["articles"]["lost"],
                 }
-                row.update(probe_figures(inside, row["rss_mb"]))
+                row.update(probe_figures(inside, row["rss_mb"], row["anon_mb"]))
                 last_pages, last_t = pages, t
                 rows.append(row)
                 if writer is None:
@@ -470,13 +476,13 @@ def main() -> int:
 
 
 def print_figures(figures: dict[str, Any]) -> None:
-    print(f"{'figure':<12} {'start':>10} {'middle':>10} {'end':>10} {'slope/h':>10} {'growth':>8}")
+    print(f"{'figure':<16} {'start':>10} {'middle':>10} {'end':>10} {'slope/h':>10} {'growth':>8}")
     for name in FIGURES:
         fig = figures.get(name)
         if fig:
             flag = "  <- grows" if name in FLAT and fig["growth_over_span_pct"] > 5 else ""
             print(
-                f"{name:<12} {fig['start']:>10} {fig['middle']:>10} {fig['end']:>10} "
+                f"{name:<16} {fig['start']:>10} {fig['middle']:>10} {fig['end']:>10} "
                 f"{fig['slope_per_hour']:>10} {fig['growth_over_span_pct']:>7}%{flag}"
             )
 
@@ -486,6 +492,10 @@ def summarize_again(out: Path, warmup_s: float) -> int:
         rows: list[dict[str, Any]] = [
             {k: float(v) for k, v in row.items()} for row in csv.DictReader(f)
         ]
+    for row in rows:  # a run before this figure was sampled
+        if "anon_held_mb" not in row and "malloc_free_mb" in row:
+            ldb = row["ldb_frontier_mb"] + row["ldb_pages_mb"]
+            row["anon_held_mb"] = round(row["anon_mb"] - ldb - row["malloc_free_mb"], 2)
     figures = summarize(rows, warmup_s)
     print(f"{len(rows)} samples; trends from {figures.get('_steady_from_s', 0):.0f} s on")
     print_figures(figures)
