@@ -17,6 +17,30 @@ process:
 * ``pages``, ``pages_per_s`` -- fetches so far and over the last interval; ``articles_found``,
   ``articles_lost`` from the site's report.
 
+The crawl runs under ``soak_probe.py`` (the same crawl, in a process that answers a signal with
+figures from inside), which adds what tells the candidates for memory growth apart:
+
+* ``py_blocks`` (thousands of Python heap blocks in use), ``gc_objects`` (thousands of objects
+  the collector tracks) -- Python's own heap;
+* ``malloc_used_mb``, ``malloc_free_mb`` -- glibc's heap in use, and freed but kept in its
+  arenas (``mallinfo2``); ``malloc_mmap_mb`` large blocks mapped on their own;
+* ``ldb_frontier_mb``, ``ldb_pages_mb`` -- LevelDB's own memory (memtables and block cache,
+  ``leveldb.approximate-memory-usage``) of the pool and the page store: bounded by their
+  write buffer and block cache sizes (``docs/storage.md``);
+* ``rss_less_ldb_mb`` -- resident memory less those two: what must stay flat once the LevelDB
+  parts have reached their bounds; ``anon_held_mb`` -- anonymous memory (file pages, such as
+  LevelDB's memory-mapped tables, are the kernel's to drop) less LevelDB's and less what glibc
+  holds freed (a memtable written out is freed into glibc's arenas, not given back, and the
+  next one reuses it: without this, each write-out shows as a step up of its size). What is
+  left is the crawl's own live memory: this is the figure that must be flat;
+* with ``--trim``, ``rss_trimmed_mb``: resident memory right after ``malloc_trim(0)`` (what
+  glibc gives back was freed memory it held, not a leak; trimming every sample changes the
+  very curve measured, so it is an experiment, off by default);
+* with ``--deep``, object counts by type at the first sample after the warm-up, the middle
+  and the end (``probe.jsonl``; the summary lists the 10 types that grew most), and with
+  ``--tracemalloc N`` also the source lines whose allocations grew most (tracemalloc slows
+  the crawl: for diagnosis only).
+
 Writes ``soak.csv`` (one row a sample) and ``soak.json`` (the samples' summary: start, middle
 and end of each figure, its least-squares slope per hour after ``--warmup`` minutes and the
 growth that slope means over the measured span, plus the site's final report), and prints the
@@ -43,6 +67,16 @@ from typing import Any
 FIGURES = (
     "rss_mb",
     "anon_mb",
+    "rss_less_ldb_mb",
+    "anon_held_mb",
+    "py_blocks",
+    "gc_objects",
+    "malloc_used_mb",
+    "malloc_free_mb",
+    "malloc_mmap_mb",
+    "ldb_frontier_mb",
+    "ldb_pages_mb",
+    "rss_trimmed_mb",
     "fds",
     "tasks",
     "stall_ms",
@@ -52,7 +86,8 @@ FIGURES = (
     "pages_per_s",
 )
 #: Figures that must stay flat after the warm-up (the rest may grow with new content).
-FLAT = ("rss_mb", "anon_mb", "fds", "tasks")
+FLAT = ("rss_mb", "anon_mb", "anon_held_mb", "py_blocks", "gc_objects", "fds", "tasks")
+PROBE = Path(__file__).with_name("soak_probe.py")
 
 
 def free_port() -> int:
@@ -112,6 +147,82 @@ def metrics(url: str) -> dict[str, float]:
     return out
 
 
+class Probe:
+    """The crawl's in-process figures: a signal to ``soak_probe.py``, its answer a JSON line."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.lines = 0
+
+    def ask(self, pid: int, sig: int, timeout: float = 30.0) -> dict[str, Any]:
+        """The answer to ``sig`` (a sample for SIGUSR1, a deep one for SIGUSR2), or {} when
+        none came within ``timeout`` (a late answer is skipped at the next question)."""
+        kind = "sample" if sig == signal.SIGUSR1 else "deep"
+        os.kill(pid, sig)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.path.exists():
+                lines = self.path.read_text(encoding="utf-8").splitlines()
+                if lines and not lines[-1].endswith("}"):
+                    lines.pop()  # being written
+                new, self.lines = lines[self.lines :], len(lines)
+                for line in reversed(new):
+                    row = dict(json.loads(line))
+                    if row.get("kind") == kind:
+                        return row
+            time.sleep(0.05)
+        return {}
+
+
+def probe_figures(p: dict[str, Any], rss_mb: float, anon_mb: float) -> dict[str, Any]:
+    mb = 1024 * 1024
+    ldb_frontier = p.get("ldb_frontier", 0) / mb
+    ldb_pages = p.get("ldb_pages", 0) / mb
+    return {
+        "rss_less_ldb_mb": round(rss_mb - ldb_frontier - ldb_pages, 2),
+        "anon_held_mb": round(anon_mb - ldb_frontier - ldb_pages - p.get("malloc_free", 0) / mb, 2),
+        "py_blocks": round(p.get("py_blocks", 0) / 1000, 1),
+        "gc_objects": round(p.get("gc_objects", 0) / 1000, 1),
+        "malloc_used_mb": round(p.get("malloc_used", 0) / mb, 2),
+        "malloc_free_mb": round(p.get("malloc_free", 0) / mb, 2),
+        "malloc_mmap_mb": round(p.get("malloc_mmap", 0) / mb, 2),
+        "ldb_frontier_mb": round(ldb_frontier, 2),
+        "ldb_pages_mb": round(ldb_pages, 2),
+        "rss_trimmed_mb": round(p.get("rss_kb_trimmed", 0) / 1024, 2),
+    }
+
+
+def type_growth(deep: list[dict[str, Any]], top: int = 10) -> list[tuple[str, int, int]]:
+    """``(type, first count, last count)`` of the ``top`` types that grew most between the
+    first and the last deep sample."""
+    if len(deep) < 2:
+        return []
+    first, last = deep[0]["types"], deep[-1]["types"]
+    grown = sorted(last, key=lambda t: last[t] - first.get(t, 0), reverse=True)[:top]
+    return [(t, first.get(t, 0), last[t]) for t in grown if last[t] > first.get(t, 0)]
+
+
+def deep_due(t: float, warmup_s: float, total_s: float, done: int) -> bool:
+    """The first deep sample at the end of the warm-up, the second halfway through the rest
+    (the third comes at the end)."""
+    if done == 0:
+        return t >= warmup_s
+    if done == 1:
+        return t >= (warmup_s + total_s) / 2
+    return False
+
+
+def delay_summary(m: dict[str, float]) -> dict[str, Any]:
+    """The crawler's own article-delay histogram (``/metrics``): dated articles and mean."""
+    count = m.get("crawler_gui_article_delay_seconds_count")
+    if not count:
+        return {}
+    return {
+        "count": int(count),
+        "mean": m.get("crawler_gui_article_delay_seconds_sum", 0.0) / count,
+    }
+
+
 def slope_per_hour(ts: list[float], ys: list[float]) -> float:
     n = len(ts)
     if n < 2:
@@ -130,6 +241,8 @@ def summarize(rows: list[dict[str, Any]], warmup_s: float) -> dict[str, Any]:
     steady = [r for r in rows if r["t"] >= warmup_s] or rows
     span_h = (steady[-1]["t"] - steady[0]["t"]) / 3600.0
     for name in FIGURES:
+        if name not in steady[0]:  # an earlier run's soak.csv, without the probe's figures
+            continue
         ys = [float(r[name]) for r in steady]
         ts = [float(r["t"]) for r in steady]
         slope = slope_per_hour(ts, ys)
@@ -160,6 +273,33 @@ def main() -> int:
     ap.add_argument("--hub-span", type=float, default=60.0)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--log-max-bytes", type=int, default=2_000_000)
+    ap.add_argument("--trim", action="store_true", help="malloc_trim(0) after each sample")
+    ap.add_argument(
+        "--write-buffer",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="open the pool and page store with this LevelDB write buffer (an experiment)",
+    )
+    ap.add_argument(
+        "--block-cache",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="and this LevelDB block cache (an experiment)",
+    )
+    ap.add_argument(
+        "--deep",
+        action="store_true",
+        help="object counts by type after the warm-up, in the middle and at the end",
+    )
+    ap.add_argument(
+        "--tracemalloc",
+        type=int,
+        default=0,
+        metavar="FRAMES",
+        help="with --deep: trace allocations (FRAMES deep) and list the lines that grew most",
+    )
     ap.add_argument(
         "--again",
         action="store_true",
@@ -185,6 +325,9 @@ def main() -> int:
     )
     crawl: subprocess.Popen[bytes] | None = None
     rows: list[dict[str, Any]] = []
+    deep_rows: list[dict[str, Any]] = []
+    last_metrics: dict[str, float] = {}
+    warmup_s = min(args.warmup * 60.0, args.hours * 3600.0 / 3)
     report: dict[str, Any] = {}
     code: int | None = None
     try:
@@ -195,9 +338,19 @@ def main() -> int:
             "".join(f"{u} {args.hub_span:g}\n" for u in hubs.split()), encoding="utf-8"
         )
         crawl_err = open(out / "crawl.stderr", "wb")  # noqa: SIM115 - closed with the process
+        probe_file = out / "probe.jsonl"
+        probe_file.unlink(missing_ok=True)
+        probe = Probe(probe_file)
+        probe_opts = [
+            *(["--trim"] if args.trim else []),
+            *(["--write-buffer", str(args.write_buffer)] if args.write_buffer else []),
+            *(["--block-cache", str(args.block_cache)] if args.block_cache else []),
+            *(["--tracemalloc", str(args.tracemalloc)] if args.tracemalloc else []),
+        ]
         crawl = subprocess.Popen(
             [
-                *(sys.executable, "-m", "crawler_gui", "--log-level", "INFO", "crawl", str(pool)),
+                *(sys.executable, str(PROBE), str(probe_file), *probe_opts, "--"),
+                *("--log-level", "INFO", "crawl", str(pool)),
                 *("--hubs-file", str(hubs_file), "--allow-private", "--delay", "0.25"),
                 *("--hub-span", f"{args.hub_span:g}", "--concurrency", str(args.concurrency)),
                 *("--metrics", f"127.0.0.1:{metrics_port}", "--no-progress"),
@@ -227,7 +380,8 @@ def main() -> int:
                         break
                     continue
                 t = now - t0
-                m = metrics(murl)
+                m = last_metrics = metrics(murl)
+                inside = probe.ask(crawl.pid, signal.SIGUSR1)
                 status = proc_status(crawl.pid)
                 fds = len(os.listdir(f"/proc/{crawl.pid}/fd"))
                 rep = json.loads(get(base + "/_live/report.json"))
@@ -249,6 +403,7 @@ def main() -> int:
                     "articles_found": rep["articles"]["found"],
                     "articles_lost": rep["articles"]["lost"],
                 }
+                row.update(probe_figures(inside, row["rss_mb"], row["anon_mb"]))
                 last_pages, last_t = pages, t
                 rows.append(row)
                 if writer is None:
@@ -258,8 +413,12 @@ def main() -> int:
                 f.flush()
                 print(json.dumps(row), flush=True)
                 next_sample += args.interval
+                if args.deep and deep_due(t, warmup_s, args.hours * 3600.0, len(deep_rows)):
+                    deep_rows.append(probe.ask(crawl.pid, signal.SIGUSR2, timeout=120.0))
                 if now >= end:
                     break
+            if args.deep and len(deep_rows) < 3 and crawl.poll() is None:
+                deep_rows.append(probe.ask(crawl.pid, signal.SIGUSR2, timeout=300.0))
         report = json.loads(get(base + "/_live/report.json"))
     finally:
         if crawl is not None and crawl.poll() is None:
@@ -278,7 +437,6 @@ def main() -> int:
             site.kill()
             site.wait()
         site_log.close()
-    warmup_s = min(args.warmup * 60.0, args.hours * 3600.0 / 3)
     summary = {
         "hours": args.hours,
         "interval": args.interval,
@@ -287,6 +445,9 @@ def main() -> int:
         "samples": len(rows),
         "figures": summarize(rows, warmup_s),
         "site": {k: v for k, v in report.items() if k not in ("hubs", "feeds")},
+        "types_grown": type_growth([d for d in deep_rows if d.get("types")]),
+        "lines_grown": deep_rows[-1].get("grown", []) if deep_rows else [],
+        "article_delay": delay_summary(last_metrics),
     }
     (out / "soak.json").write_text(json.dumps(summary, indent=1), encoding="utf-8")
     print(f"\nsoak of {args.hours} h: {len(rows)} samples, crawl exit code {code}")
@@ -298,18 +459,30 @@ def main() -> int:
             f"{arts['lost']}, pending {arts['pending']}; delay mean "
             f"{_num(arts['delay_mean'])} s, median {_num(arts['delay_median'])} s"
         )
-    print(f"results in {out}/soak.csv and {out}/soak.json")
+    if summary["types_grown"]:
+        print("object types that grew most (after the warm-up -> the end):")
+        for name, first, last in summary["types_grown"]:
+            print(f"  {name:<28} {first:>9} -> {last:>9}")
+    for line in summary["lines_grown"][:10]:
+        print(f"  {line['kb']:>9} KiB {line['count']:>7} blocks  {line['where']}")
+    delay = summary["article_delay"]
+    if delay:
+        print(
+            f"crawler's article delay histogram: {delay['count']} dated articles, mean "
+            f"{_num(delay['mean'])} s"
+        )
+    print(f"results in {out}/soak.csv and {out}/soak.json (probe answers: {out}/probe.jsonl)")
     return 0 if code == 0 else 1
 
 
 def print_figures(figures: dict[str, Any]) -> None:
-    print(f"{'figure':<12} {'start':>10} {'middle':>10} {'end':>10} {'slope/h':>10} {'growth':>8}")
+    print(f"{'figure':<16} {'start':>10} {'middle':>10} {'end':>10} {'slope/h':>10} {'growth':>8}")
     for name in FIGURES:
         fig = figures.get(name)
         if fig:
             flag = "  <- grows" if name in FLAT and fig["growth_over_span_pct"] > 5 else ""
             print(
-                f"{name:<12} {fig['start']:>10} {fig['middle']:>10} {fig['end']:>10} "
+                f"{name:<16} {fig['start']:>10} {fig['middle']:>10} {fig['end']:>10} "
                 f"{fig['slope_per_hour']:>10} {fig['growth_over_span_pct']:>7}%{flag}"
             )
 
@@ -319,6 +492,10 @@ def summarize_again(out: Path, warmup_s: float) -> int:
         rows: list[dict[str, Any]] = [
             {k: float(v) for k, v in row.items()} for row in csv.DictReader(f)
         ]
+    for row in rows:  # a run before this figure was sampled
+        if "anon_held_mb" not in row and "malloc_free_mb" in row:
+            ldb = row["ldb_frontier_mb"] + row["ldb_pages_mb"]
+            row["anon_held_mb"] = round(row["anon_mb"] - ldb - row["malloc_free_mb"], 2)
     figures = summarize(rows, warmup_s)
     print(f"{len(rows)} samples; trends from {figures.get('_steady_from_s', 0):.0f} s on")
     print_figures(figures)

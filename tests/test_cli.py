@@ -482,3 +482,30 @@ def test_hub_refresh_options_are_checked_and_shown_with_their_defaults(tmp_path:
     text = " ".join(shown.stdout.split())
     assert "--hub-refresh {adaptive,fixed}" in text and "adaptive (default)" in text
     assert "(default 5)" in text and "(default 3600)" in text
+
+
+def test_a_headless_crawl_counts_articles_but_holds_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The headless crawl has no window to list its newest articles: it counts them (and
+    their delays, for --metrics) but holds none of them, nor their text, in memory. (In this
+    process, to look at the crawl's objects after it; the crawl itself is the real one.)"""
+    from crawler_gui.cli import main as cli_main
+    from crawler_gui.engine.session import CrawlSession
+
+    opened: list[CrawlSession] = []
+    real_open = CrawlSession.open.__func__  # type: ignore[attr-defined]
+
+    async def spy(cls: type[CrawlSession], *args: Any, **kwargs: Any) -> CrawlSession:
+        session: CrawlSession = await real_open(cls, *args, **kwargs)
+        opened.append(session)
+        return session
+
+    monkeypatch.setattr(CrawlSession, "open", classmethod(spy))
+    code = cli_main(["crawl", str(tmp_path / "pool"), "--demo", "--concurrency", "24"])
+    assert code == 0
+    (session,) = opened
+    articles = session.crawler.articles
+    assert articles is not None
+    assert articles.found > 100 and articles.delays.snapshot().count > 100
+    assert list(articles.recent) == []

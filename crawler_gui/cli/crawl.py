@@ -74,6 +74,8 @@ async def crawl_command(args: argparse.Namespace) -> int:
         live=args.live,
     )
     crawler = session.crawler
+    if crawler.articles is not None:
+        crawler.articles.keep_recent(0)  # for a window: there is none (the counts stay)
     control = None if redis else await _serve_control(session, Path(pool_dir))
     metrics = None
     try:

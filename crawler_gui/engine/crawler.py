@@ -1135,6 +1135,7 @@ class Crawler:
             outcome = await self.fetcher.fetch(
                 url, hop_check=self._hop_check, known=self._known, conditional=conditional
             )
+            fetched_at = self.clock()
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
@@ -1171,6 +1172,7 @@ class Crawler:
                     outcome.body,
                     outcome.content_type,
                     is_html=kind == "html",
+                    fetched_at=fetched_at,
                 )
         except asyncio.CancelledError:
             raise

@@ -5,7 +5,8 @@ server: no thread, nothing that blocks the loop):
 
 * ``/metrics`` -- Prometheus text (``prometheus-client``'s exposition): pages and bytes
   fetched, responses by status class, errors by kind, URLs in flight / waiting / retrying,
-  hosts, hub refreshes, the crawl's state, event-loop stall, asyncio tasks, and the process's
+  hosts, hub refreshes, articles found and the histogram of their delay from publication to
+  fetch, the crawl's state, event-loop stall, asyncio tasks, and the process's
   own figures (resident memory, open descriptors, CPU: prometheus-client's process collector);
 * ``/health`` -- JSON ``{"state", "last_progress", "seconds_since_progress", ...}`` for a
   supervisor; status 200, or 503 once the crawl has failed.
@@ -26,6 +27,7 @@ import asyncio
 import contextlib
 import ipaddress
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Iterator
@@ -33,7 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 
@@ -43,6 +50,7 @@ from crawler_gui.errors import ConfigError
 if TYPE_CHECKING:
     from crawler_gui.core.frontier import PoolTotals
     from crawler_gui.engine.crawler import Crawler
+    from crawler_gui.engine.extract.service import DelaySnapshot
     from crawler_gui.engine.stats import StatsSnapshot
 
 __all__ = ["TICK", "LoopMonitor", "MetricsServer", "exposes_widely", "parse_listen"]
@@ -205,6 +213,14 @@ class _CrawlCollector(Collector):
             "Pages judged articles by the extraction in this process",
             value=stats.articles_found,
         )
+        delays: DelaySnapshot | None = f["article_delays"]
+        if delays is not None:
+            yield _histogram(
+                p + "article_delay_seconds",
+                "Seconds from an article's publication to its fetch (articles whose "
+                "publication time is known)",
+                delays,
+            )
         yield GaugeMetricFamily(
             p + "extraction_backlog",
             "Pages handed to extraction and not yet extracted",
@@ -241,6 +257,17 @@ class _CrawlCollector(Collector):
             p + "loop_lag_seconds", "Sum of event-loop lateness", value=f["lag_total"]
         )
         yield GaugeMetricFamily(p + "asyncio_tasks", "Live asyncio tasks", value=f["tasks"])
+
+
+def _histogram(name: str, text: str, snap: DelaySnapshot) -> HistogramMetricFamily:
+    buckets: list[tuple[str, float]] = []
+    cumulative = 0
+    for bound, n in zip(snap.bounds, snap.counts, strict=True):
+        cumulative += n
+        buckets.append(("+Inf" if math.isinf(bound) else f"{bound:g}", cumulative))
+    if not buckets or buckets[-1][0] != "+Inf":
+        buckets.append(("+Inf", cumulative))
+    return HistogramMetricFamily(name, text, buckets=buckets, sum_value=snap.total)
 
 
 class MetricsServer:
@@ -312,6 +339,9 @@ class MetricsServer:
             "stall": self.monitor.stall(),
             "lag_total": self.monitor.lag_total,
             "tasks": len(asyncio.all_tasks()),
+            "article_delays": (
+                None if crawler.articles is None else crawler.articles.delays.snapshot()
+            ),
         }
 
     async def _metrics(self, _request: web.Request) -> web.Response:

@@ -327,8 +327,10 @@ class PageStore:
         self._hubs: dict[str, dict[str, Any]] = {}
         self._listed_count = listed_count
         self._listed_batch: set[bytes] = set()
-        #: The latest listings added (read before they are written), bounded.
+        #: The listings added and not yet written (read before they are), bounded; entries
+        #: leave once written (their URLs come back from the writer in ``_listed_written``).
         self._listed_cache: dict[str, dict[str, Any]] = {}
+        self._listed_written: list[str] = []
         self.path = path
         self.store_bodies = store_bodies
         self._next_seq = next_seq
@@ -700,6 +702,7 @@ class PageStore:
         updated)`` (POSIX seconds or None). The first listing of a URL is kept; items without
         a date are not stored; at most :data:`MAX_LISTED` URLs in all."""
         dated = tuple(item for item in items if item[1] is not None or item[2] is not None)
+        self._forget_written_listings()
         if dated:
             self._check()
             cache = self._listed_cache
@@ -714,6 +717,22 @@ class PageStore:
                 self._listed_cache = dict(itertools.islice(cache.items(), drop, None))
             self._buffer.append((0, _Listed(via, dated)))
             self._maybe_flush()
+
+    def _forget_written_listings(self) -> None:
+        """Drop from the cache the listings written since the last call: the database answers
+        for them now (a feed lists the same URLs at every refresh; kept here, they only took
+        memory, up to the cache's bound, which a crawl reaches after days)."""
+        with self._list_lock:
+            written, self._listed_written = self._listed_written, []
+        cache = self._listed_cache
+        for url in written:
+            cache.pop(url, None)
+
+    @property
+    def listed_in_memory(self) -> int:
+        """Listings held in memory for reading (those not yet written)."""
+        self._forget_written_listings()
+        return len(self._listed_cache)
 
     def _encode_listed(self, r: _Listed) -> list[tuple[bytes, bytes | None]]:
         out: list[tuple[bytes, bytes | None]] = []
@@ -736,7 +755,7 @@ class PageStore:
         raw = self._db.get(_P_LISTED + url.encode("utf-8"))
         if raw is not None:
             return json.loads(raw)  # type: ignore[no-any-return]
-        return self._listed_cache.get(url)  # listed lately, perhaps not written yet
+        return self._listed_cache.get(url)  # listed lately, not written yet
 
     def has_listings(self) -> bool:
         """Whether any feed or sitemap listed a page (on disk or not yet written)."""
@@ -870,8 +889,16 @@ class PageStore:
                     self._pending = batches + self._pending
                     self._writing = []
                 raise
+            written = [
+                url
+                for batch in batches
+                for _seq, record in batch
+                if isinstance(record, _Listed)
+                for url, _published, _updated in record.items
+            ]
             with self._list_lock:
                 self._writing = []
+                self._listed_written.extend(written)
 
     def forget_failure(self) -> None:
         """The caller dealt with a failed background write (the crawl paused for a full disk

@@ -289,3 +289,72 @@ def test_articles_go_to_the_store_and_the_warc(tmp_path: Path) -> None:
             if r.rec_type == "metadata"
         ]
     assert [m["article"]["title"] for m in meta] == [cn_article().title]
+
+
+def test_the_delay_counts_only_pages_fetched_by_the_crawl(tmp_path: Path) -> None:
+    """A page handed over with its fetch time counts its delay from publication; one extracted
+    later from the store (no fetch time: ``crawler-gui extract``) does not."""
+    from datetime import datetime
+
+    from crawler_gui.engine.extract.service import Articles
+
+    page = portal_article(cn_article()).encode()
+    url = "http://news.example.cn/2019/a1.html"
+    published = datetime.fromisoformat("2019-09-05T11:10:00+08:00").timestamp()
+
+    async def main() -> tuple[int, int, float]:
+        async with ExtractPool(1) as pool:
+            articles = Articles(pool, None)
+            await articles.page(1, url, page, "text/html", is_html=True)
+            await articles.drain()
+            later = articles.delays.snapshot().count
+            await articles.page(2, url, page, "text/html", is_html=True, fetched_at=published + 95)
+            await articles.drain()
+            snap = articles.delays.snapshot()
+            assert articles.recent[-1].found_at == published + 95
+            return later, snap.count, snap.total
+
+    later, count, total = asyncio.run(main())
+    assert later == 0
+    assert count == 1 and total == 95.0
+
+
+def test_delay_histogram_buckets_and_unknown_times() -> None:
+    from crawler_gui.engine.extract.service import DelayHistogram, delay_seconds
+
+    assert delay_seconds("2024-03-01T10:00:00+08:00", 1709258400.0 + 30) == 30.0
+    assert delay_seconds("2024-03-01T02:00:00Z", 1709258400.0 + 30) == 30.0
+    for unknown in (None, "", "2024-03-01", "2024-03-01T10:00:00", "yesterday at noon"):
+        assert delay_seconds(unknown, 1709258400.0) is None, unknown
+    h = DelayHistogram((10.0, 60.0, float("inf")))
+    for seconds in (-5.0, 10.0, 10.5, 60.0, 3600.0):  # a publication "after" the fetch: 0
+        h.observe(seconds)
+    snap = h.snapshot()
+    assert snap.counts == (2, 2, 1) and snap.count == 5
+    assert snap.total == 0 + 10 + 10.5 + 60 + 3600
+
+
+def test_a_headless_crawl_keeps_no_recent_articles() -> None:
+    """``keep_recent(0)`` (the headless crawl, which has no window): articles are counted and
+    their delays kept, but none of them (nor their text) is held in memory."""
+    from crawler_gui.engine.extract.service import Articles
+
+    page = portal_article(cn_article()).encode()
+    url = "http://news.example.cn/2019/a1.html"
+
+    async def main() -> None:
+        async with ExtractPool(1) as pool:
+            articles = Articles(pool, None)
+            await articles.page(1, url, page, "text/html", is_html=True, fetched_at=2e9)
+            await articles.page(2, url + "?b", page, "text/html", is_html=True, fetched_at=2e9)
+            await articles.drain()
+            assert [a.url for a in articles.recent] == [url, url + "?b"]
+            articles.keep_recent(1)
+            assert [a.url for a in articles.recent] == [url + "?b"]
+            articles.keep_recent(0)
+            await articles.page(3, url + "?c", page, "text/html", is_html=True, fetched_at=2e9)
+            await articles.drain()
+            assert list(articles.recent) == []
+            assert articles.found == 3 and articles.delays.snapshot().count == 3
+
+    asyncio.run(main())

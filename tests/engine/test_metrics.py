@@ -4,26 +4,55 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 
 import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from crawler_gui.demo.live import FEED_HOSTS, LiveNewsSite
 from crawler_gui.demo.site import DemoSite
+from crawler_gui.engine.extract.service import DELAY_BOUNDS, ArticleSummary
 from crawler_gui.engine.metrics import LoopMonitor, MetricsServer, exposes_widely, parse_listen
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.errors import ConfigError
 
+DELAY = "crawler_gui_article_delay_seconds"
+Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 
-def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+
+def known_delays(articles: Iterable[ArticleSummary]) -> list[float]:
+    """Publication to fetch of the articles whose published time has a zone (worked out here
+    from each article's own record, apart from the engine's histogram)."""
+    out = []
+    for a in articles:
+        if a.published and "T" in a.published:
+            when = datetime.fromisoformat(a.published)
+            if when.tzinfo is not None:
+                out.append(max(0.0, a.found_at - when.timestamp()))
+    return out
+
+
+def assert_delay_histogram(got: Samples, delays: list[float]) -> None:
+    """The served histogram holds exactly ``delays``: count, sum and every cumulative bucket."""
+    assert got[(DELAY + "_count", ())] == len(delays)
+    assert math.isclose(got[(DELAY + "_sum", ())], sum(delays), rel_tol=1e-9, abs_tol=1e-6)
+    for bound in DELAY_BOUNDS:
+        le = "+Inf" if math.isinf(bound) else f"{bound:g}"
+        assert got[(DELAY + "_bucket", (("le", le),))] == sum(d <= bound for d in delays), le
+
+
+def samples(text: str) -> Samples:
     out = {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
@@ -84,6 +113,8 @@ def test_metrics_of_a_real_crawl(tmp_path: Path) -> None:
                         health = await resp.json()
                 stats = session.crawler.stats()
                 totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
+                assert session.crawler.articles is not None
+                recent = list(session.crawler.articles.recent)
             finally:
                 await server.close()
                 await session.close()
@@ -101,6 +132,11 @@ def test_metrics_of_a_real_crawl(tmp_path: Path) -> None:
         assert got[("crawler_gui_in_flight", ())] == 0
         assert got[("crawler_gui_articles_found_total", ())] == stats.articles_found > 0
         assert got[("crawler_gui_extraction_backlog", ())] == stats.extraction_backlog == 0
+        # The delay histogram counts the articles whose publication time is known (here: all,
+        # from the demo's news sitemap; published in 2024, so over a day ago: in "+Inf").
+        delays = known_delays(recent)
+        assert 0 < len(delays) <= stats.articles_found == len(recent)
+        assert_delay_histogram(got, delays)
         assert got[("crawler_gui_state", (("state", "finished"),))] == 1
         assert got[("crawler_gui_state", (("state", "running"),))] == 0
         assert got[("crawler_gui_asyncio_tasks", ())] >= 1
@@ -110,6 +146,55 @@ def test_metrics_of_a_real_crawl(tmp_path: Path) -> None:
         assert health["seconds_since_progress"] >= 0
 
     asyncio.run(main())
+
+
+def test_article_delays_of_a_live_crawl(tmp_path: Path) -> None:
+    """A continuous crawl of the live site, publishing for the last 15 minutes: the articles
+    its feeds date have delays of seconds to minutes, and the histogram spreads them over its
+    buckets; articles only its list pages link (no date on the page) are not counted."""
+    settings = CrawlSettings(concurrency=8, extract="on", extract_workers=1)
+    feed_hosts = {f"127.0.0.{h}" for h in FEED_HOSTS}
+
+    async def main() -> tuple[Samples, list[ArticleSummary], int]:
+        async with LiveNewsSite(epoch=time.time() - 900) as site:
+            session = await CrawlSession.open(tmp_path / "pool", settings, demo_site=site)
+            server = MetricsServer(session.crawler, port=0)
+            await server.start()
+            try:
+                crawler = session.crawler
+                assert crawler.articles is not None
+                crawler.start()
+                deadline = time.monotonic() + 120
+                while time.monotonic() < deadline:
+                    hosts = {a.host.split(":")[0] for a in crawler.articles.recent}
+                    if len(known_delays(crawler.articles.recent)) >= 40 and hosts - feed_hosts:
+                        break
+                    await asyncio.sleep(0.1)
+                await crawler.stop()
+                async with (
+                    aiohttp.ClientSession() as http,
+                    http.get(server.url + "/metrics") as resp,
+                ):
+                    got = samples(await resp.text())
+                return got, list(crawler.articles.recent), crawler.articles.found
+            finally:
+                await server.close()
+                await session.close()
+
+    got, recent, found = asyncio.run(main())
+    delays = known_delays(recent)
+    assert len(delays) >= 40
+    assert got[("crawler_gui_articles_found_total", ())] == found == len(recent)
+    # Only the articles of the feed hosts have a known publication time.
+    dated = {a.url for a in recent if a.published}
+    assert dated and all(a.host.split(":")[0] in feed_hosts for a in recent if a.url in dated)
+    assert len(delays) < found
+    assert_delay_histogram(got, delays)
+    # Published within the last 15 minutes (and a few seconds of crawling): finite buckets,
+    # more than one of them.
+    assert max(delays) < 1200
+    assert got[(DELAY + "_bucket", (("le", "1200"),))] == len(delays)
+    assert got[(DELAY + "_bucket", (("le", "60"),))] < len(delays)
 
 
 def test_the_loop_monitor_sees_a_blocked_loop() -> None:

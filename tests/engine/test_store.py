@@ -612,3 +612,25 @@ def test_newest_pages_on_filters_and_bounds_the_scan(tmp_path: Path) -> None:
             (29, "", None),
             (30, "list", {"kind": "list"}),
         ]
+
+
+def test_written_listings_leave_memory_and_are_still_read(tmp_path: Path) -> None:
+    """A feed lists the same URLs at every refresh: once written, its listings are read from
+    the database and no longer held in memory (they were, up to the cache's bound of 50,000:
+    megabytes that a crawl of days slowly filled)."""
+    feed = "http://127.0.0.1:8631/feed.xml"
+
+    async def main() -> None:
+        with PageStore.open(tmp_path / "p") as store:
+            for refresh in range(5):
+                items = [(rec(i).url, T0 + i, None) for i in range(refresh * 10, refresh * 10 + 50)]
+                store.add_listed(feed, items)
+                assert store.listed_in_memory > 0  # not written yet: read from memory
+                assert store.listed(rec(refresh * 10 + 49).url) is not None
+                await store.flush()
+                assert store.listed_in_memory == 0
+            assert store.listed(rec(0).url) == {"published": T0, "updated": None, "via": feed}
+            assert store.listed(rec(89).url) == {"published": T0 + 89, "updated": None, "via": feed}
+            assert store.listed_count() == 90
+
+    asyncio.run(main())

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Coroutine
@@ -28,7 +29,15 @@ if TYPE_CHECKING:
     from crawler_gui.engine.store import PageStore
     from crawler_gui.engine.warc import WarcWriter
 
-__all__ = ["ArticleSummary", "Articles", "ExtractMode"]
+__all__ = [
+    "DELAY_BOUNDS",
+    "ArticleSummary",
+    "Articles",
+    "DelayHistogram",
+    "DelaySnapshot",
+    "ExtractMode",
+    "delay_seconds",
+]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +45,65 @@ log = logging.getLogger(__name__)
 _TITLES_PER_HOST = 12
 #: Newest articles kept for the window.
 RECENT_ARTICLES = 2000
+#: Upper bounds (seconds) of the article-delay histogram's buckets: 10 s to a day, the range
+#: in which news is found; older articles (an archive page, a late find) go to ``inf``.
+DELAY_BOUNDS: tuple[float, ...] = (
+    *(10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0),
+    *(3600.0, 7200.0, 14400.0, 21600.0, 43200.0, 86400.0, math.inf),
+)
+
+
+def delay_seconds(published: str | None, found_at: float) -> float | None:
+    """Seconds from ``published`` (ISO 8601 with a time and a UTC offset) to ``found_at``
+    (POSIX seconds); None when the publication time, or its offset, is unknown: a date alone
+    or a time without a zone would make the delay up to a day wrong."""
+    if not published or "T" not in published:
+        return None
+    try:
+        when = datetime.fromisoformat(published)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    return found_at - when.timestamp()
+
+
+@dataclass(frozen=True, slots=True)
+class DelaySnapshot:
+    """The article-delay histogram at one moment (plain data)."""
+
+    #: Bucket upper bounds (seconds), the last ``inf``.
+    bounds: tuple[float, ...]
+    #: Articles per bucket (not cumulative), one a bound.
+    counts: tuple[int, ...]
+    #: The sum of the delays counted (seconds).
+    total: float
+
+    @property
+    def count(self) -> int:
+        return sum(self.counts)
+
+
+class DelayHistogram:
+    """Delays from publication to first fetch, in fixed buckets (:data:`DELAY_BOUNDS`): a few
+    integers whatever the crawl's size. A publication time after the fetch (a clock or zone
+    wrong on the site) counts as a delay of 0."""
+
+    def __init__(self, bounds: tuple[float, ...] = DELAY_BOUNDS) -> None:
+        self.bounds = bounds
+        self.counts = [0] * len(bounds)
+        self.total = 0.0
+
+    def observe(self, seconds: float) -> None:
+        seconds = max(0.0, seconds)
+        for i, bound in enumerate(self.bounds):
+            if seconds <= bound:
+                self.counts[i] += 1
+                break
+        self.total += seconds
+
+    def snapshot(self) -> DelaySnapshot:
+        return DelaySnapshot(self.bounds, tuple(self.counts), self.total)
 
 
 class ExtractMode:
@@ -87,9 +155,17 @@ class Articles:
         self.recent: deque[ArticleSummary] = deque(maxlen=RECENT_ARTICLES)
         #: Articles found in the last hour and their delay from publication (the overview).
         self.freshness = FreshnessWindow()
+        #: Publication to fetch, of the articles whose publication time is known.
+        self.delays = DelayHistogram()
         self._titles: dict[str, deque[str]] = {}
         self._suffix: dict[str, str] = {}
         self._pending: set[asyncio.Future[Extraction]] = set()
+
+    def keep_recent(self, n: int) -> None:
+        """Keep only the newest ``n`` articles in :attr:`recent` (0: none). A headless crawl
+        has no window to show them: 2,000 articles with their text are 15 MB or so, which
+        its memory would otherwise fill up to over its first half hour or more."""
+        self.recent = deque(list(self.recent)[-n:] if n else (), maxlen=n)
 
     @property
     def backlog(self) -> int:
@@ -100,16 +176,28 @@ class Articles:
         return [s] if s else []
 
     async def page(
-        self, seq: int, url: str, body: bytes, content_type: str | None, *, is_html: bool
+        self,
+        seq: int,
+        url: str,
+        body: bytes,
+        content_type: str | None,
+        *,
+        is_html: bool,
+        fetched_at: float | None = None,
     ) -> None:
+        """Hand a page over. ``fetched_at`` is when the crawl fetched it (POSIX seconds): the
+        article's found time, and its delay from publication is counted. Pages extracted later
+        from the store give none: found is then now, and no delay is counted."""
         if not is_html:
             self._record(seq, url, Extraction(kind="other", why="not HTML"), 0.0)
             return
+        # Found when fetched, not when the extraction queue had room for it.
+        wall = time.time() if fetched_at is None else fetched_at
         host = urlsplit(url).netloc
         job = ExtractJob(url, body, content_type, self.suffixes(host), self.zones)
         fut = await self.pool.submit(job)
         self._pending.add(fut)
-        wall = time.time()
+        timed = fetched_at is not None
 
         def done(f: asyncio.Future[Extraction]) -> None:
             self._pending.discard(f)
@@ -117,9 +205,9 @@ class Articles:
                 return
             ex = f.result()
             if self._may_be_listed(ex):
-                self._spawn(self._record_listed(seq, url, ex, wall))
+                self._spawn(self._record_listed(seq, url, ex, wall, timed))
             else:
-                self._record(seq, url, ex, wall)
+                self._record(seq, url, ex, wall, timed=timed)
 
         fut.add_done_callback(done)
 
@@ -141,16 +229,20 @@ class Articles:
             and self.store.has_listings()
         )
 
-    async def _record_listed(self, seq: int, url: str, ex: Extraction, found_at: float) -> None:
+    async def _record_listed(
+        self, seq: int, url: str, ex: Extraction, found_at: float, timed: bool
+    ) -> None:
         store = self.store
         assert store is not None
         try:
             listed = await asyncio.to_thread(store.listed, url)
         except Exception:  # the store closed meanwhile: the page's own dates stand
             listed = None
-        self._record(seq, url, with_listed_dates(ex, listed), found_at)
+        self._record(seq, url, with_listed_dates(ex, listed), found_at, timed=timed)
 
-    def _record(self, seq: int, url: str, ex: Extraction, found_at: float) -> None:
+    def _record(
+        self, seq: int, url: str, ex: Extraction, found_at: float, *, timed: bool = False
+    ) -> None:
         self.judged += 1
         self.kinds[ex.kind] = self.kinds.get(ex.kind, 0) + 1
         if ex.error:
@@ -166,6 +258,9 @@ class Articles:
         if ex.article is not None:
             self.found += 1
             self.freshness.add(found_at, published_seconds(ex.article.published))
+            delay = delay_seconds(ex.article.published, found_at) if timed else None
+            if delay is not None:
+                self.delays.observe(delay)
             self.recent.append(
                 ArticleSummary(
                     url=url,
