@@ -1384,7 +1384,10 @@ class LevelDBPool:
         if one is not None:
             hub.planned, reason = one
             hub.reason = reason.value
-        else:  # the last plan had no level (no hub had learned yet): plan again at once
+        elif elapsed > 0:
+            # The last plan had no level (no hub had learned yet) and this refresh taught a
+            # rate: plan again at once. (Not after a first refresh, which teaches nothing: a
+            # full plan per hub result, O(hubs) each, held the loop 20-100 ms per batch.)
             self._planned_at = -math.inf
 
     def _hubs_per_host(self) -> Counter[str]:

@@ -928,7 +928,8 @@ class RedisPool:
                         span_max=cfg.hub_span_max,
                     )
                     planned, reason = (rec.planned, rec.reason) if one is None else one
-                    if one is None:  # no level yet (nothing learned): plan again at once
+                    if one is None and elapsed > 0:
+                        # no level yet and this refresh taught a rate: plan again at once
                         self._planned_at = -math.inf
                     out[key] = (_fmt(planned), str(reason), state.to_json())
         return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
+import functools
 import gc
 import inspect
 import json
@@ -123,7 +124,10 @@ class PoolSignal(Protocol):
         """Send what was announced and not yet sent; stop hearing."""
 
 
+@functools.lru_cache(maxsize=8192)
 def _canonical_or_none(url: str) -> str | None:
+    """The canonical form of a hub page's link (cached: a list page repeats its navigation
+    and most of its items on every refresh)."""
     try:
         return canonicalize(url)[0]
     except InvalidURLError:
