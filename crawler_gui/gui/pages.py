@@ -16,7 +16,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
@@ -29,7 +28,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMenu,
@@ -43,6 +41,8 @@ from PySide6.QtWidgets import (
 from crawler_gui.engine.indexer import SearchIndexer
 from crawler_gui.engine.store import PageRow, PageStore
 from crawler_gui.gui import fmt
+from crawler_gui.gui.models import RecordTableModel
+from crawler_gui.gui.widgets import style_table_view
 
 __all__ = ["PAGE_ROWS", "PagesModel", "PagesPane", "load_rows", "search_rows"]
 
@@ -57,7 +57,7 @@ LIVE_SCAN = 5_000
 KINDS = ("article", "list", "other", "")
 
 
-class PagesModel(QAbstractTableModel):
+class PagesModel(RecordTableModel):
     """Rows of the Pages pane (plain ``PageRow`` values, newest first)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -74,28 +74,6 @@ class PagesModel(QAbstractTableModel):
             self.tr("Depth"),
         )
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._headers)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if (
-            orientation == Qt.Orientation.Horizontal
-            and role == Qt.ItemDataRole.DisplayRole
-            and 0 <= section < len(self._headers)
-        ):
-            return self._headers[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
     def kind_text(self, kind: str) -> str:
         return {
             "article": self.tr("article"),
@@ -103,13 +81,7 @@ class PagesModel(QAbstractTableModel):
             "other": self.tr("other"),
         }.get(kind, kind or "—")
 
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.parent().isValid():
-            return None
-        r, c = index.row(), index.column()
-        if not (0 <= r < len(self._rows) and 0 <= c < len(self._headers)):
-            return None
-        row = self._rows[r]
+    def cell(self, row: PageRow, c: int, role: int) -> Any:
         rec = row.record
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             if c == 0:
@@ -342,17 +314,8 @@ class PagesPane(QWidget):
         self.view = _PagesView(self)
         self.view.setObjectName("pages-view")
         self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setWordWrap(False)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.view.setAlternatingRowColors(True)
-        self.view.verticalHeader().setVisible(False)
-        vh = self.view.verticalHeader()
-        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        style_table_view(self.view, QAbstractItemView.SelectionMode.SingleSelection)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.resizeSection(1, 360)
         header.resizeSection(4, 300)
         header.setStretchLastSection(True)

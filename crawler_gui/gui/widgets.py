@@ -171,6 +171,22 @@ class FilterProxy(QSortFilterProxyModel):
 RowAction = tuple[str, Callable[[str], Any]]
 
 
+def style_table_view(view: QTableView, selection: QAbstractItemView.SelectionMode) -> None:
+    """The look every pane's table shares: whole rows selected, one line a row of a fixed
+    height (no per-row measuring), long texts elided in the middle, alternating rows, no row
+    numbers, columns the user can resize."""
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setSelectionMode(selection)
+    view.setWordWrap(False)
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+    view.setAlternatingRowColors(True)
+    vh = view.verticalHeader()
+    vh.setVisible(False)
+    vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+    vh.setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+
+
 #: Qt's QWIDGETSIZE_MAX: no maximum size.
 _NO_LIMIT = 16_777_215
 
@@ -210,17 +226,8 @@ class TablePane(QWidget):
         self.view = QTableView(self)
         self.view.setObjectName(f"{name}-view")
         self.view.setModel(self.proxy)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
-        self.view.setWordWrap(False)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
-        self.view.setAlternatingRowColors(True)
-        self.view.verticalHeader().setVisible(False)
-        vh = self.view.verticalHeader()
-        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(self.view.fontMetrics().height() + 8)
+        style_table_view(self.view, QAbstractItemView.SelectionMode.ExtendedSelection)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSortIndicatorClearable(True)
         header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)  # first-seen order until asked
         # The stretch column (a URL, a headline) takes the room left; the others are sized to
