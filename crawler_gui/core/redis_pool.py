@@ -28,7 +28,6 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis
 import redis.asyncio as aredis
@@ -61,6 +60,7 @@ from crawler_gui.core.frontier import (
 )
 from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
+from crawler_gui.core.pool_url import parse_pool_url, parse_pool_url_full
 from crawler_gui.core.redact import redact_url
 from crawler_gui.core.urls import canonicalize
 from crawler_gui.errors import (
@@ -108,11 +108,9 @@ _SCRIPTS = (
     "export",
     "swap",
 )
-_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 #: Key groups of a pool created on a Redis Cluster (unless ``groups=`` says otherwise): enough
 #: to spread a pool over 16 primaries, few enough that an idle ``pop`` stays cheap.
 DEFAULT_CLUSTER_GROUPS = 16
-MAX_GROUPS = 1024
 #: Snapshot versions remembered per client, to answer ``snapshot(since=...)`` on a pool of
 #: several key groups (whose version is a vector; see ``RedisPool.snapshot``).
 _VERSION_MEMO = 16
@@ -188,92 +186,6 @@ redis.call('HSET', KEYS[1], 'paused', ARGV[1])
 return redis.call('HINCRBY', KEYS[1], 'generation', 1)
 """,
 }
-
-
-#: Query keys of a pool URL: ours (taken out before redis-py sees the URL), redis-py's typed
-#: options (``redis.connection.URL_QUERY_ARGUMENT_PARSERS``) and its text options; anything else
-#: would reach redis-py's connection class as an unknown keyword and fail with a traceback.
-_OUR_URL_KEYS = frozenset({"name", "worker", "groups"})
-_REDIS_URL_KEYS = frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) | {
-    "password",
-    "username",
-    "client_name",
-    "encoding",
-    "encoding_errors",
-}
-_TLS_URL_KEYS = frozenset(
-    {
-        "ssl_keyfile",
-        "ssl_certfile",
-        "ssl_cert_reqs",
-        "ssl_ca_certs",
-        "ssl_ca_path",
-        "ssl_ciphers",
-        "ssl_password",
-    }
-)
-
-
-def parse_pool_url(url: str) -> tuple[str, str, str | None]:
-    """Split ``redis://host:port/db?name=news&worker=w1`` into (redis URL, name, worker)."""
-    redis_url, name, worker, _groups = parse_pool_url_full(url)
-    return redis_url, name, worker
-
-
-def parse_pool_url_full(url: str) -> tuple[str, str, str | None, int | None]:
-    """As :func:`parse_pool_url`, plus the ``groups=`` parameter (None when absent)."""
-    shown = redact_url(url)
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not 0-65535
-    except ValueError as exc:
-        raise PoolURLError(f"invalid Redis URL {shown!r}: {exc}") from exc
-    if parts.scheme not in ("redis", "rediss", "unix"):
-        raise PoolURLError(f"not a Redis URL: {shown!r} (expected redis://host:port/db?name=...)")
-    if parts.scheme == "unix" and not parts.path.strip("/"):
-        raise PoolURLError(f"invalid Redis URL {shown!r}: no socket path (unix:///path/to.sock)")
-    if parts.scheme != "unix" and not parts.hostname:
-        raise PoolURLError(f"invalid Redis URL {shown!r}: no host")
-    db = parts.path.strip("/")
-    if parts.scheme != "unix" and db and not db.isdigit():
-        raise PoolURLError(
-            f"invalid Redis URL {shown!r}: the database after the host is not a number"
-        )
-    query = parse_qsl(parts.query, keep_blank_values=True)
-    unknown = sorted(
-        {key for key, _ in query}
-        - _OUR_URL_KEYS
-        - _REDIS_URL_KEYS
-        - (_TLS_URL_KEYS if parts.scheme == "rediss" else frozenset())
-    )
-    if unknown:
-        raise PoolURLError(
-            f"invalid Redis URL {shown!r}: unknown option(s) {', '.join(map(repr, unknown))} "
-            "(ours: name, worker, groups; and redis-py's, such as socket_timeout)"
-        )
-    name = "default"
-    worker: str | None = None
-    groups: int | None = None
-    rest: list[tuple[str, str]] = []
-    for key, value in query:
-        if key == "name":
-            name = value
-        elif key == "worker":
-            worker = value or None
-        elif key == "groups":
-            try:
-                groups = int(value)
-            except ValueError:
-                groups = 0
-            if not 1 <= groups <= MAX_GROUPS:
-                raise PoolURLError(
-                    f"invalid groups={value!r}: a whole number from 1 to {MAX_GROUPS}"
-                )
-        else:
-            rest.append((key, value))
-    if not name or not set(name) <= _NAME_OK:
-        raise PoolURLError(f"invalid pool name {name!r}: use letters, digits, '_', '.', '-'")
-    return urlunsplit(parts._replace(query=urlencode(rest))), name, worker, groups
 
 
 def group_of(host: str, groups: int) -> int:

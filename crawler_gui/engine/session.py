@@ -99,7 +99,7 @@ def default_worker_id() -> str:
 
 def default_store_base(url: str) -> Path:
     """The folder of a Redis pool's default page stores: ``./crawler-gui-<name>``."""
-    from crawler_gui.core.redis_pool import parse_pool_url
+    from crawler_gui.core.pool_url import parse_pool_url
 
     return Path.cwd() / f"crawler-gui-{parse_pool_url(url)[1]}"
 

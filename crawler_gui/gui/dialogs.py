@@ -58,10 +58,11 @@ from crawler_gui.core.hublist import (
     preset_text,
 )
 from crawler_gui.core.i18n import REASONS_CONTEXT
+from crawler_gui.core.pool_url import parse_pool_url_full
 from crawler_gui.core.urls import REASONS, check_lines
 from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 from crawler_gui.engine.settings import CrawlSettings
-from crawler_gui.errors import ConfigError
+from crawler_gui.errors import ConfigError, PoolURLError
 from crawler_gui.gui import fmt
 from crawler_gui.gui.tasks import Tasks
 
@@ -224,9 +225,6 @@ def redis_url_problem(text: str) -> str | None:
     type in the "Open Redis pool" dialog. The core's own parser decides (what the command line
     and the session accept, the dialog accepts: ``redis://``, ``rediss://``, ``unix://``); a
     refusal is said in the window's language where we have the words for it."""
-    from crawler_gui.core.redis_pool import parse_pool_url_full
-    from crawler_gui.errors import PoolURLError
-
     text = text.strip()
     if not text:
         return QApplication.translate("RedisUrlDialog", "Type a Redis pool URL.")

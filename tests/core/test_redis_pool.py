@@ -552,3 +552,23 @@ def test_what_one_worker_learns_of_a_hub_every_worker_plans_with(redis_server: s
         await b.close()
 
     run(go())
+
+
+def test_pool_url_parsing_knows_redis_py_s_options_without_importing_it() -> None:
+    """The window checks a pool URL on every keystroke: the parser must not load redis-py
+    (160 ms on the GUI thread); its copy of redis-py's typed options stays the same."""
+    import subprocess
+    import sys
+
+    import redis.connection
+
+    from crawler_gui.core.pool_url import REDIS_TYPED_URL_KEYS
+
+    assert frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) == REDIS_TYPED_URL_KEYS
+    probe = (
+        "import sys; from crawler_gui.core.pool_url import parse_pool_url; "
+        "parse_pool_url('redis://h:1/0?name=n&socket_timeout=5'); "
+        "print('redis' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
