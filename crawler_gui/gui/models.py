@@ -20,7 +20,6 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, ClassVar, NamedTuple
 
 from PySide6.QtCore import (
@@ -41,6 +40,7 @@ from crawler_gui.core.frontier import (
     PendingRow,
     WorkerRow,
 )
+from crawler_gui.engine.extract.service import delay_seconds
 from crawler_gui.gui import fmt
 
 log = logging.getLogger(__name__)
@@ -949,15 +949,7 @@ class ArticlesModel(RecordTableModel):
     @staticmethod
     def delay_seconds(a: Any) -> float | None:
         """Seconds from publication to first fetch (None when the time or zone is unknown)."""
-        if not a.published or "T" not in a.published:
-            return None
-        try:
-            published = datetime.fromisoformat(a.published)
-        except ValueError:
-            return None
-        if published.tzinfo is None:
-            return None
-        return float(a.found_at - published.timestamp())
+        return delay_seconds(a.published, a.found_at)
 
     def cell(self, a: Any, c: int, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):

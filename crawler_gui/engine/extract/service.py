@@ -57,15 +57,8 @@ def delay_seconds(published: str | None, found_at: float) -> float | None:
     """Seconds from ``published`` (ISO 8601 with a time and a UTC offset) to ``found_at``
     (POSIX seconds); None when the publication time, or its offset, is unknown: a date alone
     or a time without a zone would make the delay up to a day wrong."""
-    if not published or "T" not in published:
-        return None
-    try:
-        when = datetime.fromisoformat(published)
-    except ValueError:
-        return None
-    if when.tzinfo is None:
-        return None
-    return found_at - when.timestamp()
+    when = published_seconds(published)
+    return None if when is None else found_at - when
 
 
 @dataclass(frozen=True, slots=True)
