@@ -365,7 +365,7 @@ class MainWindow(QMainWindow):
             lambda: spawn(self.export_records(), "export"),
             "Ctrl+E",
             sp.SP_FileDialogContentsView,
-            self.tr("Export pages, articles or URL outcomes as JSON Lines or CSV"),
+            self.tr("Export pages, articles or URL outcomes as JSON Lines, CSV or WARC"),
         )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
