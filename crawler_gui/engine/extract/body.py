@@ -210,6 +210,59 @@ def _density_text(tree: Any) -> list[str]:
     return lines
 
 
+class PageWalk:
+    """What one walk over the page gives: its visible text (outside scripts, styles and
+    ``<noscript>``), the text of each of its links, and its sentence-like paragraphs (as
+    :func:`paragraph_lines`). One walk instead of three (each pass over a news page's
+    thousand elements costs about a millisecond)."""
+
+    __slots__ = ("link_texts", "paras", "visible")
+
+    def __init__(self, tree: Any) -> None:
+        visible: list[str] = []
+        self.link_texts: list[str] = []
+        self.paras: list[tuple[Any, str]] = []
+        hidden = 0  # depth inside script/style/noscript
+        outside = 0  # depth inside nav/footer/aside/a/comment blocks
+        in_body = 0
+        for event, el in etree.iterwalk(tree, events=("start", "end")):
+            tag = el.tag
+            if not isinstance(tag, str):
+                if event == "end" and in_body and not hidden and el.tail and el.tail.strip():
+                    visible.append(el.tail)
+                continue
+            if event == "start":
+                if tag == "body":
+                    in_body += 1
+                elif tag == "a":
+                    self.link_texts.append(element_text(el))
+                elif tag == "p" and not outside:
+                    t = element_text(el)
+                    if units(t) >= 15 and _SENTENCE_MARK.search(t):
+                        self.paras.append((el, t))
+                if tag in _HIDDEN_TEXT:
+                    hidden += 1
+                elif in_body and not hidden and el.text and el.text.strip():
+                    visible.append(el.text)
+                if tag in _OUTSIDE_TAGS or "comment" in (el.get("class") or "").lower():
+                    outside += 1
+            else:
+                if tag in _HIDDEN_TEXT:
+                    hidden -= 1
+                if tag in _OUTSIDE_TAGS or "comment" in (el.get("class") or "").lower():
+                    outside -= 1
+                if tag == "body":
+                    in_body -= 1
+                if in_body and not hidden and el.tail and el.tail.strip():
+                    visible.append(el.tail)
+        self.visible = " ".join(visible)
+
+
+_HIDDEN_TEXT = frozenset({"script", "style", "noscript"})
+_OUTSIDE_TAGS = frozenset({"nav", "footer", "aside", "a"})
+_SENTENCE_MARK = re.compile(r"[.!?。！？,，]")
+
+
 def paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
     """The page's sentence-like ``<p>`` elements outside navigation, footers and comments,
     with their parents."""

@@ -20,12 +20,12 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.body import (
+    PageWalk,
     clean_lines,
     cut_link_tail,
     density_lines,
     is_link_line,
     main_container,
-    paragraph_lines,
     parse_html,
     trafilatura_lines,
     trim_chinese,
@@ -171,16 +171,8 @@ def extract_page(
     article_url, part = _tie(url, canonical, amp)
     lap("markup")
 
-    body_el = tree.find(".//body")
-    visible = ""
-    if body_el is not None:
-        visible = " ".join(
-            t
-            for t in body_el.xpath(
-                ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"  # noqa: E501
-            )
-            if t.strip()
-        )
+    walk = PageWalk(tree)
+    visible = walk.visible
     visible_units = units(visible)
     lap("visible text")
     js_reason = _js_only(tree, visible_units)
@@ -228,8 +220,7 @@ def extract_page(
     link_units = 0
     #: Normalised texts of the links with some length (for telling list lines).
     anchors: set[str] = set()
-    for a in tree.iter("a"):
-        t = element_text(a)
+    for t in walk.link_texts:
         u = units(t)
         link_units += u
         if u >= 8:
@@ -240,7 +231,7 @@ def extract_page(
     link_share = link_units / page_units
     lap("links")
 
-    paras = paragraph_lines(tree)
+    paras = walk.paras
     para_units = units("\n".join(t for _p, t in paras))
     lap("paragraphs")
     scope = main_container(tree, paras)
