@@ -146,3 +146,59 @@ def test_promotion_links_inside_the_article_are_left_out() -> None:
     assert _SENTENCES[0] in text and _SENTENCES[2] in text and _SENTENCES[4] in text
     assert "Click here to subscribe" not in text
     assert "Popular on Valley News" not in text
+
+
+_URL = "https://valley.example/news/2024/water-rates"
+
+
+def _paragraphs() -> str:
+    return "".join(f"<p>{s}</p>" for s in _SENTENCES)
+
+
+def test_a_plain_container_is_read_directly_without_its_byline_and_share_bar() -> None:
+    article = (
+        '<div class="byline">By Jane Roe, Valley News staff writer</div>'
+        '<div class="share-tools"><span>Share this story with your friends today</span></div>'
+        f"{_paragraphs()}"
+        "<figure><img src='/p.jpg'><figcaption>The board room on Monday evening, before the"
+        " vote.</figcaption></figure>"
+    )
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.kind == "article" and e.article is not None
+    assert "text read from the article's container" in e.why
+    text = e.article.text
+    assert text.split("\n") == _SENTENCES
+    assert "Jane Roe" not in text and "Share this" not in text and "board room" not in text
+
+
+def test_a_list_of_stories_in_the_container_is_left_out_with_its_heading() -> None:
+    teasers = "".join(
+        f'<li><a href="/news/other-{i}">Council delays the bridge vote again, number {i}</a>'
+        " The council met on Tuesday and put off the decision once more.</li>"
+        for i in range(4)
+    )
+    article = f"{_paragraphs()}<h3>More from the valley</h3><ul>{teasers}</ul>"
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.article is not None
+    assert "text read from the article's container" in e.why
+    assert e.article.text.split("\n") == _SENTENCES
+
+
+def test_a_container_with_many_link_lines_is_read_by_trafilatura() -> None:
+    links = "".join(
+        f'<p><a href="/news/other-{i}">Read also: the council delays the bridge vote, part {i}'
+        "</a></p>"
+        for i in range(4)
+    )
+    e = extract_page(_page(_paragraphs() + links).encode(), _URL)
+    assert e.article is not None
+    assert "text by trafilatura (container has link lines" in e.why
+    assert _SENTENCES[0] in e.article.text and "Read also" not in e.article.text
+
+
+def test_a_wrapper_named_like_boilerplate_is_read_when_it_holds_the_article() -> None:
+    article = f'<div class="content-bottom">{_paragraphs()}</div>'
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.article is not None
+    assert "text read from the article's container" in e.why
+    assert e.article.text.split("\n") == _SENTENCES

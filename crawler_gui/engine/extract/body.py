@@ -224,6 +224,7 @@ class PageWalk:
         self.paras: list[tuple[Any, str]] = []
         hidden = 0  # depth inside script/style/noscript
         outside = 0  # depth inside nav/footer/aside/a/comment blocks
+        marks: list[bool] = []  # whether each open element is such a block
         in_body = 0
         for event, el in etree.iterwalk(tree, events=("start", "end")):
             tag = el.tag
@@ -244,13 +245,14 @@ class PageWalk:
                     hidden += 1
                 elif in_body and not hidden and el.text and el.text.strip():
                     visible.append(el.text)
-                if tag in _OUTSIDE_TAGS or "comment" in (el.get("class") or "").lower():
-                    outside += 1
+                cls = el.get("class")
+                out = tag in _OUTSIDE_TAGS or (cls is not None and "comment" in cls.lower())
+                marks.append(out)
+                outside += out
             else:
                 if tag in _HIDDEN_TEXT:
                     hidden -= 1
-                if tag in _OUTSIDE_TAGS or "comment" in (el.get("class") or "").lower():
-                    outside -= 1
+                outside -= marks.pop()
                 if tag == "body":
                     in_body -= 1
                 if in_body and not hidden and el.tail and el.tail.strip():
@@ -363,16 +365,22 @@ def parse_html(text: str) -> Any:
 
 
 #: Blocks that are never the article: readers' comments, footers, related-news boxes.
-_PRUNE = (
-    "//*[self::div or self::section or self::ul or self::aside]"
-    "[re:test(concat(' ', @id, ' ', @class, ' '), "
-    "'[ _-](comments?|comment-list|commentlist|footer|foot|related|relate|recommend|"
-    "hot-?news|rank|share|sharebox)[ _-]', 'i')]"
+_PRUNE_WORDS = re.compile(
+    r"[ _-](comments?|comment-list|commentlist|footer|foot|related|relate|recommend|"
+    r"hot-?news|rank|share|sharebox)[ _-]",
+    re.I,
 )
 
 
 def _prune(tree: Any) -> None:
-    for el in tree.xpath(_PRUNE, namespaces={"re": "http://exslt.org/regular-expressions"}):
+    # (A compiled regular expression over the elements: an XPath with re:test calls back
+    # into Python for every element, several times slower.)
+    found = [
+        el
+        for el in tree.iter("div", "section", "ul", "aside")
+        if _PRUNE_WORDS.search(f" {el.get('id', '')} {el.get('class', '')} ")
+    ]
+    for el in found:
         if el.getparent() is not None and el.tag != "body":
             el.drop_tree()
 
@@ -438,3 +446,181 @@ def density_lines(text: str, headline: str) -> list[str]:
     if tree is None:
         return []
     return clean_lines("\n".join(_density_text(tree)), headline)
+
+
+#: Elements whose content is never article text (trafilatura deletes them the same way).
+_SKIP_TAGS = frozenset(
+    {
+        *_NEVER_TEXT,
+        "aside",
+        "footer",
+        "form",
+        "nav",
+        "menu",
+        "figure",
+        "figcaption",
+        "header",
+        "time",
+        "label",
+        "fieldset",
+        "dialog",
+        "head",
+        "title",
+        "meta",
+    }
+)
+#: Blocks: each starts a line of its own.
+_BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dd",
+        "dt",
+        "blockquote",
+        "pre",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "section",
+        "article",
+        "main",
+        "header",
+        "br",
+        "hr",
+        "center",
+        "address",
+    }
+)
+#: Class and id words of blocks inside an article container that are not its text: share
+#: bars, bylines, tag lists, related stories, newsletter boxes, ads, hidden parts.
+_BOILER_ATTR = re.compile(
+    r"(^|[\s_-])(share|sharing|social|sociable|viral|newsletter|subscribe|signup|tags?|tag-list|"
+    r"byline|author|related|elated|recommend|promo|advert|ads?|ad-\w+|sponsor|comments?|"
+    r"sidebar|breadcrumbs?|bread-crumb|nav|navbar|menu|toolbar|hidden|hide|sr-only|"
+    r"visually-hidden|screen-reader-text|caption|credit|print-only|noprint|most-popular|"
+    r"more-on|next-|read-more|readmore|paywall|premium|cookie|consent|modal|popup|widget|"
+    r"embed|embedded|banner|meta|dateline|timestamp|date|footer|header|popular|latest|trending|"
+    r"syndication|bio|rating|overlay|bottom|outbrain|taboola|user-info|sign-up)([\s_-]|$)",
+    re.I,
+)
+
+
+def _boiler_el(el: Any) -> bool:
+    attrs = el.attrib
+    if not attrs:
+        return False
+    if attrs.get("aria-hidden") == "true" or attrs.get("hidden") is not None:
+        return True
+    style = attrs.get("style")
+    if style and "display" in style and re.search(r"display:\s*none", style):
+        return True
+    cls = attrs.get("class", "")
+    ident = attrs.get("id", "")
+    return bool((cls and _BOILER_ATTR.search(cls)) or (ident and _BOILER_ATTR.search(ident)))
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Link lines an article's container may have and still be read directly.
+_MAX_LINK_LINES = 3
+
+
+def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[str] | None:
+    """The text of the article container ``scope`` as lines, read in one walk, when the
+    container is plain enough: blocks start lines, list items get a "- ", and what
+    trafilatura would delete anyway is left out (scripts, figures, forms, navigation,
+    headers; blocks named as share bars, bylines, ads, related stories, unless they hold
+    most of the text; link lines; lists that are mostly links or start every item with a
+    link, with the heading before them). None when the container is not plain (``doubts``
+    gets the reason): several articles, headings after the text, many link lines left
+    outside such lists. Then trafilatura reads it."""
+    # A line: (text, starts with a link, is a link line, its block: "h" heading, "p" paragraph)
+    lines: list[tuple[str, bool, bool, str]] = []
+    buf: list[str] = []
+    st: dict[str, Any] = {"link": 0, "first": None, "kind": ""}
+    reasons = doubts if doubts is not None else []
+    limit = 0.5 * len(scope.text_content())
+
+    def add(text: str, in_link: bool) -> None:
+        if in_link:
+            st["link"] += len(text)
+        if st["first"] is None and text.strip():
+            st["first"] = in_link
+        buf.append(text)
+
+    def flush(in_li: bool, kind: str = "") -> None:
+        if buf:
+            t = " ".join("".join(buf).split())
+            if t and not (in_li and " " not in t):  # a one-word item: a label, not text
+                linked = st["link"] >= 0.5 * len(t)
+                lines.append(("- " + t if in_li else t, bool(st["first"]), linked, kind))
+            buf.clear()
+        st["link"] = 0
+        st["first"] = None
+
+    def walk(el: Any, in_link: bool, in_li: bool) -> None:
+        for child in el:
+            tag = child.tag
+            if reasons:
+                return
+            if not isinstance(tag, str) or tag in _SKIP_TAGS:
+                pass
+            elif _boiler_el(child) and len(child.text_content()) < limit:
+                pass  # (a wrapper named "content-bottom" holding the article is walked)
+            else:
+                block = tag in _BLOCK_TAGS
+                start = 0
+                if block:
+                    flush(in_li)
+                    start = len(lines)
+                    if tag == "article" and lines:
+                        reasons.append("several articles")
+                        return
+                is_a = tag == "a"
+                if child.text:
+                    add(child.text, in_link or is_a)
+                walk(child, in_link or is_a, in_li or tag == "li")
+                if block:
+                    kind = "h" if tag in _HEADINGS and tag != "h1" else "p" if tag == "p" else ""
+                    flush(in_li or tag == "li", kind)
+                    if tag in _LIST_BLOCKS and len(lines) - start >= 3:
+                        mine = lines[start:]
+                        if (
+                            sum(x[1] or x[2] for x in mine) >= 0.5 * len(mine)
+                            and sum(len(x[0]) for x in mine) < limit
+                        ):
+                            del lines[start:]  # a list of stories
+                            if lines and _heading_like(lines[-1][0]):
+                                del lines[-1]
+            if child.tail:
+                add(child.tail, in_link)
+
+    if scope.text:
+        add(scope.text, False)
+    walk(scope, False, False)
+    flush(False)
+    last_p = max((i for i, x in enumerate(lines) if x[3] == "p"), default=-1)
+    if any(x[3] == "h" for x in lines[last_p + 1 :]):
+        reasons.append("heading after the text")
+    link_lines = [x[0] for x in lines if x[2]]
+    if len(link_lines) >= _MAX_LINK_LINES:
+        reasons.append(f"link lines: {link_lines[0][:40]}")
+    return None if reasons else [x[0] for x in lines if not x[2]]
+
+
+_LIST_BLOCKS = frozenset({"div", "ul", "ol", "section", "table", "dl"})
+
+
+def _heading_like(line: str) -> bool:
+    """A short line without sentence punctuation: a section heading ("Related Articles")."""
+    return units(line) <= 8 and not _SENTENCE_END.search(line)

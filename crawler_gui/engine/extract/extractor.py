@@ -27,6 +27,7 @@ from crawler_gui.engine.extract.body import (
     is_link_line,
     main_container,
     parse_html,
+    plain_container_lines,
     trafilatura_lines,
     trim_chinese,
 )
@@ -236,7 +237,18 @@ def extract_page(
     lap("paragraphs")
     scope = main_container(tree, paras)
     lap("container")
-    body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
+    doubts: list[str] = []
+    plain = plain_container_lines(scope, doubts) if scope is not None else None
+    if plain is not None:
+        body_lines = clean_lines("\n".join(plain), headline)
+        text_src = "text read from the article's container"
+        if units("\n".join(body_lines)) < 0.6 * para_units:
+            plain = None
+            doubts.append("less text than its paragraphs")
+    lap("read container")
+    if plain is None:
+        text_src = "text by trafilatura" + (f" (container has {doubts[0]})" if doubts else "")
+        body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
     lap("trafilatura fast")
     if units("\n".join(body_lines)) < 0.6 * para_units:
         # The fast path (on the article's container, or the page) lost paragraphs the page
@@ -247,8 +259,10 @@ def extract_page(
         full = trafilatura_lines(whole, url, headline, fast=False)
         if units("\n".join(full)) > units("\n".join(body_lines)):
             body_lines = full
+            text_src = "text by trafilatura's full path"
         if units("\n".join(body_lines)) < 0.6 * para_units:
             body_lines = clean_lines("\n".join(t for _p, t in paras), headline)
+            text_src = "text from the page's paragraphs"
     lap("trafilatura full")
     text_out = "\n".join(body_lines)
     lang = language(tree, meta, text_out or visible)
@@ -257,6 +271,7 @@ def extract_page(
         dense = density_lines(text, headline)
         if units("\n".join(dense)) > units(text_out) * 1.5:
             body_lines = dense
+            text_src = "text by text density"
             text_out = "\n".join(dense)
             chinese = cjk_share(text_out) > 0.3
     lap("density")
@@ -309,6 +324,7 @@ def extract_page(
         points -= 2
         signals.append(f"{link_share:.0%} of the page's text is links")
     signals.append(f"{body_units} words of main text, {long_links} headline links")
+    signals.append(text_src)
     why = "; ".join(signals)
     lap("judgement")
     if body_units >= 60 and points >= 2 and headline:
