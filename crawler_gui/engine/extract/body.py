@@ -32,7 +32,8 @@ __all__ = [
 _BOILER_START = re.compile(
     r"(copyright|©|\(c\)\s|(share|like) this|follow (us|@)|sign up|subscribe|advertisement$|"
     r"read more\b|also on |print article|an error has occurred|this article has been sent|"
-    r"thank you$|write to .+@|https?://\S+$|(来源|编辑|本文来源)[：:]\S{0,20}$|"
+    r"thank you$|write to .+@|https?://\S+$|(来源|来源于|编辑|本文来源)[：:]\S{0,20}$|微信扫一扫|"
+    r"(当前|现在)位置[：:]|"
     r"(点击|扫码|关注).{0,20}(公众号|微信|下载)|(分享到|返回顶部|打印|关闭窗口)|"
     r"(上一篇|下一篇)[：:]|-?\s*图\s*\d+$|(视频)?加载中|\d+\s*/\s*\d+$|热门推荐|小编最近文章|"
     r"(免注册|登录|注册|意见反馈)|toggle navigation$|(上一篇|下一篇)\s*[:：]?\s*$)",
@@ -42,7 +43,7 @@ _BOILER_START = re.compile(
 #: the costly part).
 _BOILER_ANYWHERE = re.compile(
     r"all rights reserved|版权所有|未经授权|责任编辑|share it with|order reprints|"
-    r"for your personal, non-commercial|公众号|二维码",
+    r"for your personal, non-commercial|公众号|二维码|免责声明|点击(投票|进入|查看)",
     re.IGNORECASE,
 )
 
@@ -110,7 +111,8 @@ def trim_chinese(lines: list[str]) -> list[str]:
         return units(line) < 20 and not _SENTENCE_END.search(line)
 
     start, end = 0, len(lines)
-    while start < end and junk(lines[start]):
+    # (A salutation opening a statement, "女士们、先生们：", is text.)
+    while start < end and junk(lines[start]) and not lines[start].endswith("："):
         start += 1
     while end > start and junk(lines[end - 1]):
         end -= 1
@@ -132,13 +134,14 @@ def clean_lines(text: str, headline: str) -> list[str]:
     lines = [" ".join(x.split()) for x in text.split("\n")]
     lines = [x for x in lines if x]
     key = norm_key(headline)
-    # The headline (and a standfirst repeating it) is not body text.
-    while lines and key:
-        first = norm_key(lines[0])
-        if first != key and not (len(first) > 8 and first in key):
-            break
-        lines.pop(0)
-    lines = [x for x in lines if not _boiler(x) and not _dateline(x)]
+    # The headline (and a standfirst repeating it) is not body text, also when a
+    # breadcrumb or a label line comes first.
+    for i in range(min(3, len(lines)) - 1, -1, -1):
+        first = norm_key(lines[i])
+        if key and (first == key or (len(first) > 8 and first in key)):
+            del lines[i]
+    # (Nor is the headline repeated further down, above a picture or a second page.)
+    lines = [x for x in lines if not _boiler(x) and not _dateline(x) and norm_key(x) != key]
     # A run of many short lines without sentence punctuation is a menu or a tag cloud.
     out: list[str] = []
     run: list[str] = []
@@ -511,7 +514,8 @@ _BOILER_ATTR = re.compile(
     r"visually-hidden|screen-reader-text|caption|credit|print-only|noprint|most-popular|"
     r"more-on|next-|read-more|readmore|paywall|premium|cookie|consent|modal|popup|widget|"
     r"embed|embedded|banner|meta|dateline|timestamp|date|footer|header|popular|latest|trending|"
-    r"syndication|bio|rating|overlay|bottom|outbrain|taboola|user-info|sign-up)([\s_-]|$)",
+    r"syndication|bio|rating|overlay|bottom|outbrain|taboola|user-info|sign-up|reward|qrcode)"
+    r"([\s_-]|$)",
     re.I,
 )
 
