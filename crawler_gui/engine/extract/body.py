@@ -4,13 +4,15 @@ headline, copyright and share lines, datelines, menus, trailing related-news lin
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from copy import deepcopy
+from copy import copy, deepcopy
 from typing import Any
 
 import trafilatura
 from lxml import etree, html
+from trafilatura.settings import Extractor
 from trafilatura.utils import load_html
 
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
@@ -400,17 +402,25 @@ def trafilatura_lines(
         etree.SubElement(tree, "body").append(deepcopy(scope))
         etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
     _prune(tree)
-    out = trafilatura.extract(
-        tree,
-        url=url,
-        fast=fast,
-        include_comments=False,
-        include_tables=True,
-        with_metadata=False,
-        favor_precision=scope is not None,
-        output_format="txt",
-    )
+    options = copy(_options(fast, scope is not None))
+    options.url = url
+    options.source = url
+    out = trafilatura.extract(tree, options=options)
     return clean_lines(out or "", headline)
+
+
+@functools.cache
+def _options(fast: bool, precision: bool) -> Extractor:
+    """trafilatura's settings for our calls, made once (each reads its configuration file's
+    values anew, a quarter of a millisecond); each call takes a copy with its page's URL."""
+    return Extractor(
+        output_format="txt",
+        fast=fast,
+        precision=precision,
+        comments=False,
+        tables=True,
+        with_metadata=False,
+    )
 
 
 def density_lines(text: str, headline: str) -> list[str]:
