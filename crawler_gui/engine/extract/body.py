@@ -18,6 +18,7 @@ from trafilatura.utils import load_html
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
 
 __all__ = [
+    "PageWalk",
     "clean_lines",
     "cut_link_tail",
     "density_lines",
@@ -25,6 +26,8 @@ __all__ = [
     "main_container",
     "paragraph_lines",
     "parse_html",
+    "plain_container_lines",
+    "strip_never_text",
     "trafilatura_lines",
     "trim_chinese",
 ]
@@ -388,6 +391,12 @@ _NEVER_TEXT = (
 )
 
 
+def strip_never_text(tree: Any) -> None:
+    """``tree`` without the elements trafilatura deletes before it looks for text (their
+    text after them is kept)."""
+    etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
+
+
 def trafilatura_lines(
     tree: Any, url: str, headline: str, *, fast: bool, scope: Any = None
 ) -> list[str]:
@@ -400,7 +409,7 @@ def trafilatura_lines(
     if scope is not None:
         tree = html.Element("html")
         etree.SubElement(tree, "body").append(deepcopy(scope))
-        etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
+        strip_never_text(tree)
     _prune(tree)
     options = copy(_options(fast, scope is not None))
     options.url = url

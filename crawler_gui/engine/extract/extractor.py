@@ -28,6 +28,7 @@ from crawler_gui.engine.extract.body import (
     main_container,
     parse_html,
     plain_container_lines,
+    strip_never_text,
     trafilatura_lines,
     trim_chinese,
 )
@@ -244,6 +245,12 @@ def extract_page(
     lap("read container")
     if plain is None:
         text_src = "text by trafilatura" + (f" (container has {doubts[0]})" if doubts else "")
+        if scope is None:
+            # trafilatura then reads the page itself (which it changes: the full path below
+            # parses it anew): what it would delete first is gone before it copies the tree
+            # and runs its expressions over it (scripts, styles, SVG drawings: a third of a
+            # news page's elements). The markup has been read from them already.
+            strip_never_text(tree)
         body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
     lap("trafilatura fast")
     if units("\n".join(body_lines)) < 0.6 * para_units:
