@@ -3,8 +3,15 @@ without its rule."""
 
 from __future__ import annotations
 
+from lxml import etree, html
+
 from crawler_gui.engine.extract import extract_page
-from crawler_gui.engine.extract.body import main_container, paragraph_lines, parse_html
+from crawler_gui.engine.extract.body import (
+    main_container,
+    paragraph_lines,
+    parse_html,
+    plain_container_lines,
+)
 
 _SENTENCES = [
     "The regional water board approved a new rate plan on Monday after months of public hearings"
@@ -245,3 +252,24 @@ def test_a_statement_keeps_its_opening_salutation() -> None:
     e = extract_page(_cn_page(body), "http://www.hepan.example.cn/2019/0905/c124.html")
     assert e.article is not None
     assert e.article.text.split("\n") == ["女士们、先生们：", *_CN_PARAS]
+
+
+def test_an_article_inside_a_page_wide_form_is_read_directly() -> None:
+    # Sites built as one server form wrap the whole page, the article with it, in <form>.
+    article = f'<form action="/page.aspx" method="post"><div>{_paragraphs()}</div></form>'
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.article is not None
+    assert "text read from the article's container" in e.why
+    assert e.article.text.split("\n") == _SENTENCES
+
+
+def test_a_container_nested_too_deep_to_walk_goes_to_trafilatura() -> None:
+    # (Built, not parsed: the HTML parser caps the depth; a tree handed over is not.)
+    scope = html.Element("div")
+    el = scope
+    for _ in range(3000):
+        el = etree.SubElement(el, "div")
+    el.text = _SENTENCES[0]
+    doubts: list[str] = []
+    assert plain_container_lines(scope, doubts) is None
+    assert doubts == ["elements nested too deep to walk"]

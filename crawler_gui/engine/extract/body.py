@@ -446,7 +446,6 @@ _SKIP_TAGS = frozenset(
         *_NEVER_TEXT,
         "aside",
         "footer",
-        "form",
         "nav",
         "menu",
         "figure",
@@ -510,6 +509,7 @@ _BOILER_ATTR = re.compile(
 
 
 def _boiler_el(el: Any) -> bool:
+    """Hidden, or named (class, id) as one of the blocks in :data:`_BOILER_ATTR`."""
     attrs = el.attrib
     if not attrs:
         return False
@@ -540,7 +540,7 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
     # A line: (text, starts with a link, is a link line, its block: "h" heading, "p" paragraph)
     lines: list[tuple[str, bool, bool, str]] = []
     buf: list[str] = []
-    st: dict[str, Any] = {"link": 0, "first": None, "kind": ""}
+    st: dict[str, Any] = {"link": 0, "first": None}
     reasons = doubts if doubts is not None else []
     limit = 0.5 * len(scope.text_content())
 
@@ -568,8 +568,10 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
                 return
             if not isinstance(tag, str) or tag in _SKIP_TAGS:
                 pass
-            elif _boiler_el(child) and len(child.text_content()) < limit:
-                pass  # (a wrapper named "content-bottom" holding the article is walked)
+            elif (tag == "form" or _boiler_el(child)) and len(child.text_content()) < limit:
+                # (A wrapper named "content-bottom", or a page-wide form, holding the
+                # article is walked.)
+                pass
             else:
                 block = tag in _BLOCK_TAGS
                 start = 0
@@ -600,7 +602,11 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
 
     if scope.text:
         add(scope.text, False)
-    walk(scope, False, False)
+    try:
+        walk(scope, False, False)
+    except RecursionError:
+        reasons.append("elements nested too deep to walk")
+        return None
     flush(False)
     last_p = max((i for i, x in enumerate(lines) if x[3] == "p"), default=-1)
     if any(x[3] == "h" for x in lines[last_p + 1 :]):
