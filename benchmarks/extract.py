@@ -112,6 +112,20 @@ def article_times(ours, best_o, best_t, laps):  # type: ignore[no-untyped-def]
     return sum(best_o[i] for i in keep), sum(best_t[i] for i in keep), len(keep), passes
 
 
+def print_sources(ours, best_o, best_t) -> None:  # type: ignore[no-untyped-def]
+    """Our time and trafilatura's by where our main text came from (the last part of each
+    article's reason): how much each way of reading costs, and how many pages take it."""
+    groups: dict[str, list[int]] = {}
+    for i, e in enumerate(ours):
+        if e.kind == "article":
+            src = e.why.split("; ")[-1].split(" (")[0]
+            groups.setdefault(src, []).append(i)
+    for src, idx in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        o = sum(best_o[i] for i in idx) / len(idx) * 1000
+        t = sum(best_t[i] for i in idx) / len(idx) * 1000
+        print(f"    {len(idx):3d} pages, {src}: ours {o:.1f} ms, trafilatura {t:.1f} ms")
+
+
 def print_passes(passes: dict[str, float], n: int, total: float) -> None:
     """Our time per article, pass by pass (in the order they run), so a regression is
     easy to place."""
@@ -136,6 +150,7 @@ def english(folder: Path, rounds: int = 3) -> tuple[float, float] | None:
         pages,
         rounds,
     )
+    by_source = (ours, t_ours, t_theirs)
     t_ours, t_theirs, n_timed, passes = article_times(ours, t_ours, t_theirs, laps)
     texts = [e.article.text if e.article else "" for e in ours]
     gt = [truth[k]["articleBody"] for k, _ in pages]
@@ -151,6 +166,7 @@ def english(folder: Path, rounds: int = 3) -> tuple[float, float] | None:
         f"{t_theirs / n_timed * 1000:.1f} ms: {t_theirs / t_ours:.2f}x (target >= 2x)"
     )
     print_passes(passes, n_timed, t_ours)
+    print_sources(*by_source)
     return t_ours, t_theirs
 
 
@@ -261,6 +277,7 @@ def chinese(folder: Path, show: bool, rounds: int = 3) -> tuple[float, float] | 
         pages,
         rounds,
     )
+    by_source = (ours, t_ours, t_theirs)
     t_ours, t_theirs, n_timed, passes = article_times(ours, t_ours, t_theirs, laps)
     t_meta = [trafilatura.bare_extraction(b, with_metadata=True) for _, b in pages]
     fixes = json.loads(CORRECTIONS.read_text(encoding="utf-8"))["pages"]
@@ -327,6 +344,7 @@ def chinese(folder: Path, show: bool, rounds: int = 3) -> tuple[float, float] | 
         f"trafilatura {t_theirs / n_timed * 1000:.1f} ms: {t_theirs / t_ours:.2f}x"
     )
     print_passes(passes, n_timed, t_ours)
+    print_sources(*by_source)
     print("  disagreements (judge each by reading the page):")
     print("\n".join(disagreements) or "  none")
     if show:
