@@ -1,6 +1,6 @@
 """Article extraction: quality and speed on the reference pages, when they are present.
 
-    .venv/bin/python benchmarks/extract.py [--en DIR] [--zh DIR] [--show]
+    .venv/bin/python benchmarks/extract.py [--en DIR] [--zh DIR] [--show] [--rounds N]
 
 * English (``articles-en``: pages and human ground truth): body precision / recall / F1 with the
   benchmark's metric (4-token shingles of ``\\w+`` tokens, per-page normalised sums), ours and
@@ -8,9 +8,15 @@
 * Chinese (``articles-zh``: pages and a peer extractor's output): headline and publication
   date agreement with the peer, body F1 against the peer's text (CJK characters as tokens), and
   every disagreement printed so it can be judged by reading the page.
+* Chinese body against a careful reading: the peer's text corrected by
+  ``extract_zh_corrections.json`` (hashes of the peer's lines that are not the story and of
+  page blocks it missed, each with a reason; no news text), F1 against it, and every line
+  where our text and the peer's differ with who is right.
 * Speed: ours and trafilatura's default ``extract(html)`` on the same pages in the same run,
   page by page in turn, each page's best of three rounds, in CPU time (the machine may be
-  shared); ours includes the judgement, headline, times, authors.
+  shared); ours includes the judgement, headline, times, authors. Ours is broken down pass
+  by pass, and both are given by where our main text came from (read from the article's
+  container, or trafilatura's).
 
 The reference folders are not part of the repository (copies of news sites); the script says
 so and skips a part whose folder is missing.
