@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Protocol, TypeGuard
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -37,11 +37,13 @@ from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.exporting import ExportDialog, export_to_file, inside
+from crawler_gui.gui.hostdetail import HostDetailDialog
 from crawler_gui.gui.models import (
     ArticlesModel,
     HostsModel,
     HubsModel,
     InFlightModel,
+    KeyRole,
     LogBuffer,
     LogModel,
     RetriesModel,
@@ -152,7 +154,27 @@ class MainWindow(QMainWindow):
 
         self.overview = OverviewWidget(self)
         self.setCentralWidget(self.overview)
-        self.hosts_pane = TablePane(self.hosts_model, name="hosts")
+        self.hosts_pane = TablePane(
+            self.hosts_model,
+            name="hosts",
+            actions=[
+                (
+                    self.tr("Host detail…"),
+                    lambda host: self.tasks.spawn(self.show_host(host), "host detail"),
+                ),
+                (
+                    self.tr("Pause host"),
+                    lambda host: self.tasks.spawn(self.pause_host(host, True), "pause host"),
+                ),
+                (
+                    self.tr("Resume host"),
+                    lambda host: self.tasks.spawn(self.pause_host(host, False), "resume host"),
+                ),
+            ],
+        )
+        self.hosts_pane.view.doubleClicked.connect(self._host_double_clicked)
+        #: Open Host detail windows, by host (fed each refresh's row).
+        self.host_dialogs: dict[str, HostDetailDialog] = {}
         self.busiest = QCheckBox(self.tr("Busiest first"), self.hosts_pane)
         self.busiest.setToolTip(self.tr("Sort by waiting URLs, most first"))
         self.busiest.toggled.connect(self._busiest_first)
@@ -542,6 +564,46 @@ class MainWindow(QMainWindow):
             self.pages_pane.set_source(store, Path(where), extracting=extracting), "pages"
         )
 
+    # ---- one host: detail and control (through the crawl's run-control API) -------------------
+    def _host_double_clicked(self, index: QModelIndex) -> None:
+        host = index.data(KeyRole)
+        if host:
+            self.tasks.spawn(self.show_host(str(host)), "host detail")
+
+    async def show_host(self, host: str) -> HostDetailDialog | None:
+        """The Host detail of ``host`` (one window per host; a second ask raises it)."""
+        if self.session is None:
+            return None
+        dlg = self.host_dialogs.get(host)
+        if dlg is None:
+            dlg = HostDetailDialog(
+                host,
+                self.session.crawler,
+                self.tasks.spawn,
+                self,
+                max_in_flight=self.settings.per_host,
+            )
+            dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dlg.destroyed.connect(lambda _=None, h=host: self.host_dialogs.pop(h, None))
+            self.host_dialogs[host] = dlg
+            i = self.hosts_model.find(host)
+            if i is not None:
+                dlg.update_row(self.hosts_model.row(i), self.hosts_model.now)
+        dlg.show()
+        dlg.raise_()
+        await dlg.loaded()
+        return dlg
+
+    def _update_host_dialogs(self, now: float) -> None:
+        for host, dlg in self.host_dialogs.items():
+            i = self.hosts_model.find(host)
+            if i is not None:
+                dlg.update_row(self.hosts_model.row(i), now)
+
+    async def pause_host(self, host: str, paused: bool) -> None:
+        if self.session is not None:
+            await self.session.crawler.pause_host(host, paused)
+
     async def show_page(self, seq: int) -> PageDetailDialog | None:
         """The Page detail of the fetch ``seq`` (read in a worker thread)."""
         store = self.pages_pane.store
@@ -737,7 +799,9 @@ class MainWindow(QMainWindow):
             self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
+        self.hosts_model.max_in_flight = self.settings.per_host
         self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
+        self._update_host_dialogs(snap.time)
         self._notify_failing_hosts(snap)
         if snap.hosts_complete:
             # The objects alive after a full load (Qt wrappers, one row per host, the pool's
