@@ -987,7 +987,7 @@ class Crawler:
     async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]:
         return await self.frontier.failed_urls(host, limit)
 
-    def host_robots(self, host: str) -> RobotsText | None:
+    async def host_robots(self, host: str) -> RobotsText | None:
         """The robots.txt this crawl last fetched for ``host``, if it is still kept."""
         return self.robots.text_of_host(host)
 

@@ -51,7 +51,7 @@ class HostControl(Protocol):
     async def forget_host_waiting(self, host: str) -> int: ...
     async def host_waiting(self, host: str, page: int, page_size: int = 50) -> WaitingPage: ...
     async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]: ...
-    def host_robots(self, host: str) -> Any: ...
+    async def host_robots(self, host: str) -> Any: ...
 
 
 def _item(text: str) -> QTableWidgetItem:
@@ -205,7 +205,7 @@ class HostDetailDialog(QDialog):
         lay.addWidget(self.status_label)
         lay.addWidget(buttons)
         self._show_paused(False)
-        self.show_robots()
+        self._robots: Any = None  #: the robots.txt the crawl last fetched (RobotsText)
 
     # ---- live state ---------------------------------------------------------------------
     def update_row(self, row: HostRow | None, now: float) -> None:
@@ -243,7 +243,7 @@ class HostDetailDialog(QDialog):
         """Read the host's queue page, failures and robots.txt again."""
         self.load_waiting(self.page)
         self._run(self._load_failed(), "host failures")
-        self.show_robots()
+        self._run(self.show_robots(), "host robots.txt")
 
     def load_waiting(self, page: int) -> Any:
         return self._run(self._load_waiting(max(0, page)), "host waiting URLs")
@@ -291,8 +291,8 @@ class HostDetailDialog(QDialog):
             t.setItem(i, 2, _item(str(r.attempts)))
             t.setItem(i, 3, _item(fmt.clock(r.changed)))
 
-    def show_robots(self) -> None:
-        kept = self.control.host_robots(self.host)
+    async def show_robots(self) -> None:
+        kept = self._robots = await self.control.host_robots(self.host)
         if kept is None:
             self.robots_text.setPlainText(
                 self.tr("This crawl has not fetched robots.txt of this host lately.")
@@ -310,7 +310,7 @@ class HostDetailDialog(QDialog):
 
     def robots_url(self) -> str:
         """The host's robots.txt URL: as fetched, else by the scheme of its URLs (http)."""
-        kept = self.control.host_robots(self.host)
+        kept = self._robots
         if kept is not None:
             return str(kept.url)
         scheme = "http"
@@ -371,4 +371,4 @@ class HostDetailDialog(QDialog):
 
     async def loaded(self) -> None:
         """Read everything once (the window awaits it when it opens the dialog)."""
-        await asyncio.gather(self._load_waiting(0), self._load_failed())
+        await asyncio.gather(self._load_waiting(0), self._load_failed(), self.show_robots())

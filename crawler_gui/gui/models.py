@@ -14,6 +14,7 @@ call :meth:`KeyedTableModel.data` from C++ once per comparison and per cell: sec
 
 from __future__ import annotations
 
+import heapq
 import logging
 import threading
 import time
@@ -371,15 +372,40 @@ class HostsModel(KeyedTableModel):
     """One row per host; updated incrementally from ``snapshot(since=...)``."""
 
     SEARCH_FIELDS = ("host", "last_status")
-    #: The Why column reads the time (a politeness wait or a backoff ends by itself).
-    LIVE = True
 
     URL_FIELD = None
 
     def __init__(self, parent: QObject | None = None) -> None:
         #: URLs one host may have in flight (the crawl's politeness), for the Why column.
         self.max_in_flight = 1
+        #: (end of a host's wait, host): the Why column of a host whose politeness wait or
+        #: backoff ended since the last tick is repainted, not every row at every tick.
+        self._ends: list[tuple[float, str]] = []
         super().__init__(parent)
+        self.why_column = len(self._columns) - 1
+
+    def update(self, rows: Iterable[Any], *, now: float, complete: bool = True) -> None:
+        rows = list(rows)
+        super().update(rows, now=now, complete=complete)
+        ends = self._ends
+        for r in rows:
+            end = r.next_allowed if r.next_allowed > r.backoff_until else r.backoff_until
+            if end > now:
+                heapq.heappush(ends, (end, r.host))
+        ended: list[int] = []
+        while ends and ends[0][0] <= now:
+            i = self._index.get(heapq.heappop(ends)[1])
+            if i is not None:
+                ended.append(i)
+        if ended:
+            col = self.why_column
+            self.dataChanged.emit(
+                self.index(min(ended), col), self.index(max(ended), col), [_DISPLAY]
+            )
+
+    def clear(self) -> None:
+        self._ends.clear()
+        super().clear()
 
     def key(self, row: HostRow) -> str:
         return row.host

@@ -4,8 +4,8 @@ the demo site on loopback over a real LevelDB pool, in the real window (offscree
 from __future__ import annotations
 
 import asyncio
-import re
 import contextlib
+import re
 
 import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
@@ -242,3 +242,21 @@ def test_why_columns_pass_the_model_tester(qtmodeltester) -> None:
         qtmodeltester.check(model)
         last = model.columnCount() - 1
         assert model.headerData(last, Qt.Orientation.Horizontal) == "Why"
+
+
+def test_a_hosts_why_is_repainted_when_its_wait_ends_without_repainting_every_row() -> None:
+    model = HostsModel()
+    rows = [host(f"h{i}.example.com", 2) for i in range(100)]
+    rows[40] = rows[40]._replace(next_allowed=T0 + 5, delay=5.0, delay_basis="m")
+    model.update(rows, now=T0)
+    changed: list[tuple[int, int, int, int]] = []
+    model.dataChanged.connect(
+        lambda a, b, _roles: changed.append((a.row(), a.column(), b.row(), b.column()))
+    )
+    why_col = model.columnCount() - 1
+    assert model.index(40, why_col).data().startswith("politeness: next request at ")
+    model.update([], now=T0 + 1, complete=False)
+    assert changed == []  # nothing changed, nothing ended: no repaint
+    model.update([], now=T0 + 6, complete=False)
+    assert changed == [(40, why_col, 40, why_col)]
+    assert model.index(40, why_col).data() == "ready: next free fetch slot"
