@@ -260,3 +260,28 @@ def test_a_hosts_why_is_repainted_when_its_wait_ends_without_repainting_every_ro
     model.update([], now=T0 + 6, complete=False)
     assert changed == [(40, why_col, 40, why_col)]
     assert model.index(40, why_col).data() == "ready: next free fetch slot"
+
+
+def test_why_and_retry_errors_read_in_chinese(qapp) -> None:
+    from PySide6.QtCore import QLocale
+
+    from crawler_gui.core.policy import ErrorKind
+    from crawler_gui.gui import app as gui_app
+
+    translators = gui_app.install_translators(
+        qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    )
+    try:
+        now = T0
+        base = host("a.example.com", waiting=3)
+        assert why.host(base._replace(paused=True), now) == "主机已被你暂停"
+        wait = base._replace(next_allowed=now + 2, delay=2.0, last_elapsed=1.0, delay_basis="f")
+        assert why.host(wait, now).startswith("礼貌策略：下次请求于 ")
+        # every error kind a retry or a failure can show is worded, none left in English
+        for kind in ErrorKind:
+            assert not why.error(kind.value, None, "x").isascii(), kind
+        r = RetryRow("http://a.example.com/1", "a.example.com", 0, 1, "x", now + 60, "dns")
+        assert why.retry(r._replace(backoff=60.0), now).startswith("于 ")
+    finally:
+        for t in translators:
+            qapp.removeTranslator(t)
