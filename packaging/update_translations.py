@@ -134,6 +134,10 @@ ZH = {
     "Forget the %1 URLs waiting for %2? They leave the pool; a link found later queues one "
     "again.": "清除 %2 的 %1 个等待中的网址？它们将离开网址池；以后发现的链接会再次将其入队。",
     "%1 waiting URLs forgotten.": "已清除 %1 个等待中的网址。",
+    "Its pages": "它的页面",
+    "Its fetched pages, newest first, with their status, in the Pages pane": "在页面窗格中查看它已抓取的页面"
+    "（最新在前，含状态）",
+    "; last result %1": "；上次结果 %1",
     "Freshness": "新鲜度",
     "Articles found (last hour)": "发现的文章（最近一小时）",
     "Median delay, published to fetched": "从发布到抓取的延迟中位数",

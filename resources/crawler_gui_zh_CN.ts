@@ -184,206 +184,222 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HostDetailDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="100" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="102" />
         <source>Host %1</source>
+        <extracomment>"Its pages": the host's fetched pages, newest first, in the Pages pane (its results).</extracomment>
         <translation>主机 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="113" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="235" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="115" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="250" />
         <source>Pause this host</source>
         <translation>暂停该主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="116" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="118" />
         <source>No request goes to this host until it is resumed (kept in the pool)</source>
         <translation>恢复之前不向该主机发送任何请求（保存在网址池中）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="123" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="125" />
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="126" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="128" />
         <source>Minimum seconds between two requests to this host, in place of the crawl's minimum (robots.txt's Crawl-delay still holds)</source>
         <translation>对该主机两次请求之间的最少秒数，替代爬取的最小值（robots.txt 的抓取延迟仍然有效）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="130" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="132" />
         <source>Set delay</source>
         <translation>设置延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="135" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="137" />
         <source>Default delay</source>
         <translation>默认延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="140" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="142" />
         <source>Retry failed URLs</source>
         <translation>重试失败的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="143" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="145" />
         <source>Forget waiting URLs…</source>
         <translation>清除等待中的网址…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="146" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="148" />
         <source>Open robots.txt</source>
         <translation>打开 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="168" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="190" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="151" />
+        <source>Its pages</source>
+        <translation>它的页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="154" />
+        <source>Its fetched pages, newest first, with their status, in the Pages pane</source>
+        <translation>在页面窗格中查看它已抓取的页面（最新在前，含状态）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="168" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="168" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
         <source>Added</source>
         <translation>加入时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="168" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="190" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="170" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="180" />
         <source>Previous</source>
         <translation>上一页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="173" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="183" />
         <source>Next</source>
         <translation>下一页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="196" />
         <source>Waiting URLs</source>
         <translation>等待中的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="190" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="190" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="192" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="202" />
         <source>Failures</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="196" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="206" />
         <source>robots.txt</source>
         <translation>robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="217" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="227" />
         <source>Why: %1</source>
         <extracomment>the robots.txt the crawl last fetched (RobotsText)</extracomment>
         <translation>原因：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="220" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="230" />
         <source>%1 waiting, %2 in flight, %3 done, %4 failed, %5 retrying</source>
         <translation>%1 等待，%2 抓取中，%3 完成，%4 失败，%5 重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="235" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="237" />
+        <source>; last result %1</source>
+        <translation>；上次结果 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="250" />
         <source>Resume this host</source>
         <translation>恢复该主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="271" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="286" />
         <source>page %1 of %2 (%3 waiting)</source>
         <translation>第 %1 / %2 页（%3 个等待）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="286" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="301" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="298" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="313" />
         <source>This crawl has not fetched robots.txt of this host lately.</source>
         <translation>本次爬取最近没有抓取该主机的 robots.txt。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="302" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="317" />
         <source>robots.txt unreachable (status %1): every page of the host waits</source>
         <translation>robots.txt 无法访问（状态 %1）：该主机的所有页面都在等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="304" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="319" />
         <source>status %1</source>
         <translation>状态 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="305" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="320" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="306" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="321" />
         <source>fetched at %1</source>
         <translation>抓取于 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="308" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="323" />
         <source>Crawl-delay: %1</source>
         <translation>抓取延迟：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="334" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="349" />
         <source>Host paused.</source>
         <translation>主机已暂停。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="334" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="349" />
         <source>Host resumed.</source>
         <translation>主机已恢复。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="339" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="354" />
         <source>The crawl's own delay again.</source>
         <translation>已恢复爬取自身的延迟。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="342" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="357" />
         <source>At least %1 between two requests.</source>
         <translation>两次请求之间至少间隔 %1。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="347" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="362" />
         <source>%1 failed URLs queued again.</source>
         <translation>%1 个失败的网址已重新入队。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="356" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="371" />
         <source>Forget waiting URLs</source>
         <translation>清除等待中的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="358" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="373" />
         <source>Forget the %1 URLs waiting for %2? They leave the pool; a link found later queues one again.</source>
         <translation>清除 %2 的 %1 个等待中的网址？它们将离开网址池；以后发现的链接会再次将其入队。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="369" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="384" />
         <source>%1 waiting URLs forgotten.</source>
         <translation>已清除 %1 个等待中的网址。</translation>
     </message>
@@ -867,7 +883,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="935" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
@@ -888,7 +904,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="997" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1007" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
@@ -1079,93 +1095,93 @@ http://news.sina.com.cn/</translation>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="666" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="685" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="676" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="695" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="666" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="676" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="676" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="686" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="677" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="687" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="686" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="696" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="688" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="698" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="695" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="705" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="696" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="706" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="710" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="720" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="712" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="722" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="730" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="740" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="735" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="745" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="747" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="748" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="758" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="837" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="847" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="908" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="918" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="945" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="955" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="981" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="991" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -1174,177 +1190,177 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="989" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="999" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="992" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1002" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1007" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1032" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1036" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1047" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1046" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1057" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1047" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1053" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1047" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1057" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1050" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1060" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1073" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1085" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1092" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1083" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1095" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1115" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1075" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1085" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1077" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1087" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1086" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1096" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1090" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1100" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1090" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1100" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1115" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1111" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1121" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1114" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1124" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1128" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1140" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1158" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1166" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1197" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1213" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1150" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1168" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1176" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1207" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1223" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1142" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1152" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1159" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1169" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1177" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1174" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1184" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1199" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1209" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1213" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1223" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1235" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1245" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1248" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1258" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1260" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1266" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1270" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1276" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1236" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1266" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1246" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1276" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1271" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1293" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1303" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1295" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1305" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -78,6 +78,8 @@ class HostDetailDialog(QDialog):
     """One host, live: the window feeds it the host's row at every refresh (:meth:`update_row`)."""
 
     PAGE_SIZE = 50
+    #: "Its pages": the host's fetched pages, newest first, in the Pages pane (its results).
+    pages_requested = Signal(str)
 
     def __init__(
         self,
@@ -146,6 +148,13 @@ class HostDetailDialog(QDialog):
         self.robots_button = QPushButton(self.tr("Open robots.txt"), self)
         self.robots_button.setObjectName("host-open-robots")
         self.robots_button.clicked.connect(self.open_robots)
+        self.pages_button = QPushButton(self.tr("Its pages"), self)
+        self.pages_button.setObjectName("host-pages")
+        self.pages_button.setToolTip(
+            self.tr("Its fetched pages, newest first, with their status, in the Pages pane")
+        )
+        self.pages_button.clicked.connect(lambda: self.pages_requested.emit(self.host))
+        self.pages_button.setVisible(False)  # shown by the window when it has a page store
 
         actions = QHBoxLayout()
         for w in (
@@ -156,6 +165,7 @@ class HostDetailDialog(QDialog):
             self.retry_button,
             self.forget_button,
             self.robots_button,
+            self.pages_button,
         ):
             actions.addWidget(w)
         actions.addStretch(1)
@@ -223,6 +233,11 @@ class HostDetailDialog(QDialog):
             .replace("%3", fmt.count(row.done))
             .replace("%4", fmt.count(row.failed))
             .replace("%5", fmt.count(row.retrying))
+            + (
+                self.tr("; last result %1").replace("%1", row.last_status)
+                if row.last_status
+                else ""
+            )
         )
         self._show_paused(row.paused)
         if row.waiting != self.total and not self.waiting_table.rowCount():

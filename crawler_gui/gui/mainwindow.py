@@ -584,6 +584,8 @@ class MainWindow(QMainWindow):
                 max_in_flight=self.settings.per_host,
             )
             dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dlg.pages_button.setVisible(self.pages_pane.store is not None)
+            dlg.pages_requested.connect(self._show_host_pages)
             dlg.destroyed.connect(lambda _=None, h=host: self.host_dialogs.pop(h, None))
             self.host_dialogs[host] = dlg
             i = self.hosts_model.find(host)
@@ -599,6 +601,14 @@ class MainWindow(QMainWindow):
             i = self.hosts_model.find(host)
             if i is not None:
                 dlg.update_row(self.hosts_model.row(i), now)
+
+    def _show_host_pages(self, host: str) -> None:
+        """The Pages pane, filtered to one host: its results, newest first."""
+        self.pages_pane.host_filter.setText(host)
+        dock = self.docks.get("pages")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
 
     async def pause_host(self, host: str, paused: bool) -> None:
         if self.session is not None:

@@ -135,6 +135,11 @@ def test_why_columns_and_host_detail_against_a_real_crawl(aloop, qsettings, tmp_
             assert "User-agent" in dlg.robots_text.toPlainText()
             dlg.robots_button.click()
             assert browser.opened == [f"http://{name}/robots.txt"]
+            # its results: its pages in the Pages pane
+            assert dlg.pages_button.isVisible()
+            dlg.pages_button.click()
+            assert w.pages_pane.host_filter.text() == name
+            assert "; last result " in dlg.counts_label.text()
 
             # its own delay, kept in the pool
             dlg.delay_spin.setValue(7.5)
