@@ -2163,13 +2163,10 @@ def _export_records(
                 raise halt
             h = _Host(key[len(P_HOST) :].decode())
             h.unpack(raw)
-            if h.min_delay or h.backoff_until:
-                yield {
-                    "t": "host",
-                    "host": h.name,
-                    "min_delay": h.min_delay,
-                    "backoff_until": h.backoff_until,
-                }
+            if h.min_delay or h.backoff_until or h.paused or h.user_delay >= 0:
+                yield snapshot_file.host_record(
+                    h.name, h.min_delay, h.backoff_until, h.paused, h.user_delay
+                )
     with snap.iterator(prefix=P_HUB) as it:
         for key, raw in it:
             if stopped():
@@ -2294,6 +2291,7 @@ def _build_staging(src: Path, staging: Path) -> int:
                 h = hosts.get(name) or hosts.setdefault(name, _Host(name))
                 h.min_delay = _num(rec, "min_delay")
                 h.backoff_until = _num(rec, "backoff_until")
+                h.paused, h.user_delay = snapshot_file.host_control(rec)
             else:
                 raise SnapshotFormatError(f"unknown record type {kind!r}")
             pending_ops += 1

@@ -1634,15 +1634,11 @@ def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
 def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
     """The records of ``export.lua``'s reply, shaped as ``leveldb_pool._export_records``."""
     urls_raw, retry_raw, rdata_raw, hubs_raw, hosts_raw, leased_raw = reply
-    for i in range(0, len(hosts_raw), 3):
+    for i in range(0, len(hosts_raw), 5):
         min_delay, backoff = float(hosts_raw[i + 1]), float(hosts_raw[i + 2])
-        if min_delay or backoff:
-            yield {
-                "t": "host",
-                "host": hosts_raw[i],
-                "min_delay": min_delay,
-                "backoff_until": backoff,
-            }
+        paused, user_delay = hosts_raw[i + 3] == "1", float(hosts_raw[i + 4])
+        if min_delay or backoff or paused or user_delay >= 0:
+            yield snapshot_file.host_record(hosts_raw[i], min_delay, backoff, paused, user_delay)
     for i in range(0, len(hubs_raw), 2):
         _host, span, last, due, _infl, res, crashes, fails, parked = _hub_fields(hubs_raw[i + 1])
         hub: dict[str, Any] = {
@@ -1697,6 +1693,8 @@ class _StagingHost:
     md: float = 0.0
     bo: float = 0.0
     na: float = 0.0
+    pa: bool = False
+    ud: float = -1.0
 
     def fields(self) -> dict[FieldT, EncodableT]:
         return {
@@ -1711,6 +1709,8 @@ class _StagingHost:
             "na": repr(self.na),
             "dl": "0",
             "ls": "",
+            "pa": 1 if self.pa else 0,
+            "ud": repr(self.ud),
         }
 
 
@@ -1854,6 +1854,7 @@ class _StreamStaging:
             h = self._host(name)
             h.md = _num(rec, "min_delay")
             h.bo = _num(rec, "backoff_until")
+            h.pa, h.ud = snapshot_file.host_control(rec)
         else:
             raise SnapshotFormatError(f"unknown record type {kind!r}")
 

@@ -1136,3 +1136,19 @@ def test_retry_a_hosts_failed_urls_but_not_its_refusals(harness: PoolHarness) ->
     assert sorted(urls_of(run(pool.pop(10, 0)))) == ["http://a.example.com/0"]
     assert pool.url_state("http://a.example.com/2") == "waiting"
     assert host_row(pool, "a.example.com").failed == 1
+
+
+def test_a_hosts_pause_and_delay_travel_in_snapshots(harness: PoolHarness, tmp_path: Any) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://b.example.com/1"]))
+    run(pool.set_host_paused("a.example.com", True))
+    run(pool.set_host_delay("b.example.com", 12.5))
+    path = tmp_path / "hosts.cgpool"
+    run(pool.save_snapshot(path))
+    run(pool.set_host_paused("a.example.com", False))
+    run(pool.set_host_delay("b.example.com", None))
+    run(pool.load_snapshot(path))
+    a, b = host_row(pool, "a.example.com"), host_row(pool, "b.example.com")
+    assert (a.paused, a.user_delay < 0) == (True, True)
+    assert (b.paused, b.user_delay) == (False, 12.5)
+    assert urls_of(run(pool.pop(10, 0))) == ["http://b.example.com/1"]
