@@ -1634,15 +1634,17 @@ class LevelDBPool:
             try:
                 return work(snap, stop)
             finally:
+                snap.close()  # here, in the thread that used it, even if the caller left
                 done.set()
 
         try:
             return await asyncio.to_thread(run)
+        except asyncio.CancelledError:
+            stop.set()  # the thread ends at its next row
+            raise
         finally:
-            if reader in self._readers:
+            if reader in self._readers and done.is_set():
                 self._readers.remove(reader)
-            if done.is_set():
-                snap.close()
 
     async def waiting_urls(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
         h = self._hosts.get(host)

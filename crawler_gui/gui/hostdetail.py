@@ -240,9 +240,6 @@ class HostDetailDialog(QDialog):
             )
         )
         self._show_paused(row.paused)
-        if row.waiting != self.total and not self.waiting_table.rowCount():
-            self.total = row.waiting
-            self._show_page_label()
 
     def _show_paused(self, paused: bool) -> None:
         self._paused = paused

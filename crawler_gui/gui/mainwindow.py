@@ -517,6 +517,9 @@ class MainWindow(QMainWindow):
                 if handler in listeners:
                     listeners.remove(handler)
         self.session = session
+        dialogs, self.host_dialogs = list(self.host_dialogs.values()), {}
+        for dlg in dialogs:  # they steer the crawl they were opened on
+            dlg.close()
         if session is not None:
             for listeners, handler in self._listeners(session):
                 listeners.append(handler)
@@ -586,7 +589,8 @@ class MainWindow(QMainWindow):
             dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dlg.pages_button.setVisible(self.pages_pane.store is not None)
             dlg.pages_requested.connect(self._show_host_pages)
-            dlg.destroyed.connect(lambda _=None, h=host: self.host_dialogs.pop(h, None))
+            ident = id(dlg)
+            dlg.finished.connect(lambda _r=0, h=host, i=ident: self._host_dialog_closed(h, i))
             self.host_dialogs[host] = dlg
             i = self.hosts_model.find(host)
             if i is not None:
@@ -595,6 +599,10 @@ class MainWindow(QMainWindow):
         dlg.raise_()
         await dlg.loaded()
         return dlg
+
+    def _host_dialog_closed(self, host: str, ident: int) -> None:
+        if id(self.host_dialogs.get(host)) == ident:
+            del self.host_dialogs[host]
 
     def _update_host_dialogs(self, now: float) -> None:
         for host, dlg in self.host_dialogs.items():
