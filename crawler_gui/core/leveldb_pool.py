@@ -124,6 +124,8 @@ READER_STOP_SECONDS = 30.0
 #: URLs per write batch of ``add_many``, yielding to the loop in between: about 5 ms each (a
 #: page with 300,000 links must not freeze the window for the seconds they take in all).
 ADD_CHUNK = 500
+#: Waiting URLs dropped per write batch by ``forget_waiting`` (a few ms of the loop each).
+FORGET_CHUNK = 1000
 
 
 def _qkey(host: str, depth: int, seq: int) -> bytes:
@@ -1703,17 +1705,19 @@ class LevelDBPool:
         if h is None:
             return 0
         forgotten = 0
+        start = h.prefix  # past the keys deleted so far: never wade through their tombstones
         while h.waiting > 0:
             self._check_open()
             wb = self._batch()
             n = 0
-            with self._db.iterator(prefix=h.prefix) as it:
+            with self._db.iterator(start=start, stop=h.prefix[:-1] + b"\x01") as it:
                 for key, raw in it:
                     url = _read_qval(raw)[0]
                     wb.delete(key)
                     wb.delete(P_URL + url.encode())
+                    start = key + b"\x00"
                     n += 1
-                    if n >= CHUNK:
+                    if n >= FORGET_CHUNK:
                         break
             if n == 0:
                 break
