@@ -1,7 +1,7 @@
 -- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
 --   retry_max, [url, canonical, outcome, last_status, elapsed, throttle,
 --   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
---   final_here, hub_planned, hub_reason, hub_rate]*)
+--   final_here, hub_planned, hub_reason, hub_rate, retry_after]*)
 -- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
 -- failure: what a failed URL keeps after its referrer (NUL status NUL reason NUL message);
 -- refusal: reason TAB redirect target, for the refusal index.
@@ -9,11 +9,12 @@
 -- group); otherwise the final URL is returned to be marked in its own group ('seen' edit).
 -- hub_planned, hub_reason, hub_rate: a hub refresh that reported its new links: the span, its
 -- reason and the rate state the worker computed from them ('' when none: the hub keeps its own).
+-- retry_after: '1' when a 429/503's wait came from its Retry-After header.
 -- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
 local THRESH = tonumber(ARGV[4])
 local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
-local FIELDS = 18
+local FIELDS = 19
 
 local function retry_delay(failures)
   if failures <= 0 then return 0 end
@@ -74,6 +75,7 @@ while i + FIELDS - 1 <= #ARGV do
   local failure, refusal = ARGV[i + 12], ARGV[i + 13]
   local fhere = ARGV[i + 14] == '1'
   local hplanned, hreason, hrate = ARGV[i + 15], ARGV[i + 16], ARGV[i + 17]
+  local rafter = ARGV[i + 18] == '1' 
   i = i + FIELDS
   local key = url
   local L = end_lease(url)
@@ -91,13 +93,14 @@ while i + FIELDS - 1 <= #ARGV do
     local h = host(L.host)
     h.infl = h.infl - 1
     h.ls = ls
-    local d = FACTOR * elapsed
-    if d > MAX_D then d = MAX_D end
-    local floor = MIN_D
-    if h.md > floor then floor = h.md end
-    if d > floor then h.dl = d else h.dl = floor end
+    h.le = elapsed
+    h.dl, h.db = delay_and_basis(elapsed, FACTOR, MIN_D, MAX_D, h.md, h.ud)
     h.na = NOW + h.dl
-    if oc == 'T' and NOW + throttle > h.bo then h.bo = NOW + throttle end
+    if oc == 'T' and NOW + throttle > h.bo then
+      h.bo = NOW + throttle
+      h.bs = ls
+      if rafter then h.ra = 1 else h.ra = 0 end
+    end
     dirty(h)
     if L.hub then
       hub_result(key, label, kind, throttle, hplanned, hreason, hrate)
