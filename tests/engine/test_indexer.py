@@ -66,7 +66,7 @@ def test_rebuild_reports_progress_and_can_be_cancelled(tmp_path: Path) -> None:
             store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
         store.flush_sync()
         indexer = SearchIndexer.open(store, tmp_path, extracting=False)
-        indexer.batch = 10
+        indexer.rebuild_batch = 10
         try:
             steps: list[tuple[int, int]] = []
             assert indexer.rebuild(lambda d, t: steps.append((d, t))) == 25

@@ -139,9 +139,14 @@ def test_nothing_searchable_gives_nothing(index: SearchIndex) -> None:
 
 
 def test_prepared_text() -> None:
-    assert prepare_text("稳就业 ok") == " 稳就 就业  ok"
-    assert prepare_text("中") == " 中 "
-    assert prepare_query('就业 "Rates"') == '"就业" AND "Rates"'
+    """A CJK run's bigrams, in order, with its first and last character alone around them;
+    the other words after; text without CJK as it is."""
+    assert prepare_text("稳就业 ok").split() == ["稳", "稳就", "就业", "业", "ok"]
+    assert prepare_text("a中b，国家x").split() == ["中", "中", "国", "国家", "家", "a", "b，", "x"]
+    assert prepare_text("中").split() == ["中", "中"]
+    assert prepare_text("Rates held.") == "Rates held."
+    assert prepare_text("") == ""
+    assert prepare_query('就业 "Rates"') == '{url title text} : ("就业" AND "Rates")'
 
 
 def test_clear_and_reopen(tmp_path: Path) -> None:
