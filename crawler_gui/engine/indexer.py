@@ -35,8 +35,9 @@ INDEX_FILENAME = "search.sqlite"
 EXTRACTION_WAIT = 30.0
 #: Pages read and indexed per transaction while catching up with a crawl.
 BATCH = 500
-#: Pages per transaction in a rebuild: FTS5 writes a segment per transaction, and fewer, larger
-#: segments mean less merging (a search meanwhile reads through its own connection).
+#: Pages per transaction in a rebuild (read and added :data:`BATCH` at a time, so a cancel or a
+#: progress report waits for one of those): FTS5 writes a segment per transaction, and fewer,
+#: larger segments mean less merging (a search meanwhile reads through its own connection).
 REBUILD_BATCH = 5000
 
 
@@ -123,16 +124,23 @@ class SearchIndexer:
             total = self.store.last_written_seq()
             self.index.clear()
             done = 0
+            stopped = False
             with self.index.bulk():
-                while not self._stop:
-                    if cancelled is not None and cancelled():
-                        break
-                    n = self._catch_up(False, self.rebuild_batch)
-                    if n == 0:
-                        break
-                    done += n
-                    if progress is not None:
-                        progress(min(done, total), total)
+                while not stopped:
+                    in_transaction = 0
+                    with self.index.transaction():
+                        while in_transaction < self.rebuild_batch:
+                            if self._stop or (cancelled is not None and cancelled()):
+                                stopped = True
+                                break
+                            n = self._catch_up(False)
+                            if n == 0:
+                                stopped = True
+                                break
+                            in_transaction += n
+                            done += n
+                            if progress is not None:
+                                progress(min(done, total), total)
                 if not self._stop and not (cancelled is not None and cancelled()):
                     self.index.optimize()
             return done

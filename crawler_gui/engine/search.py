@@ -249,7 +249,9 @@ class SearchIndex:
             return 0
         with self._lock:
             db = self._db
-            db.execute("BEGIN")
+            outer = db.in_transaction  # inside transaction(): that commits
+            if not outer:
+                db.execute("BEGIN")
             try:
                 db.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?)", rows)
                 db.executemany(
@@ -260,11 +262,29 @@ class SearchIndex:
                     "ON CONFLICT(url) DO UPDATE SET seq=excluded.seq WHERE excluded.seq > seq",
                     latest,
                 )
-                db.execute("COMMIT")
+                if not outer:
+                    db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
         return len(rows)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Several ``add_many`` calls as one transaction (committed at the end, rolled back on
+        an error): FTS5 writes one segment for all of them. For the thread that adds."""
+        with self._lock:
+            self._db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            with self._lock:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+            raise
+        with self._lock:
+            if self._db.in_transaction:
+                self._db.execute("COMMIT")
 
     @contextlib.contextmanager
     def bulk(self) -> Iterator[None]:
