@@ -219,6 +219,7 @@ def search_bench(pages: int, seed: int, where: Path) -> None:
         ("Chinese common", corpus.zh_words[2], {}),
         ("Chinese rare", zh_rare, {}),
         ("Chinese 2-char", two_char, {}),
+        ("Chinese 1-char (prefix)", corpus.zh_words[0][0], {}),
         ("Chinese common+common", corpus.zh_words[0] + corpus.zh_words[5], {}),
         ("English common", corpus.en_words[2], {}),
         ("English rare", en_rare, {}),
