@@ -1155,7 +1155,9 @@ class Crawler:
                 extract = seq, kind
                 if lease.is_hub and found is not None:
                     # What the refresh found, for the hub's learned rate (core/freshness.py).
-                    result = replace(result, hub_new=found[0], hub_listed=found[1])
+                    result = replace(
+                        result, hub_new=found[0], hub_listed=len(found[1]), hub_items=found[1]
+                    )
             elif outcome.not_modified and lease.is_hub:
                 # Nothing new since the last refresh: a successful refresh that found no
                 # links (the pool counts a 304 as done). No body, no parse, nothing stored;
@@ -1219,13 +1221,13 @@ class Crawler:
 
     async def _handle_page(
         self, lease: Lease, outcome: FetchOutcome, conditional: Mapping[str, str] | None = None
-    ) -> tuple[int, str, tuple[int, int] | None]:
+    ) -> tuple[int, str, tuple[int, tuple[str, ...]] | None]:
         """Parse, queue the links, store the page with its fetch detail (``conditional``: the
         validators a hub's refresh sent, recorded with the request headers); returns its store
         sequence number and sniffed kind (for extraction), and for a page whose links were
-        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and how
-        many it lists."""
-        found: tuple[int, int] | None = None
+        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and
+        those items (links, each once)."""
+        found: tuple[int, tuple[str, ...]] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, decided_by, links = "", "", "", list[str]()
         others: list[tuple[str, str, str]] = []  # out-links not submitted, with why
@@ -1268,7 +1270,7 @@ class Crawler:
                     items, nav = links, []
                 await self._add_links(lease.depth + 1, outcome.final_url, nav, detail)
                 added = await self._add_links(lease.depth + 1, outcome.final_url, items, detail)
-                found = added, len(set(items))
+                found = added, tuple(dict.fromkeys(items))
             elif links:
                 await self._add_links(lease.depth + 1, outcome.final_url, links, detail)
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
