@@ -17,7 +17,11 @@ backends use the same rules and tests run on synthetic histories. The derivation
   ``Σ λᵢ Tᵢ / (2 Σ λᵢ)``; minimising it under ``Σ 1/Tᵢ = B`` gives ``1/Tᵢ ∝ √λᵢ`` and the oracle
   mean ``(Σ √λᵢ)² / (2 B Σ λᵢ)``. Each hub's frequency is then held within its bounds: never
   faster than its host's politeness allows, never slower than a maximum span (a silent hub is
-  still checked), and fast enough that its list does not scroll off between two refreshes.
+  still checked), and fast enough that its list does not scroll off between two refreshes at
+  the rate its articles are published at (the article-weighted rate ``∫λ²/∫λ``: a hub that
+  bursts keeps, through its lulls, the span its bursts need).
+* Each hub remembers its last list (hashes of at most :data:`SEEN_MAX` links) and learns its
+  own publication rate from the links new to *its* list, whoever found them first (a feed).
 """
 
 from __future__ import annotations
@@ -27,19 +31,21 @@ import hashlib
 import json
 import logging
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 
 __all__ = [
     "FreshnessWindow",
     "HubDemand",
     "HubInput",
+    "ListSample",
     "RateState",
     "Regime",
     "SpanReason",
     "allocate",
     "allocate_level",
     "link_key",
+    "list_sample",
     "mean_delay",
     "oracle_mean_delay",
     "plan_one",
@@ -76,7 +82,7 @@ BURST_MEMORY = 300.0
 #: that a fluke (two articles in a 1 s "refresh now" interval) does not hold a hub fast.
 BURST_PRIOR = 5.0
 #: At most this many links of a hub's last list are remembered (its "seen" memory); a longer
-#: list (a sitemap) keeps a hash sample of them (:func:`_sample_step`).
+#: list (a sitemap) keeps a hash sample of them (:func:`list_sample`).
 SEEN_MAX = 256
 #: Hex digits of a remembered link's hash (48 bits: a collision among a list's links is
 #: ~1e-10 likely, and it only undercounts one article).
@@ -178,12 +184,12 @@ class RateState:
         visible: int,
         elapsed: float,
         prior_rate: float,
-        items: Collection[str] | None = None,
+        items: ListSample | None = None,
     ) -> RateState:
         """The state after a refresh that found ``new`` items the pool had not seen among
         ``visible`` listed ones, ``elapsed`` seconds after the previous refresh. ``items``: the
-        links of the list (None: no list was read, a 304, or not known: the list is taken as
-        unchanged apart from the ``new`` ones)."""
+        list's links (:func:`list_sample`; None: no list was read, a 304, or not known: the
+        list is taken as unchanged apart from the ``new`` ones)."""
         if new < 0 or visible < 0 or not math.isfinite(elapsed):
             raise ValueError(f"bad refresh observation: new={new} visible={visible}")
         if visible == 0:
@@ -236,20 +242,17 @@ class RateState:
             burst_count=self.burst_count * keep_burst + count,
         )
 
-    def _list_news(self, items: Collection[str]) -> tuple[int | None, str, int]:
-        """How many of ``items`` were not on this hub's last list (None: no list remembered),
-        and the memory of this list (``seen``, ``seen_step``)."""
-        keys = {link_key(url) for url in items}
-        step = _sample_step(len(keys))
-        kept = sorted(k for k in keys if int(k, 16) % step == 0)
+    def _list_news(self, items: ListSample) -> tuple[int | None, str, int]:
+        """How many of the list's links were not on this hub's last list (None: no list
+        remembered), and the memory of this list (``seen``, ``seen_step``)."""
         news: int | None = None
         if self.seen_step > 0:
             # Compare on the coarser of the two samples (both hold every key it keeps).
-            coarse = max(step, self.seen_step)
-            old = {self.seen[i : i + KEY_DIGITS] for i in range(0, len(self.seen), KEY_DIGITS)}
-            fresh = sum(1 for k in kept if int(k, 16) % coarse == 0 and k not in old)
-            news = min(fresh * coarse, len(keys))
-        return news, "".join(kept), step
+            coarse = max(items.step, self.seen_step)
+            old = set(_keys(self.seen))
+            fresh = sum(1 for k in _keys(items.keys) if int(k, 16) % coarse == 0 and k not in old)
+            news = min(fresh * coarse, items.links)
+        return news, items.keys, items.step
 
     def burst_rate(self, prior_rate: float) -> float:
         """The article-weighted rate of the last minutes, ``∫λ² dt / ∫λ dt``: the rate at which
@@ -370,12 +373,30 @@ def link_key(url: str) -> str:
     return hashlib.blake2b(url.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
 
 
-def _sample_step(links: int) -> int:
-    """The power of two a list of ``links`` is sampled by to keep at most :data:`SEEN_MAX`."""
-    step = 1
-    while links > SEEN_MAX * step:
+@dataclass(frozen=True, slots=True)
+class ListSample:
+    """A hub's list as its memory keeps it: how many distinct links it shows, and the hashes
+    (:func:`link_key`) of those whose hash is a multiple of ``step`` (a power of two: 1 unless
+    the list is longer than :data:`SEEN_MAX`), sorted, back to back."""
+
+    links: int
+    step: int
+    keys: str
+
+
+def list_sample(urls: Iterable[str]) -> ListSample:
+    """The memory of a list of ``urls``: O(links) hashing (a few µs a link), so a sitemap of
+    tens of thousands of links is sampled on a worker thread."""
+    keys = {link_key(url) for url in urls}
+    step, kept = 1, sorted(keys)
+    while len(kept) > SEEN_MAX:  # a hash sample: on average half as many at each step
         step *= 2
-    return step
+        kept = [k for k in kept if int(k, 16) % step == 0]
+    return ListSample(len(keys), step, "".join(kept))
+
+
+def _keys(packed: str) -> list[str]:
+    return [packed[i : i + KEY_DIGITS] for i in range(0, len(packed), KEY_DIGITS)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -519,9 +540,10 @@ def prior_rate(span: float) -> float:
 
 def demand_of(hub: HubInput, span_min: float, span_max: float) -> HubDemand:
     """The √rate share follows the current estimate (a lull's low rate too); the scroll-off
-    bound never drops below the long-run rate's, so that a hub whose bursts come back (a
-    quiet night, a section that alternates) is not left so slow that the first minutes of
-    the next burst scroll off its list before it is looked at again."""
+    bound never drops below the long-run rate's nor the article-weighted rate's
+    (:meth:`RateState.burst_rate`), so that a hub whose bursts come back (a section that
+    alternates, a quiet night) is not left so slow in a lull that the first articles of the
+    next burst scroll off its list before it is looked at again."""
     prior = prior_rate(hub.span)
     rate, _regime = hub.state.rate(prior)
     longest = max(span_max, span_min)

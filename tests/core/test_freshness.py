@@ -13,6 +13,7 @@ from crawler_gui.core.freshness import (
     Regime,
     SpanReason,
     allocate,
+    list_sample,
     mean_delay,
     oracle_mean_delay,
     poisson_sf,
@@ -421,7 +422,7 @@ def _list_history(
             f"http://news.example.com/a/{n}" for n in range(max(0, published - size), published)
         ]
         new_to_pool = 0 if feed_first else min(size, published - before)
-        state = state.observe(new_to_pool, len(items), span, 1 / 60, items)
+        state = state.observe(new_to_pool, len(items), span, 1 / 60, list_sample(items))
     return state
 
 
@@ -443,18 +444,20 @@ def test_a_list_that_scrolled_past_the_hub_s_memory_is_censored_on_its_own_rate(
 
 def test_the_first_list_and_a_304_teach_no_new_links() -> None:
     items = [f"http://a.example/{n}" for n in range(20)]
-    state = RateState().observe(20, 20, 0.0, 1 / 60, items)  # first refresh: remembered only
+    state = RateState().observe(
+        20, 20, 0.0, 1 / 60, list_sample(items)
+    )  # first refresh: remembered only
     assert (state.own_observed, state.seen_step) == (0, 1)
     assert len(state.seen) == 20 * 12
     state = state.observe(0, 0, 60.0, 1 / 60, None)  # a 304: nothing new, the list kept
     assert state.own_observed == 0 and len(state.seen) == 20 * 12
     state = state.observe(
-        0, 20, 60.0, 1 / 60, [*items[2:], "http://a.example/x", "http://a.example/y"]
+        0, 20, 60.0, 1 / 60, list_sample([*items[2:], "http://a.example/x", "http://a.example/y"])
     )
     assert state.own_observed == 2
     # A pool from before the memory (no list remembered): the pool's count stands in once.
     legacy = RateState(refreshes=3, long_time=180.0, own_time=180.0, last_visible=20)
-    assert legacy.observe(3, 20, 60.0, 1 / 60, items).own_observed == 3
+    assert legacy.observe(3, 20, 60.0, 1 / 60, list_sample(items)).own_observed == 3
 
 
 def test_the_memory_of_a_long_list_is_a_bounded_hash_sample() -> None:
@@ -463,14 +466,19 @@ def test_the_memory_of_a_long_list_is_a_bounded_hash_sample() -> None:
     from crawler_gui.core.freshness import KEY_DIGITS, SEEN_MAX
 
     links = [f"http://big.example/a/{n}" for n in range(5000)]
-    state = RateState().observe(5000, 5000, 0.0, 1 / 60, links)
+    state = RateState().observe(5000, 5000, 0.0, 1 / 60, list_sample(links))
     assert len(state.seen) <= SEEN_MAX * KEY_DIGITS and state.seen_step == 32
     state = state.observe(
-        0, 5000, 600.0, 1 / 60, links[1000:] + [f"http://big.example/b/{n}" for n in range(1000)]
+        0,
+        5000,
+        600.0,
+        1 / 60,
+        list_sample(links[1000:] + [f"http://big.example/b/{n}" for n in range(1000)]),
     )
     assert state.own_observed == pytest.approx(1000, rel=0.35)
     # A shorter list later: compared on the coarser of the two samples.
-    state = state.observe(0, 100, 600.0, 1 / 60, [f"http://big.example/b/{n}" for n in range(100)])
+    shorter = list_sample(f"http://big.example/b/{n}" for n in range(100))
+    state = state.observe(0, 100, 600.0, 1 / 60, shorter)
     assert state.seen_step == 1 and len(state.seen) == 100 * KEY_DIGITS
     assert RateState.from_json(state.to_json()) == state
     for bad in ('{"seen": "xyz"}', '{"seen": "0123456789ab0"}', '{"seen": 5}'):

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from crawler_gui.core.freshness import list_sample
 from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec, Refusal
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
 from crawler_gui.core.redis_pool import group_of
@@ -988,7 +989,7 @@ def refresh_lists(
                         elapsed=0.1,
                         hub_new=hub_new,
                         hub_listed=len(items),
-                        hub_items=items,
+                        hub_items=list_sample(items),
                     ),
                 )
             due = await pool.next_due()
@@ -1022,7 +1023,11 @@ def test_a_hub_learns_its_own_rate_when_a_feed_finds_its_articles_first(
             n = int(site["published"][lease.url])
             items = tuple(f"{lease.url}a{k}" for k in range(max(0, n - 20), n))
             result = FetchResult(
-                status=200, elapsed=0.1, hub_new=len(items), hub_listed=20, hub_items=items
+                status=200,
+                elapsed=0.1,
+                hub_new=len(items),
+                hub_listed=20,
+                hub_items=list_sample(items),
             )
             run(pool.set_status(lease.url, result))
         return float(hub_rows(pool)[SLOW].rate)
