@@ -1,6 +1,6 @@
 """Fresh news first, live: fixed hub span vs adaptive refresh on the live demo news site.
 
-    python benchmarks/freshness.py --policy both --warmup 120 --measure 360
+    python benchmarks/freshness.py --policy both --warmup 240 --measure 360 --tail 90
 
 Each policy runs in its own process (run side by side, so both see the same machine load):
 the live news site (``crawler_gui/demo/live.py``: 24 hubs on 12 hosts, Poisson publication at
@@ -260,7 +260,12 @@ def print_hubs(result: dict[str, Any]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--policy", choices=("fixed", "adaptive", "both"), default="both")
-    parser.add_argument("--warmup", type=float, default=120.0, help="seconds (default 120)")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=240.0,
+        help="seconds (default 240: one burst cycle of the bursty hub, docs/freshness.md)",
+    )
     parser.add_argument("--measure", type=float, default=360.0, help="seconds (default 360)")
     parser.add_argument(
         "--tail",

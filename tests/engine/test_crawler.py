@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.session import CrawlSession
@@ -702,15 +704,21 @@ def test_a_hub_refresh_reports_its_new_links_and_listed_items_to_the_pool(
     run(main)
 
 
+@pytest.mark.parametrize("thread_from", [None, 2], ids=["on the loop", "on a thread"])
 def test_a_hub_refresh_reports_its_list_so_the_hub_counts_links_a_feed_found_first(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thread_from: int | None
 ) -> None:
     """A list whose new articles the pool already knows (a feed on the host found them first):
     nothing new to the pool, but the refresh reports its list, and the hub counts the links
-    new to *its* list for its own publication rate (docs/freshness.md)."""
+    new to *its* list for its own publication rate (docs/freshness.md). A long list is hashed
+    on a worker thread (``thread_from``: lowered so this one is), to the same result."""
     from aiohttp import web
 
+    from crawler_gui.engine import crawler as crawler_module
     from tests.engine.conftest import serve
+
+    if thread_from is not None:
+        monkeypatch.setattr(crawler_module, "THREAD_SAMPLE_LINKS", thread_from)
 
     fetches = {"hub": 0}
 
