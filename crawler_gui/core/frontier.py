@@ -386,7 +386,7 @@ def hub_learned(
     span: float, state: RateState, planned: float, reason: str
 ) -> tuple[str, float, int, float, str, int, int]:
     """The learned fields of a :class:`HubRow` (``kind`` .. ``listed``), from a hub's state."""
-    rate = state.rate(prior_rate(span))[0] if state.refreshes else 0.0
+    rate = state.own_rate(prior_rate(span)) if state.refreshes else 0.0
     return ("page", rate, state.last_new, planned, reason, state.observed, state.last_visible)
 
 

@@ -1420,7 +1420,9 @@ class LevelDBPool:
         # (yielded, shown) but teaches no rate (``observe`` with no elapsed time).
         previous = hub.last_refresh
         elapsed = now - previous if previous > 0 else 0.0
-        hub.rate = hub.rate.observe(result.hub_new, result.hub_listed, elapsed, 1.0 / hub.span)
+        hub.rate = hub.rate.observe(
+            result.hub_new, result.hub_listed, elapsed, 1.0 / hub.span, result.hub_items
+        )
         cfg = self.config
         one = plan_one(
             self._hub_input(hub, self._hubs_per_host()),

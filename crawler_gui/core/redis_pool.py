@@ -840,7 +840,11 @@ class RedisPool:
                     # A first refresh (the whole list new): counted, no rate learned.
                     elapsed = now - rec.last if rec.last > 0 else 0.0
                     state = rec.state.observe(
-                        result.hub_new or 0, result.hub_listed, elapsed, 1.0 / rec.span
+                        result.hub_new or 0,
+                        result.hub_listed,
+                        elapsed,
+                        1.0 / rec.span,
+                        result.hub_items,
                     )
                     one = plan_one(
                         HubInput(rec.span, state, self._min_span(rec.host)),

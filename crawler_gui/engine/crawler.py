@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
+from crawler_gui.core.freshness import ListSample, list_sample
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
@@ -75,6 +76,9 @@ def _log_error(what: str, exc: BaseException) -> None:
 #: worker thread, off the event loop (the GUI thread under the window): a 512 KB page of links
 #: costs about 80 ms to parse and 40 ms to check; 64 KB about a tenth of that.
 THREAD_PARSE_BYTES = 64 * 1024
+#: A hub list longer than this is hashed for the hub's memory of it on a worker thread (some
+#: 3-8 µs a link: a sitemap of 50,000 links would hold the loop 150-400 ms).
+THREAD_SAMPLE_LINKS = 2000
 #: The links of one page go to the pool in slices of this many, the loop free in between (a
 #: 10 MB page has some 300,000 links; a slice costs the loop about 5 ms).
 LINK_SLICE = 500
@@ -1207,7 +1211,9 @@ class Crawler:
                 extract = seq, kind
                 if lease.is_hub and found is not None:
                     # What the refresh found, for the hub's learned rate (core/freshness.py).
-                    result = replace(result, hub_new=found[0], hub_listed=found[1])
+                    result = replace(
+                        result, hub_new=found[0], hub_listed=found[1].links, hub_items=found[1]
+                    )
             elif outcome.not_modified and lease.is_hub:
                 # Nothing new since the last refresh: a successful refresh that found no
                 # links (the pool counts a 304 as done). No body, no parse, nothing stored;
@@ -1271,13 +1277,13 @@ class Crawler:
 
     async def _handle_page(
         self, lease: Lease, outcome: FetchOutcome, conditional: Mapping[str, str] | None = None
-    ) -> tuple[int, str, tuple[int, int] | None]:
+    ) -> tuple[int, str, tuple[int, ListSample] | None]:
         """Parse, queue the links, store the page with its fetch detail (``conditional``: the
         validators a hub's refresh sent, recorded with the request headers); returns its store
         sequence number and sniffed kind (for extraction), and for a page whose links were
-        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and how
-        many it lists."""
-        found: tuple[int, int] | None = None
+        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and
+        the items as the hub's memory keeps them (``core/freshness.py``)."""
+        found: tuple[int, ListSample] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, decided_by, links = "", "", "", list[str]()
         others: list[tuple[str, str, str]] = []  # out-links not submitted, with why
@@ -1320,7 +1326,10 @@ class Crawler:
                     items, nav = links, []
                 await self._add_links(lease.depth + 1, outcome.final_url, nav, detail)
                 added = await self._add_links(lease.depth + 1, outcome.final_url, items, detail)
-                found = added, len(set(items))
+                if len(items) > THREAD_SAMPLE_LINKS:  # a sitemap: hashed off the loop
+                    found = added, await asyncio.to_thread(list_sample, items)
+                else:
+                    found = added, list_sample(items)
             elif links:
                 await self._add_links(lease.depth + 1, outcome.final_url, links, detail)
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:
