@@ -15,12 +15,18 @@ from pathlib import Path
 
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.redact import redact_url
-from crawler_gui.engine.report import ReportData, article_stats, collect_report, render_html
+from crawler_gui.engine.report import (
+    ReportData,
+    article_stats,
+    collect_report,
+    render_html,
+    write_atomically,
+)
 from crawler_gui.engine.session import is_pool_url, open_redis_pool
 from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import ConfigError, PoolInUseError
 
-from .locations import existing_pool, existing_store, output, outside_pool
+from .locations import existing_pool, existing_store, outside_pool
 
 
 async def report_command(args: argparse.Namespace) -> int:
@@ -33,10 +39,11 @@ async def report_command(args: argparse.Namespace) -> int:
         outside_pool(args.output, pool_dir, "report")
         data = await _local_report(pool_dir)
     text = render_html(data)
-    with output(args.output) as out:
-        out.write(text)
-    if args.output:
-        print(f"report written to {args.output}", file=sys.stderr)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    write_atomically(Path(args.output), text)
+    print(f"report written to {args.output}", file=sys.stderr)
     return 0
 
 

@@ -10,15 +10,19 @@ Everything that comes from the crawled pages (titles, URLs, hosts, reasons) is e
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import html
 import math
+import os
 import statistics
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -41,11 +45,19 @@ from crawler_gui.core.counters import (
 )
 from crawler_gui.core.freshness import published_seconds
 from crawler_gui.core.frontier import PoolTotals
+from crawler_gui.errors import CrawlerGuiError, DiskFullError, is_disk_full
 
 if TYPE_CHECKING:
     from crawler_gui.engine.store import PageStore
 
-__all__ = ["ArticleStats", "ReportData", "article_stats", "render_html"]
+__all__ = [
+    "ArticleStats",
+    "ReportData",
+    "article_stats",
+    "collect_report",
+    "render_html",
+    "save_report",
+]
 
 #: Hosts listed in the failing-hosts and articles-per-host tables.
 TOP_HOSTS = 25
@@ -511,3 +523,47 @@ async def collect_report(
     totals = (await frontier.snapshot(since=2**62, retry_limit=0)).totals
     articles = await asyncio.to_thread(article_stats, store) if store is not None else None
     return ReportData(source, totals, counters, articles, state)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (a temporary file in its folder, renamed
+    over it); an OSError is one clear CrawlerGuiError."""
+    tmp: Path | None = None
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = Path(name)
+        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # a report is for reading (mkstemp makes it owner-only)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as exc:
+        if is_disk_full(exc):
+            raise DiskFullError(f"cannot write {path}: the disk is full") from exc
+        raise CrawlerGuiError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+async def save_report(session: Any, path: Path) -> ReportData:
+    """The window's File → Save report: the report of the session's pool written to ``path``.
+    Gathering, rendering and writing run off the event loop (the pool's reads in its own
+    threads, the page store's and the HTML in a worker thread). An attached session asks the
+    crawl that holds the pool (the page store is that process's: no headlines then)."""
+    crawler = session.crawler
+    pending = getattr(crawler, "pending_counters", None)
+    state = crawler.state
+    data = await collect_report(
+        session.frontier,
+        str(getattr(session, "display_name", session.pool_dir)),
+        store=getattr(session, "store", None),
+        pending=pending() if callable(pending) else None,
+        state=str(getattr(state, "value", state)),
+    )
+    text = await asyncio.to_thread(render_html, data)
+    await asyncio.to_thread(write_atomically, Path(path), text)
+    return data
