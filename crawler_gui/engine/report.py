@@ -233,7 +233,7 @@ def _chart(counters: Counters) -> str:
         y = height - frac * (height - 10)
         parts.append(
             f'<line x1="{left}" y1="{y:.1f}" x2="{width}" y2="{y:.1f}" class="grid"/>'
-            f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{_n(top * frac)}</text>'
+            f'<text x="{left - 4}" y="{y + 4:.1f}" text-anchor="end">{round(top * frac):,}</text>'
         )
     for i, (p, e) in enumerate(zip(pages, errors, strict=True)):
         x = left + i * bar_w
