@@ -521,7 +521,10 @@ async def collect_report(
     if pending is not None:
         counters.merge(pending)
     totals = (await frontier.snapshot(since=2**62, retry_limit=0)).totals
-    articles = await asyncio.to_thread(article_stats, store) if store is not None else None
+    articles = None
+    if store is not None:
+        await store.flush()  # the records a crawl buffered: read from the disk
+        articles = await asyncio.to_thread(article_stats, store)
     return ReportData(source, totals, counters, articles, state)
 
 
