@@ -130,53 +130,58 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="57" />
+        <location filename="../crawler_gui/gui/exporting.py" line="61" />
         <source>Export</source>
         <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <location filename="../crawler_gui/gui/exporting.py" line="65" />
         <source>Pages: one record per stored page</source>
         <translation>页面：每个已存储页面一条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="63" />
+        <location filename="../crawler_gui/gui/exporting.py" line="67" />
         <source>Articles: the pages judged articles, with text</source>
         <translation>文章：被判定为文章的页面，含正文</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="66" />
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
         <source>URL outcomes: every URL of the pool and its state</source>
         <translation>网址结果：网址池中的每个网址及其状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="75" />
         <source>JSON Lines (.jsonl)</source>
         <translation>JSON Lines（.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
         <source>CSV (.csv)</source>
         <translation>CSV（.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="74" />
+        <location filename="../crawler_gui/gui/exporting.py" line="77" />
+        <source>WARC (.warc.gz): the pages as fetched</source>
+        <translation>WARC（.warc.gz）：按抓取原样保存的页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="84" />
         <source>Records:</source>
         <translation>记录：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <location filename="../crawler_gui/gui/exporting.py" line="85" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <location filename="../crawler_gui/gui/exporting.py" line="86" />
         <source>The same records as crawler-gui export (docs/storage.md).</source>
         <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="191" />
+        <location filename="../crawler_gui/gui/exporting.py" line="229" />
         <source>%1 records written…</source>
         <translation>已写入 %1 条记录…</translation>
     </message>
@@ -775,11 +780,6 @@ http://news.sina.com.cn/</translation>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
-        <source>Export pages, articles or URL outcomes as JSON Lines or CSV</source>
-        <translation>将页面、文章或网址结果导出为 JSON Lines 或 CSV</translation>
-    </message>
-    <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="372" />
         <source>Save &amp;report…</source>
         <translation>保存报告(&amp;R)…</translation>
@@ -1032,14 +1032,14 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1034" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1054" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1036" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1056" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
@@ -1049,146 +1049,156 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1035" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1027" />
+        <source>WARC (*.warc.gz)</source>
+        <translation>WARC（*.warc.gz）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1039" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1039" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1054" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1056" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1060" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1062" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1063" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1065" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1081" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1091" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1099" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1083" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1093" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1101" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1083" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1085" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1092" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1100" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1109" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1117" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1119" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1129" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1155" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1157" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1204" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1133" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1148" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1150" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1156" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1158" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1163" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1165" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1190" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1204" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1224" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1226" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1237" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1239" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1249" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1255" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1257" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1225" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1255" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1227" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1257" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1250" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="369" />
+        <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1252" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1282" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1284" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1284" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1

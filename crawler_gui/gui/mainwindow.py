@@ -366,7 +366,7 @@ class MainWindow(QMainWindow):
             lambda: spawn(self.export_records(), "export"),
             "Ctrl+E",
             sp.SP_FileDialogContentsView,
-            self.tr("Export pages, articles or URL outcomes as JSON Lines or CSV"),
+            self.tr("Export pages, articles or URL outcomes as JSON Lines, CSV or WARC"),
         )
         self.act_report = self._action(
             self.tr("Save &report…"),
@@ -1021,10 +1021,12 @@ class MainWindow(QMainWindow):
                 self,
                 self.tr("Export"),
                 save=True,
-                name_filter=self.tr("JSON Lines (*.jsonl)")
-                if file_format == "jsonl"
-                else self.tr("CSV (*.csv)"),
-                suffix=file_format,
+                name_filter={
+                    "jsonl": self.tr("JSON Lines (*.jsonl)"),
+                    "csv": self.tr("CSV (*.csv)"),
+                    "warc": self.tr("WARC (*.warc.gz)"),
+                }[file_format],
+                suffix="warc.gz" if file_format == "warc" else file_format,
             )
         if path is None or self.session is not session:
             return None
