@@ -70,10 +70,10 @@ def store_facts(pool: Path) -> tuple[int, Counter[str], list[float], Counter[int
 
 def test_report_of_a_demo_crawl_matches_the_pool_and_the_page_store(tmp_path: Path) -> None:
     pool = tmp_path / "pool"
-    done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress")
+    done = cli("crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", timeout=300)
     assert done.returncode == 0, done.stderr
     out = tmp_path / "report.html"
-    made = cli("report", str(pool), "-o", str(out))
+    made = cli("report", str(pool), "-o", str(out), timeout=300)
     assert made.returncode == 0, made.stderr
     page = out.read_text("utf-8")
     # Self-contained: no script, nothing fetched from elsewhere.
@@ -193,7 +193,7 @@ def test_report_of_a_pool_a_crawl_holds_asks_the_crawl(tmp_path: Path) -> None:
     try:
         wait_for_done_urls(pool, proc)
         out = tmp_path / "live.html"
-        made = cli("report", str(pool), "-o", str(out))
+        made = cli("report", str(pool), "-o", str(out), timeout=300)
         assert made.returncode == 0, made.stderr
         page = out.read_text("utf-8")
         assert "the crawl is running" in page
@@ -208,11 +208,18 @@ def test_report_of_a_redis_pool_with_a_workers_store(redis_server: str, tmp_path
     url = f"{redis_server}?name=rep{uuid.uuid4().hex[:8]}"
     store_dir = tmp_path / "store"
     done = cli(
-        "crawl", url, "--demo", "--store-dir", str(store_dir), "--no-progress", "--until-idle"
+        "crawl",
+        url,
+        "--demo",
+        "--store-dir",
+        str(store_dir),
+        "--no-progress",
+        "--until-idle",
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     out = tmp_path / "redis.html"
-    made = cli("report", url, "--store-dir", str(store_dir), "-o", str(out))
+    made = cli("report", url, "--store-dir", str(store_dir), "-o", str(out), timeout=300)
     assert made.returncode == 0, made.stderr
     page = out.read_text("utf-8")
     articles, _per_host, _delays, _statuses = store_facts(store_dir)
@@ -233,21 +240,21 @@ def test_report_of_a_redis_pool_with_a_workers_store(redis_server: str, tmp_path
 
 
 def test_missing_and_foreign_pools_are_clear_errors(redis_server: str, tmp_path: Path) -> None:
-    missing = cli("report", str(tmp_path / "nothing"), "-o", str(tmp_path / "r.html"))
+    missing = cli("report", str(tmp_path / "nothing"), "-o", str(tmp_path / "r.html"), timeout=300)
     assert missing.returncode == 2
     assert "not a crawler-gui pool directory" in missing.stderr
     assert "Traceback" not in missing.stderr
     foreign = tmp_path / "foreign"
     (foreign / "frontier").mkdir(parents=True)
     (foreign / "frontier" / "CURRENT").write_text("MANIFEST-000001\n")
-    broken = cli("report", str(foreign), "-o", str(tmp_path / "r.html"))
+    broken = cli("report", str(foreign), "-o", str(tmp_path / "r.html"), timeout=300)
     assert broken.returncode == 4, broken.stderr
     assert "Traceback" not in broken.stderr
     name = f"none{uuid.uuid4().hex[:8]}"
-    absent = cli("report", f"{redis_server}?name={name}")
+    absent = cli("report", f"{redis_server}?name={name}", timeout=300)
     assert absent.returncode == 2
     assert "there is no crawler-gui pool" in absent.stderr
     # ... and asking did not create it.
-    again = cli("report", f"{redis_server}?name={name}")
+    again = cli("report", f"{redis_server}?name={name}", timeout=300)
     assert again.returncode == 2
     assert not (tmp_path / "r.html").exists()
