@@ -39,6 +39,7 @@ from redis.typing import EncodableT, FieldT
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import HubInput, RateState, plan_one, plan_spans
 from crawler_gui.core.frontier import (
     AddReport,
@@ -92,6 +93,8 @@ REDIS_REPLAN_SECONDS = 10.0
 EXPORT_CHUNK = 2000
 #: Waiting URLs one ``forget`` edit drops (a host's whole queue takes several).
 FORGET_CHUNK = 1000
+#: Commands per pipeline of a counters flush or read.
+COUNTER_PIPELINE = 1000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
 
 STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
@@ -341,6 +344,22 @@ class RedisPool:
             await pool.close()
             raise
         return pool
+
+    @classmethod
+    async def exists(cls, url: str) -> bool:
+        """Is there a pool of that name on that server? (Opening one would create it: a
+        read-only command asks first.)"""
+        redis_url, name, _worker, _groups = parse_pool_url_full(url)
+        pool = cls(redis_url, name, "probe", PoolConfig(), SystemClock())
+        try:
+            await pool._detect_cluster()
+            client = await pool._client()
+            with pool._errors():
+                return bool(await client.exists(pool.prefix + "meta"))
+        except (ValueError, TypeError) as exc:  # redis-py's URL parser
+            raise PoolURLError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
+        finally:
+            await pool.close()
 
     async def _start(self) -> None:
         await self._detect_cluster()
@@ -1148,6 +1167,70 @@ class RedisPool:
             paused, generation = await self._retrying(read)
         return paused == "1", int(str(generation or 0))
 
+    # ---- per-minute counters (core/counters.py) ----------------------------------------------
+    async def add_counters(self, delta: Counters) -> None:
+        """Add ``delta`` to the pool's counters with ``HINCRBY``: several workers add up.
+        Pipelined, not one transaction (the keys span slots on a Cluster): a flush cut off
+        half way keeps what reached the server, and the caller adds the rest again later."""
+        if not delta:
+            return
+        client = await self._client()
+        ops: list[tuple[str, str, str, int]] = []  # (command, key, field, n)
+        minutes_key = self.prefix + "cminutes"
+        for minute, fields in delta.minutes.items():
+            ops.append(("sadd", minutes_key, str(minute), 0))
+            key = f"{self.prefix}cm:{minute}"
+            ops.extend(("hincrby", key, name, n) for name, n in fields.items() if n)
+        for host, fields in delta.hosts.items():
+            key = self._group(host) + "chost"
+            ops.extend(("hincrby", key, f"{host}\t{name}", n) for name, n in fields.items() if n)
+        key = self.prefix + "cdelays"
+        ops.extend(("hincrby", key, name, n) for name, n in delta.delays.items() if n)
+        for i in range(0, len(ops), COUNTER_PIPELINE):
+            pipe = client.pipeline(transaction=False)
+            for op, key, name, n in ops[i : i + COUNTER_PIPELINE]:
+                if op == "sadd":
+                    pipe.sadd(key, name)
+                else:
+                    pipe.hincrby(key, name, n)
+            with self._errors():
+                await pipe.execute()
+
+    async def counters(self) -> Counters:
+        """All the counters of the pool (every worker's, added up)."""
+        client = await self._client()
+        out = Counters()
+        with self._errors():
+            minutes = sorted(int(m) for m in await client.smembers(self.prefix + "cminutes"))
+            for i in range(0, len(minutes), COUNTER_PIPELINE):
+                part = minutes[i : i + COUNTER_PIPELINE]
+                pipe = client.pipeline(transaction=False)
+                for minute in part:
+                    pipe.hgetall(f"{self.prefix}cm:{minute}")
+                for minute, fields in zip(part, await pipe.execute(), strict=True):
+                    out.minutes[minute] = _int_fields(fields)
+            for group in self.groups:
+                async for name, value in client.hscan_iter(group + "chost", count=1000):
+                    host, _tab, what = str(name).partition("\t")
+                    if what and str(value).lstrip("-").isdigit():
+                        out.hosts.setdefault(host, {})[what] = int(value)
+            out.delays = _int_fields(await client.hgetall(self.prefix + "cdelays"))
+        return out
+
+    async def _clear_counters(self) -> None:
+        """A snapshot load replaces the pool: its counters start afresh (docs/redis.md)."""
+        client = await self._client()
+        with self._errors():
+            minutes = [str(m) for m in await client.smembers(self.prefix + "cminutes")]
+            keys = [f"{self.prefix}cm:{m}" for m in minutes]
+            keys += [self.prefix + "cminutes", self.prefix + "cdelays"]
+            keys += [g + "chost" for g in self.groups]
+            for i in range(0, len(keys), COUNTER_PIPELINE):
+                pipe = client.pipeline(transaction=False)
+                for key in keys[i : i + COUNTER_PIPELINE]:
+                    pipe.delete(key)
+                await pipe.execute()
+
     # ---- the workers' heartbeats ------------------------------------------------------------
     async def heartbeat(self, state: str, pages: int, rate: float, started: float) -> None:
         """Tell the pool this worker is alive and what it does (every ``HEARTBEAT_SECONDS``).
@@ -1456,6 +1539,7 @@ class RedisPool:
         except BaseException:
             await stage.discard()
             raise
+        await self._clear_counters()
         if len(self.groups) > 1 or self.groups[0] != self.prefix:
             with self._errors():  # the swaps raised each group's; the workers read this one
                 await client.hincrby(self.prefix + "meta", "generation", 1)
@@ -1603,6 +1687,11 @@ def _hub_fields(raw: str) -> tuple[str, str, str, str, str, str, int, int, str]:
     f = raw.split("\t", 11)
     f += [""] * (12 - len(f))
     return f[0], f[1], f[2], f[3], f[4], f[5], _int_or0(f[6]), _int_or0(f[7]), f[8]
+
+
+def _int_fields(raw: Any) -> dict[str, int]:
+    """A counters hash as ``{field: count}`` (fields that are not integers are skipped)."""
+    return {str(k): int(v) for k, v in dict(raw or {}).items() if str(v).lstrip("-").isdigit()}
 
 
 def _int_or0(text: str) -> int:

@@ -49,15 +49,19 @@ import hashlib
 import html
 import logging
 import random
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Self
 
 from aiohttp import web
 
 from crawler_gui.demo.news_templates import comment_block, dateline
+
+#: The demo site is in China: its pages print local times (+08:00) without the offset.
+_CHINA = timezone(timedelta(hours=8))
 
 __all__ = ["DemoSite", "ServedSite", "serve_on_hosts"]
 
@@ -264,6 +268,7 @@ class DemoSite(ServedSite):
         base: str = "127.0.0.",
         feeds: bool = False,
         validators: bool = True,
+        now: float | None = None,
     ) -> None:
         if not 1 <= hosts <= 254:
             raise ValueError("hosts must be between 1 and 254")
@@ -284,6 +289,10 @@ class DemoSite(ServedSite):
         self.latency = latency
         self.slow_delay = slow_delay
         self.seed = seed
+        #: The site's "now" (POSIX seconds, a whole minute; default: when it was made). Its
+        #: articles were published in the day and a half before it, so a demo crawl's
+        #: freshness (delay from publication to fetch) reads hours, not years.
+        self.now = float(int(time.time() if now is None else now) // 60 * 60)
         self.base = base
         self.articles_per_host = articles_per_host
         self.hosts: list[str] = []
@@ -603,10 +612,12 @@ class DemoSite(ServedSite):
 
     def published(self, host_index: int, article_index: int) -> str:
         """When an article was published, in the local time its page prints (the site is in
-        China: +08:00, not printed): ``yyyy-mm-ddThh:mm:ss``, deterministic from the seed."""
+        China: +08:00, not printed): ``yyyy-mm-ddThh:mm:ss``, 5 minutes to 36 hours before the
+        site's :attr:`now`, deterministic from the seed and ``now``."""
         rng = random.Random(f"{self.seed}/{host_index}/{article_index}/time")
-        day = 1 + article_index % 28
-        return f"2024-03-{day:02d}T{rng.randrange(7, 23):02d}:{rng.randrange(60):02d}:00"
+        back = rng.randrange(5, 36 * 60) * 60  # whole minutes
+        when = datetime.fromtimestamp(self.now - back, _CHINA)
+        return when.strftime("%Y-%m-%dT%H:%M:%S")
 
     def article_title(self, host_index: int, article_index: int) -> str:
         return self._hosts[host_index - 1].articles[article_index].title

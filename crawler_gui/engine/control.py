@@ -41,6 +41,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Protocol
 
+from crawler_gui.core.counters import Counters, counters_from_data, counters_to_data
 from crawler_gui.core.frontier import (
     AddReport,
     FailedRow,
@@ -609,6 +610,21 @@ class ControlServer:
             "dropped_clients": self.dropped_clients,
         }
 
+    async def _op_report(self, _req: Mapping[str, Any]) -> dict[str, Any]:
+        """What a crawl report needs (``engine/report.py``): the pool's counters with those
+        the crawl has not flushed yet, and the pool's totals."""
+        crawler = self.session.crawler
+        counters = await self.session.frontier.counters()
+        pending = getattr(crawler, "pending_counters", None)
+        if callable(pending):
+            counters.merge(pending())
+        snap = await self.session.frontier.snapshot(since=2**62, retry_limit=0)
+        return {
+            "counters": counters_to_data(counters),
+            "snapshot": snapshot_to_data(snap),
+            "state": self._state(),
+        }
+
     async def _op_start(self, _req: Mapping[str, Any]) -> str:
         self.session.crawler.start()
         return self._state()
@@ -900,6 +916,11 @@ class AttachedFrontier:
     async def retry_now(self, url: str) -> bool:
         return bool(await self._session.client.call("retry_now", url=url))
 
+    async def counters(self) -> Counters:
+        """The crawl's counters, those it has not flushed to the pool yet included."""
+        data = await self._session.client.call("report")
+        return counters_from_data(data["counters"])
+
     async def give_up(self, url: str) -> bool:
         return bool(await self._session.client.call("give_up", url=url))
 
@@ -1160,6 +1181,25 @@ async def open_or_attach(
     if isinstance(location, Path):
         await asyncio.to_thread(remove_stale, location)
     return session
+
+
+async def read_live_report(
+    pool_dir: Path, error: PoolInUseError
+) -> tuple[Counters, PoolTotals, str]:
+    """A crawl report's data of a pool in use, from the crawl that holds it: its counters
+    (with those not flushed yet), the pool's totals and the crawl's state; ``error`` is
+    raised when no crawl answers."""
+    try:
+        client = await ControlClient.connect(pool_dir, wait=CONNECT_WAIT)
+    except ControlError as exc:
+        log.info("could not attach: %s", exc)
+        raise error from exc
+    try:
+        data = await client.call("report")
+    finally:
+        await client.close()
+    totals = snapshot_from_data(data["snapshot"]).totals
+    return counters_from_data(data["counters"]), totals, str(data["state"])
 
 
 async def read_live_stats(pool_dir: Path, error: PoolInUseError) -> dict[str, Any]:
