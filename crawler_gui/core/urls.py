@@ -361,6 +361,16 @@ def canonicalize(
     return out, hostkey
 
 
+def join(base: str, href: str) -> str | None:
+    """``href`` made absolute against ``base`` by the WHATWG URL Standard (as a browser follows
+    a link), or ``None`` when the standard refuses it. Not canonicalized: ``canonicalize``
+    does that (and refuses what is not http(s))."""
+    try:
+        return str(ada_url.join_url(base, href))
+    except (ValueError, TypeError, UnicodeError):
+        return None
+
+
 def host_of(canonical_url: str) -> str:
     """The host key of a URL that is already canonical (cheap: no parsing)."""
     rest = canonical_url.split("://", 1)[1]
