@@ -273,7 +273,7 @@ def role_crawler(args: argparse.Namespace) -> None:
             import cProfile
             import pstats
 
-            prof = cProfile.Profile()
+            prof = cProfile.Profile(time.thread_time)  # CPU of the loop thread, not waits
             result = prof.runcall(asyncio.run, main())
             prof.dump_stats(args.profile)
             result["components"] = component_summary(pstats.Stats(prof))

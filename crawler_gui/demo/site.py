@@ -511,10 +511,10 @@ class DemoSite(ServedSite):
                     other, k = h.go_targets[a.go]
                     tgt = self._hosts[other - 1].articles[k]
                     out[self._url(h.index, f"/go/{a.go}.html")] = (302, self._url(other, tgt.path))
-                for k, target in enumerate(a.aliases):
-                    out[self._url(h.index, f"/r/a{a.index}-{k}.html")] = (
+                for n, alias_of in enumerate(a.aliases):
+                    out[self._url(h.index, f"/r/a{a.index}-{n}.html")] = (
                         301,
-                        self._url(h.index, h.articles[target].path),
+                        self._url(h.index, h.articles[alias_of].path),
                     )
         return out
 
