@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="411" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="409" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="416" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="433" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="443" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="441" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="468" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="466" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="472" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="470" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="479" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="477" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="480" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="480" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="522" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="511" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="520" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="515" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1128" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1126" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1134" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1139" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1137" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1140" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1146" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1144" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -130,53 +130,58 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="57" />
+        <location filename="../crawler_gui/gui/exporting.py" line="61" />
         <source>Export</source>
         <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <location filename="../crawler_gui/gui/exporting.py" line="65" />
         <source>Pages: one record per stored page</source>
         <translation>页面：每个已存储页面一条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="63" />
+        <location filename="../crawler_gui/gui/exporting.py" line="67" />
         <source>Articles: the pages judged articles, with text</source>
         <translation>文章：被判定为文章的页面，含正文</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="66" />
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
         <source>URL outcomes: every URL of the pool and its state</source>
         <translation>网址结果：网址池中的每个网址及其状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="75" />
         <source>JSON Lines (.jsonl)</source>
         <translation>JSON Lines（.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
         <source>CSV (.csv)</source>
         <translation>CSV（.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="74" />
+        <location filename="../crawler_gui/gui/exporting.py" line="77" />
+        <source>WARC (.warc.gz): the pages as fetched</source>
+        <translation>WARC（.warc.gz）：按抓取原样保存的页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="84" />
         <source>Records:</source>
         <translation>记录：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <location filename="../crawler_gui/gui/exporting.py" line="85" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <location filename="../crawler_gui/gui/exporting.py" line="86" />
         <source>The same records as crawler-gui export (docs/storage.md).</source>
         <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="191" />
+        <location filename="../crawler_gui/gui/exporting.py" line="229" />
         <source>%1 records written…</source>
         <translation>已写入 %1 条记录…</translation>
     </message>
@@ -253,28 +258,28 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="624" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="629" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="627" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -282,102 +287,102 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="665" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="663" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="678" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="676" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="679" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="677" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="678" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="679" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="682" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="683" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="786" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="784" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="708" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="748" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="746" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="755" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="753" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="765" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="763" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="788" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="786" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="795" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="793" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="796" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="794" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="839" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="847" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="828" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="837" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="845" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="832" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="858" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="848" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="846" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="865" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="853" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="863" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -775,11 +780,6 @@ http://news.sina.com.cn/</translation>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
-        <source>Export pages, articles or URL outcomes as JSON Lines or CSV</source>
-        <translation>将页面、文章或网址结果导出为 JSON Lines 或 CSV</translation>
-    </message>
-    <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
@@ -1022,14 +1022,14 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="1009" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1021" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1023" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1030" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1011" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1012" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
@@ -1039,113 +1039,123 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1014" />
+        <source>WARC (*.warc.gz)</source>
+        <translation>WARC（*.warc.gz）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1024" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1043" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1047" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1049" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1050" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1052" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1064" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1066" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1133" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1096" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1104" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1135" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1151" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1080" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1095" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1097" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1103" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1112" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1135" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1137" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1151" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1171" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1173" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1196" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1198" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1204" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1174" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1204" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1197" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
+        <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1199" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1229" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1231" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1231" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1155,183 +1165,183 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="452" />
+        <location filename="../crawler_gui/gui/widgets.py" line="459" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="456" />
+        <location filename="../crawler_gui/gui/widgets.py" line="463" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="457" />
+        <location filename="../crawler_gui/gui/widgets.py" line="464" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="458" />
+        <location filename="../crawler_gui/gui/widgets.py" line="465" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="459" />
+        <location filename="../crawler_gui/gui/widgets.py" line="466" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="460" />
+        <location filename="../crawler_gui/gui/widgets.py" line="467" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="461" />
+        <location filename="../crawler_gui/gui/widgets.py" line="468" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="462" />
+        <location filename="../crawler_gui/gui/widgets.py" line="469" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="463" />
+        <location filename="../crawler_gui/gui/widgets.py" line="470" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="467" />
+        <location filename="../crawler_gui/gui/widgets.py" line="474" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="471" />
+        <location filename="../crawler_gui/gui/widgets.py" line="478" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="472" />
+        <location filename="../crawler_gui/gui/widgets.py" line="479" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <location filename="../crawler_gui/gui/widgets.py" line="480" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="474" />
+        <location filename="../crawler_gui/gui/widgets.py" line="481" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="475" />
+        <location filename="../crawler_gui/gui/widgets.py" line="482" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="476" />
+        <location filename="../crawler_gui/gui/widgets.py" line="483" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="477" />
+        <location filename="../crawler_gui/gui/widgets.py" line="484" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="478" />
+        <location filename="../crawler_gui/gui/widgets.py" line="485" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="479" />
+        <location filename="../crawler_gui/gui/widgets.py" line="486" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="483" />
+        <location filename="../crawler_gui/gui/widgets.py" line="490" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="487" />
+        <location filename="../crawler_gui/gui/widgets.py" line="494" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="495" />
+        <location filename="../crawler_gui/gui/widgets.py" line="502" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="498" />
+        <location filename="../crawler_gui/gui/widgets.py" line="505" />
         <source>Freshness</source>
         <translation>新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="500" />
+        <location filename="../crawler_gui/gui/widgets.py" line="507" />
         <source>Articles found (last hour)</source>
         <translation>发现的文章（最近一小时）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="501" />
+        <location filename="../crawler_gui/gui/widgets.py" line="508" />
         <source>Median delay, published to fetched</source>
         <translation>从发布到抓取的延迟中位数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="504" />
+        <location filename="../crawler_gui/gui/widgets.py" line="511" />
         <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
         <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="513" />
+        <location filename="../crawler_gui/gui/widgets.py" line="520" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="583" />
+        <location filename="../crawler_gui/gui/widgets.py" line="590" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="602" />
+        <location filename="../crawler_gui/gui/widgets.py" line="609" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="602" />
+        <location filename="../crawler_gui/gui/widgets.py" line="609" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="602" />
+        <location filename="../crawler_gui/gui/widgets.py" line="609" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="610" />
+        <location filename="../crawler_gui/gui/widgets.py" line="617" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="615" />
+        <location filename="../crawler_gui/gui/widgets.py" line="622" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="617" />
+        <location filename="../crawler_gui/gui/widgets.py" line="624" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="623" />
+        <location filename="../crawler_gui/gui/widgets.py" line="630" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="628" />
+        <location filename="../crawler_gui/gui/widgets.py" line="635" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1635,17 +1645,17 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="101" />
+        <location filename="../crawler_gui/gui/pages.py" line="79" />
         <source>article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="102" />
+        <location filename="../crawler_gui/gui/pages.py" line="80" />
         <source>list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="103" />
+        <location filename="../crawler_gui/gui/pages.py" line="81" />
         <source>other</source>
         <translation>其他</translation>
     </message>
@@ -1653,94 +1663,94 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>PagesPane</name>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="310" />
+        <location filename="../crawler_gui/gui/pages.py" line="282" />
         <source>Search URL, title and article text…</source>
         <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
         <translation>搜索网址、标题和文章正文…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="314" />
+        <location filename="../crawler_gui/gui/pages.py" line="286" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="319" />
+        <location filename="../crawler_gui/gui/pages.py" line="291" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="322" />
+        <location filename="../crawler_gui/gui/pages.py" line="294" />
         <source>not extracted</source>
         <translation>未抽取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="326" />
+        <location filename="../crawler_gui/gui/pages.py" line="298" />
         <source>Host…</source>
         <translation>主机…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="328" />
+        <location filename="../crawler_gui/gui/pages.py" line="300" />
         <source>Rebuild index</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="331" />
+        <location filename="../crawler_gui/gui/pages.py" line="303" />
         <source>Index every stored page again (the search index is kept up to date by itself)</source>
         <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="367" />
+        <location filename="../crawler_gui/gui/pages.py" line="330" />
         <source>Show more</source>
         <translation>显示更多</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="415" />
+        <location filename="../crawler_gui/gui/pages.py" line="378" />
         <source>No page store: pages are shown for a pool open here.</source>
         <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="473" />
+        <location filename="../crawler_gui/gui/pages.py" line="436" />
         <source>Cannot read the pages: %1</source>
         <translation>无法读取页面：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="558" />
-        <location filename="../crawler_gui/gui/pages.py" line="561" />
+        <location filename="../crawler_gui/gui/pages.py" line="521" />
+        <location filename="../crawler_gui/gui/pages.py" line="524" />
         <source>%1 pages shown</source>
         <translation>显示 %1 个页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="563" />
+        <location filename="../crawler_gui/gui/pages.py" line="526" />
         <source>search index: %1 pages to go</source>
         <translation>搜索索引：还有 %1 个页面待索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="578" />
+        <location filename="../crawler_gui/gui/pages.py" line="541" />
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="581" />
+        <location filename="../crawler_gui/gui/pages.py" line="544" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="586" />
+        <location filename="../crawler_gui/gui/pages.py" line="549" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <location filename="../crawler_gui/gui/pages.py" line="567" />
         <source>Rebuilding the search index…</source>
         <translation>正在重建搜索索引…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <location filename="../crawler_gui/gui/pages.py" line="567" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="607" />
+        <location filename="../crawler_gui/gui/pages.py" line="570" />
         <source>Search index</source>
         <translation>搜索索引</translation>
     </message>
@@ -1748,43 +1758,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="232" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="230" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="244" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="242" />
         <source>Only redis://, rediss:// and unix:// URLs can be opened.</source>
         <translation>只能打开 redis://、rediss:// 和 unix:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="250" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="255" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="248" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="253" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="253" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="251" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="258" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="256" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="263" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="261" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="275" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="273" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="292" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="290" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1825,212 +1835,212 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="917" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="915" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="921" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="931" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="929" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="930" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="931" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="934" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="935" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="936" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="934" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="937" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="935" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="938" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="936" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="939" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="937" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="940" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="938" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="943" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
         <source>adaptive: by how often each hub publishes</source>
         <translation>自适应：按各枢纽页的发布频率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="944" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="942" />
         <source>fixed: every hub on its own span</source>
         <translation>固定：每个枢纽页使用自身间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="947" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
         <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
         <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="953" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="951" />
         <source>Adaptive refresh: no hub more often than this</source>
         <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="955" />
         <source>Adaptive refresh: every hub at least this often, a silent one too</source>
         <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="959" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
         <source>Hub refresh:</source>
         <translation>枢纽页刷新：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="960" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="958" />
         <source>Shortest hub span:</source>
         <translation>最短枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="959" />
         <source>Longest hub span:</source>
         <translation>最长枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="962" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="960" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="966" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="964" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="967" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="965" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="973" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="971" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="973" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="974" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="978" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="979" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="982" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="980" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="987" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="985" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="988" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="986" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="995" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="993" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="996" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="994" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="997" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="995" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1002" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1000" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1009" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1007" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1011" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1009" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1012" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1010" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1013" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1011" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1076" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1074" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -2038,19 +2048,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="200" />
+        <location filename="../crawler_gui/gui/widgets.py" line="216" />
         <source>Filter…</source>
         <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="297" />
+        <location filename="../crawler_gui/gui/widgets.py" line="304" />
         <source>Open in browser</source>
         <extracomment>No column but the stretch column is sized wider than this by its contents.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="302" />
+        <location filename="../crawler_gui/gui/widgets.py" line="309" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -2058,33 +2068,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="334" />
+        <location filename="../crawler_gui/gui/widgets.py" line="341" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="345" />
+        <location filename="../crawler_gui/gui/widgets.py" line="352" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="391" />
+        <location filename="../crawler_gui/gui/widgets.py" line="398" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="396" />
+        <location filename="../crawler_gui/gui/widgets.py" line="403" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="426" />
-        <location filename="../crawler_gui/gui/widgets.py" line="429" />
+        <location filename="../crawler_gui/gui/widgets.py" line="433" />
+        <location filename="../crawler_gui/gui/widgets.py" line="436" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="431" />
+        <location filename="../crawler_gui/gui/widgets.py" line="438" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>
@@ -2092,27 +2102,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="400" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="398" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="401" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="399" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -2254,7 +2264,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>dialogs</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="162" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="163" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>

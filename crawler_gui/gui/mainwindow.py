@@ -365,7 +365,7 @@ class MainWindow(QMainWindow):
             lambda: spawn(self.export_records(), "export"),
             "Ctrl+E",
             sp.SP_FileDialogContentsView,
-            self.tr("Export pages, articles or URL outcomes as JSON Lines or CSV"),
+            self.tr("Export pages, articles or URL outcomes as JSON Lines, CSV or WARC"),
         )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
@@ -1008,10 +1008,12 @@ class MainWindow(QMainWindow):
                 self,
                 self.tr("Export"),
                 save=True,
-                name_filter=self.tr("JSON Lines (*.jsonl)")
-                if file_format == "jsonl"
-                else self.tr("CSV (*.csv)"),
-                suffix=file_format,
+                name_filter={
+                    "jsonl": self.tr("JSON Lines (*.jsonl)"),
+                    "csv": self.tr("CSV (*.csv)"),
+                    "warc": self.tr("WARC (*.warc.gz)"),
+                }[file_format],
+                suffix="warc.gz" if file_format == "warc" else file_format,
             )
         if path is None or self.session is not session:
             return None
