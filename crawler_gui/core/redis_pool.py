@@ -363,13 +363,6 @@ class RedisPool:
                 f"the Redis pool {self.name!r} was written by a newer crawler-gui (pool schema "
                 f"{version}; this version reads {SCHEMA_VERSION})"
             )
-        if version < SCHEMA_VERSION and not self._older_schema:
-            raise PoolVersionError(
-                f"the Redis pool {self.name!r} keeps its URLs in the form of an older "
-                f"crawler-gui (pool schema {version}); stop its workers and run "
-                "'crawler-gui migrate' once with this pool's URL"
-            )
-        self.schema = version
         if self._groups_wanted is not None and self._groups_wanted != groups:
             raise PoolError(
                 f"the Redis pool {self.name!r} exists with {groups or 1} key group(s); groups= "
@@ -380,6 +373,13 @@ class RedisPool:
                 f"the Redis pool {self.name!r} has the single-server key layout, which a Redis "
                 "Cluster cannot serve; save it on its server and load it into the cluster"
             )
+        if version < SCHEMA_VERSION and not self._older_schema:
+            raise PoolVersionError(
+                f"the Redis pool {self.name!r} keeps its URLs in the form of an older "
+                f"crawler-gui (pool schema {version}); stop its workers and run "
+                "'crawler-gui migrate' once with this pool's URL"
+            )
+        self.schema = version
         self.groups = group_prefixes(self.name, groups)
         n = await self.reclaim_worker(self.worker)
         if n:
