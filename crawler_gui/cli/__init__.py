@@ -51,7 +51,13 @@ from crawler_gui.errors import (
 from .crawl import configure_crawl_logging, crawl_command
 from .exits import EXIT_ABORTED, EXIT_CORRUPT, EXIT_ERROR, EXIT_IN_USE, EXIT_USAGE
 from .parser import COMMANDS, build_parser, check_crawl_args, settings_from_args
-from .pool import load_command, repair_command, save_command, stats_command
+from .pool import (
+    load_command,
+    migrate_command,
+    repair_command,
+    save_command,
+    stats_command,
+)
 from .records import export_command, extract_command
 from .report import report_command
 
@@ -165,4 +171,6 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return asyncio.run(save_command(args))
     if args.command == "load":
         return asyncio.run(load_command(args))
+    if args.command == "migrate":
+        return asyncio.run(migrate_command(args))
     return repair_command(args)

@@ -12,7 +12,7 @@ from crawler_gui.engine.export import EXPORT_FORMATS, EXPORT_RECORDS
 from crawler_gui.engine.session import RECONNECT_SECONDS, SCOPE_MODES, is_pool_url
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings
 
-COMMANDS = ("crawl", "export", "extract", "stats", "report", "save", "load", "repair")
+COMMANDS = ("crawl", "export", "extract", "stats", "report", "save", "load", "repair", "migrate")
 
 
 # Option types: the argument's value, or argparse's one-line error (exit code 2).
@@ -392,6 +392,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the repaired copy goes; must not exist (default: POOL_DIR.repaired "
         "next to it). Check it, then crawl it or swap the folders yourself",
     )
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="rewrite a pool made by an older crawler-gui with its URLs in the current "
+        "canonical form (a pool folder is also migrated when opened; a Redis pool must be "
+        "migrated with this command, its workers stopped)",
+    )
+    migrate.add_argument("pool_dir", help="the pool directory or Redis pool URL")
     return parser
 
 

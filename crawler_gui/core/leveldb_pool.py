@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 
 import plyvel
 
-from crawler_gui.core import snapshot_file
+from crawler_gui.core import leveldb_migrate, snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
 from crawler_gui.core.counters import Counters, merge_fields
 from crawler_gui.core.freshness import HubInput, RateState, SpanReason, plan_one, plan_spans
@@ -83,7 +83,9 @@ from crawler_gui.errors import (
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 1
+#: 2: keys are the WHATWG URL Standard's canonical form (``core/leveldb_migrate.py`` moves the
+#: keys of a schema 1 pool when it is opened).
+SCHEMA_VERSION = 2
 DB_DIRNAME = "frontier"
 
 # ---- key layout (docs/storage.md) -------------------------------------------------------------
@@ -520,6 +522,12 @@ class LevelDBPool:
                 )
             if found < 1:
                 raise PoolCorruptError(f"{self.path}: invalid schema version {found}")
+            if leveldb_migrate.needs_migration(db, found):
+                log.warning("pool %s: moving its keys to the current URL form", self.path)
+                moved = leveldb_migrate.migrate(db, _log_progress)
+                log.warning(
+                    "pool %s: %d records moved; schema %d", self.path, moved, SCHEMA_VERSION
+                )
         raw_seq = db.get(K_SEQ)
         self._seq = _SEQ.unpack(raw_seq)[0] if raw_seq else 0
         # The totals are counted from the records below (also by a rebuild: from zero).
@@ -2210,6 +2218,10 @@ def _open_db(path: Path, *, create: bool = True) -> Any:
         ) from exc
 
 
+def _log_progress(what: str, seen: int, moved: int) -> None:
+    log.info("pool migration: %s: %d seen, %d moved", what, seen, moved)
+
+
 def _recover_interrupted_load(root: Path) -> None:
     """A crash during a snapshot load's directory swap leaves one of these states."""
     live, old, staging = (
@@ -2369,6 +2381,7 @@ def _build_staging(src: Path, staging: Path) -> int:
                 name = rec["host"]
                 if not isinstance(name, str) or not name:
                     raise SnapshotFormatError("a host record has no host")
+                name = _canonical_host(name)
                 h = hosts.get(name) or hosts.setdefault(name, _Host(name))
                 h.min_delay = _num(rec, "min_delay")
                 h.backoff_until = _num(rec, "backoff_until")
@@ -2412,6 +2425,15 @@ def _valid_url(value: object) -> tuple[str, str]:
         return canonicalize(value)
     except InvalidURLError as exc:
         raise SnapshotFormatError(f"the snapshot holds an invalid URL: {exc}") from exc
+
+
+def _canonical_host(name: str) -> str:
+    """A snapshot's host name in the current canonical form (a snapshot from an older version
+    may hold an older one); a name that is no valid host is kept as it is."""
+    try:
+        return canonicalize(f"http://{name}/")[1]
+    except InvalidURLError:
+        return name
 
 
 def _int(rec: dict[str, Any], key: str) -> int:
@@ -2508,6 +2530,12 @@ def repair_pool(src: str | Path, dest: str | Path) -> RepairReport:
         )
     db = plyvel.DB(str(dest / DB_DIRNAME), paranoid_checks=True)
     try:
+        # An older pool's keys are moved to the current URL form first (its schema is raised
+        # below); on a current pool this moves nothing.
+        moved = leveldb_migrate.migrate_keys(db)
+        if moved:
+            report.fixed["keys moved to the current URL form"] += moved
+        db.delete(leveldb_migrate.K_MIGRATING)
         _restore_invariants(db, report)
     finally:
         db.close()

@@ -66,7 +66,7 @@ from crawler_gui.core.frontier import (
     unpack_failure,
     unpack_retry,
 )
-from crawler_gui.core.leveldb_pool import _int, _num, _valid_url
+from crawler_gui.core.leveldb_pool import _canonical_host, _int, _num, _valid_url
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
 from crawler_gui.core.pool_url import parse_pool_url, parse_pool_url_full
 from crawler_gui.core.redact import redact_url
@@ -84,7 +84,9 @@ from crawler_gui.errors import (
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 1
+#: 2: URLs in the WHATWG URL Standard's canonical form. A schema 1 pool is refused until
+#: ``crawler-gui migrate`` has rewritten it (:meth:`RedisPool.migrate`): two forms never mix.
+SCHEMA_VERSION = 2
 CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
 #: A worker makes the hub refresh plan again at most this often (seconds): it reads every hub
 #: record. In between, a hub whose rate changed gets its span at the last plan's level.
@@ -297,6 +299,9 @@ class RedisPool:
         self._sync: redis.Redis | redis.cluster.RedisCluster | None = None
         self._scope_listener: Callable[[set[str]], None] | None = None
         self._scope_seen = -1
+        self._older_schema = False
+        #: The schema the pool was written with (found at open).
+        self.schema = SCHEMA_VERSION
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
@@ -308,6 +313,7 @@ class RedisPool:
         *,
         worker: str | None = None,
         reconnect_seconds: float = RECONNECT_SECONDS,
+        older_schema: bool = False,
     ) -> RedisPool:
         """Open (or create) the pool ``name`` on the Redis server of ``url``.
 
@@ -317,6 +323,9 @@ class RedisPool:
         Redis Cluster: the cluster is detected. Without a worker id a unique one is made up
         (``hostname:pid:random``). Raises PoolError when the server cannot be reached,
         PoolVersionError when the pool was written by a newer version.
+
+        A pool of an older schema is refused (PoolVersionError saying how to migrate it)
+        unless ``older_schema`` (only :meth:`migrate` opens one, to rewrite it).
 
         Once open, an operation that finds the server gone (a redis-server restart, a network
         cut) retries with backoff for up to ``reconnect_seconds`` before it fails; the worker's
@@ -335,6 +344,7 @@ class RedisPool:
             groups=groups,
             reconnect_seconds=reconnect_seconds,
         )
+        pool._older_schema = older_schema
         try:
             await pool._start()
         except (ValueError, TypeError) as exc:  # redis-py's URL parser: a bad value, ...
@@ -391,6 +401,13 @@ class RedisPool:
                 f"the Redis pool {self.name!r} has the single-server key layout, which a Redis "
                 "Cluster cannot serve; save it on its server and load it into the cluster"
             )
+        if version < SCHEMA_VERSION and not self._older_schema:
+            raise PoolVersionError(
+                f"the Redis pool {self.name!r} keeps its URLs in the form of an older "
+                f"crawler-gui (pool schema {version}); stop its workers and run "
+                "'crawler-gui migrate' once with this pool's URL"
+            )
+        self.schema = version
         self.groups = group_prefixes(self.name, groups)
         n = await self.reclaim_worker(self.worker)
         if n:
@@ -1511,6 +1528,35 @@ class RedisPool:
         records = itertools.chain(snapshot_file.scope_records(domains), chunks())
         return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
+    @classmethod
+    async def migrate(cls, url: str, work_dir: str | Path) -> int | None:
+        """Rewrite a pool of an older schema with its URLs in the current canonical form;
+        ``None`` when it is current already, else the number of records rewritten.
+
+        The pool is saved to a snapshot file in ``work_dir`` and loaded back: loading
+        canonicalizes every URL and swaps each key group in at once (``load_snapshot``), and
+        the schema is raised only after the last group. A migration stopped half-way (a
+        killed process) leaves an older-schema pool that is refused as before; running it
+        again finishes it (a canonical URL is its own canonical form). Needs every worker
+        stopped (``load_snapshot`` refuses while URLs are in flight)."""
+        pool = await cls.open(url, older_schema=True, worker="migrate")
+        try:
+            if pool.schema >= SCHEMA_VERSION:
+                return None
+            path = Path(work_dir) / f"{pool.name}.migrate.snapshot"
+            try:
+                await pool.save_snapshot(path)
+                count = await pool.load_snapshot(path)
+            finally:
+                path.unlink(missing_ok=True)
+            client = await pool._client()
+            with pool._errors():
+                await client.hset(pool.prefix + "meta", "schema", SCHEMA_VERSION)
+            log.info("redis pool %s migrated to schema %d", pool.name, SCHEMA_VERSION)
+            return count
+        finally:
+            await pool.close()
+
     async def load_snapshot(self, path: str | Path) -> int:
         """Replace the pool with a snapshot file. Needs nothing in flight (PoolBusyError).
 
@@ -1944,7 +1990,7 @@ class _StreamStaging:
             name = rec["host"]
             if not isinstance(name, str) or not name or "\t" in name:
                 raise SnapshotFormatError("a host record has no host")
-            h = self._host(name)
+            h = self._host(_canonical_host(name))
             h.md = _num(rec, "min_delay")
             h.bo = _num(rec, "backoff_until")
             h.pa, h.ud = snapshot_file.host_control(rec)
