@@ -201,7 +201,7 @@ ZH = {
     "Machine": "机器",
     "State": "状态",
     "Last seen": "最近心跳",
-    "Pages": "页面数",
+    "Pages": "页面",
     "Pages/s": "页/秒",
     "running": "运行中",
     "paused": "已暂停",

@@ -830,368 +830,368 @@ http://news.sina.com.cn/</translation>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="165" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="169" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="171" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="173" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="179" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="181" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="180" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="192" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="202" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="219" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="222" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="223" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="222" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="223" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="225" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="226" />
         <source>Pages</source>
-        <translation>页面数</translation>
+        <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="225" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="227" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="244" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="246" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1030" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="250" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="330" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="467" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="332" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="334" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="337" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="341" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="344" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="350" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="356" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="358" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="364" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="372" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="375" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="377" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="381" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="383" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="389" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="396" />
         <source>Save &amp;report…</source>
         <translation>保存报告(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="401" />
         <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
         <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="406" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="410" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="425" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="444" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="445" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="447" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="467" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="504" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="505" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="509" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="509" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="511" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="512" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="511" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="513" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="562" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="697" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="716" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="699" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="718" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="697" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="699" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="707" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="709" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="708" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="710" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="717" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="719" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="719" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="721" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="726" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="728" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="727" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="729" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="741" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="743" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="743" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="745" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="761" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="763" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="766" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="768" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="778" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="780" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="779" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="781" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="870" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="941" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="976" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="978" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1012" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1014" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -1200,220 +1200,220 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1020" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1023" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1038" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1053" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1055" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1067" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1069" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1080" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1068" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1070" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1074" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1080" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1081" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1083" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1104" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1118" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1106" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1120" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1127" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1140" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1109" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1108" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1109" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1111" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1119" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1121" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1123" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1123" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1140" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1144" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1146" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1165" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1175" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1183" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1177" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1185" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1169" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1176" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1178" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1193" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1203" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1213" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1231" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1239" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1270" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1215" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1241" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1272" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1288" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1215" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1217" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1232" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1234" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1240" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1242" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1247" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1249" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1272" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1274" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1288" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1308" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1310" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1321" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1323" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1333" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1339" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1335" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1341" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1309" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1339" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1311" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1341" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
         <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
         <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1334" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1336" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1366" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1368" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1368" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1370" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -2471,7 +2471,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
     <message>
         <location filename="../crawler_gui/gui/models.py" line="733" />
         <source>Pages</source>
-        <translation>页面数</translation>
+        <translation>页面</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="737" />
@@ -2600,69 +2600,69 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>刷新间隔不是时长（如 300、5m 或 1h）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="29" />
+        <location filename="../crawler_gui/core/urls.py" line="43" />
         <source>the URL is empty</source>
         <extracomment>Machine-readable refusal reasons, with the sentence the GUI shows for each.</extracomment>
         <translation>网址为空</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="30" />
+        <location filename="../crawler_gui/core/urls.py" line="44" />
         <source>the URL cannot be parsed</source>
         <translation>无法解析该网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="31" />
+        <location filename="../crawler_gui/core/urls.py" line="45" />
         <source>only http and https URLs are crawled</source>
         <translation>只抓取 http 和 https 网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="32" />
+        <location filename="../crawler_gui/core/urls.py" line="46" />
         <source>the URL is longer than the limit</source>
         <translation>网址超过长度上限</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="33" />
+        <location filename="../crawler_gui/core/urls.py" line="47" />
         <location filename="../crawler_gui/engine/scope.py" line="33" />
         <source>the URL has no host</source>
         <translation>网址没有主机名</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="34" />
+        <location filename="../crawler_gui/core/urls.py" line="48" />
         <source>the host has no dot (not a public host name)</source>
         <translation>主机名中没有点（不是公网主机名）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="37" />
+        <location filename="../crawler_gui/core/urls.py" line="51" />
         <source>the host name is not valid</source>
         <translation>主机名无效</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="38" />
+        <location filename="../crawler_gui/core/urls.py" line="52" />
         <source>the host name is longer than 253 characters, or one of its labels than 63</source>
         <translation>主机名超过 253 个字符，或其中某一段超过 63 个字符</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="41" />
+        <location filename="../crawler_gui/core/urls.py" line="55" />
         <source>the port is not a number from 1 to 65535</source>
         <translation>端口不是 1 到 65535 之间的数字</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="42" />
+        <location filename="../crawler_gui/core/urls.py" line="56" />
         <source>URLs with a user name or password are not crawled</source>
         <translation>不抓取带用户名或密码的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="43" />
+        <location filename="../crawler_gui/core/urls.py" line="57" />
         <source>the URL is deeper than the depth limit</source>
         <translation>网址深度超过深度上限</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="44" />
+        <location filename="../crawler_gui/core/urls.py" line="58" />
         <source>the host already has the maximum number of waiting URLs</source>
         <translation>该主机的等待网址已达上限</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/core/urls.py" line="47" />
+        <location filename="../crawler_gui/core/urls.py" line="61" />
         <source>the URL is a hub; hubs are refreshed on their own timer</source>
         <translation>该网址是枢纽页；枢纽页按自己的计时刷新</translation>
     </message>

@@ -158,6 +158,8 @@ class MainWindow(QMainWindow):
         self.hosts_pane = TablePane(
             self.hosts_model,
             name="hosts",
+            # host names are short; the reason it waits is the long text
+            stretch_column=self.hosts_model.columnCount() - 1,
             actions=[
                 (
                     self.tr("Host detail…"),

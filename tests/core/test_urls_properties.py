@@ -13,7 +13,14 @@ from crawler_gui.core.urls import canonicalize, host_of, join
 from crawler_gui.engine.links import extract_links
 from crawler_gui.errors import InvalidURLError
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: the same examples on every run (CI never fails on a new draw; a property found
+# false by a local run with a random seed becomes a fixed case here)
+SETTINGS = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 
 label = st.text(
     alphabet=st.sampled_from("abcxyz019-_ABZßéü中文") | st.characters(codec="utf-8"),
@@ -71,7 +78,15 @@ def test_any_text_is_canonicalized_or_refused_with_a_reason(raw: str) -> None:
 def test_a_fragment_never_makes_another_key(raw: str, fragment: str) -> None:
     if "#" in raw:
         return
+    # (the standard trims C0 controls and spaces at the ends of an input, but not before a
+    # "#": "http://h/ #" has the path "/%20")
+    raw = raw.rstrip("".join(map(chr, range(0x21))))
     assert _canonical(raw + "#" + fragment) == _canonical(raw)
+
+
+def test_a_space_before_the_fragment_is_part_of_the_path() -> None:
+    assert canonicalize("http://0/ ")[0] == "http://0.0.0.0/"
+    assert canonicalize("http://0/ #x")[0] == "http://0.0.0.0/%20"
 
 
 @SETTINGS
