@@ -11,7 +11,6 @@ import sys
 import time
 from typing import Any, TextIO
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.export import article_records, page_records, write_records
 from crawler_gui.engine.session import is_pool_url
 from crawler_gui.engine.store import PageStore
@@ -48,14 +47,9 @@ async def _export_outcomes(args: argparse.Namespace) -> int:
     count = 0
     async with opened_pool(args.pool_dir) as pool:
         with output(args.output) as out:
-            if isinstance(pool, LevelDBPool):
-                for rec in pool.iter_outcomes():
-                    _write_record(out, rec)
-                    count += 1
-            else:
-                async for rec in pool.iter_outcomes():
-                    _write_record(out, rec)
-                    count += 1
+            async for rec in pool.iter_outcomes():
+                _write_record(out, rec)
+                count += 1
     print(f"{count} records exported", file=sys.stderr)
     return 0
 

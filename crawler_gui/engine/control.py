@@ -39,10 +39,11 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from crawler_gui.core.frontier import (
     AddReport,
+    Frontier,
     HostRow,
     HubRow,
     HubSpec,
@@ -52,8 +53,10 @@ from crawler_gui.core.frontier import (
     RetryRow,
 )
 from crawler_gui.engine.crawler import make_scope
+from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import StatsSnapshot
+from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolInUseError
 
 log = logging.getLogger(__name__)
@@ -188,14 +191,17 @@ def _decode(line: bytes) -> dict[str, Any]:
     return data
 
 
-def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
-    t = snap.totals
+def totals_to_data(t: PoolTotals) -> dict[str, Any]:
     totals = {f.name: getattr(t, f.name) for f in fields(t)}
     totals["refused"] = dict(t.refused)
+    return totals
+
+
+def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
     return {
         "time": snap.time,
         "version": snap.version,
-        "totals": totals,
+        "totals": totals_to_data(snap.totals),
         "hosts": snap.hosts,
         "hosts_complete": snap.hosts_complete,
         "pending": snap.pending,
@@ -300,16 +306,49 @@ def report_from_data(d: Mapping[str, Any]) -> AddReport:
 
 
 # ---- the server (in the crawl) -------------------------------------------------------------------
+@runtime_checkable
+class RunControl(Protocol):
+    """The run control a crawl offers: ``engine.crawler.Crawler``, and over the control
+    channel :class:`AttachedCrawler` (what the window and the control server use)."""
+
+    state_listeners: list[Callable[[CrawlState], None]]
+    scope: Scope
+
+    @property
+    def state(self) -> CrawlState: ...
+
+    def stats(self) -> StatsSnapshot: ...
+
+    def start(self) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    async def stop(self, *, wait_in_flight: bool = True) -> None: ...
+
+    async def add_seeds(self, urls: Iterable[str]) -> AddReport: ...
+
+    async def hubs(self) -> list[HubSpec]: ...
+
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport: ...
+
+    def apply_settings(self, settings: CrawlSettings) -> None: ...
+
+
 class ServedSession(Protocol):
     """What the server needs of a crawl session (``CrawlSession``)."""
 
     settings: CrawlSettings
 
     @property
-    def frontier(self) -> Any: ...
+    def frontier(self) -> Frontier: ...
 
     @property
-    def crawler(self) -> Any: ...
+    def crawler(self) -> RunControl: ...
+
+    @property
+    def store(self) -> PageStore | None: ...
 
 
 class _Client:
@@ -439,9 +478,7 @@ class ControlServer:
             tmp = pointer.with_suffix(".tmp")
             tmp.write_text(json.dumps({"socket": str(path)}), encoding="utf-8")
             os.replace(tmp, pointer)
-        listeners = getattr(session.crawler, "state_listeners", None)
-        if listeners is not None:
-            listeners.append(self._on_state)
+        session.crawler.state_listeners.append(self._on_state)
         self._listening = True
         log.info("control channel of this crawl at %s", path)
         return self
@@ -592,9 +629,8 @@ class ControlServer:
 
     async def _op_stats(self, _req: Mapping[str, Any]) -> dict[str, Any]:
         crawler = self.session.crawler
-        snap = await self.session.frontier.snapshot(since=2**62, retry_limit=0)
-        totals = snapshot_to_data(snap)["totals"]
-        store = getattr(self.session, "store", None)
+        totals = totals_to_data(await self.session.frontier.totals())
+        store = self.session.store
         if store is not None:
             totals["pages_stored"] = int(store.count())
         return {
@@ -669,8 +705,8 @@ class ControlServer:
     async def close(self, final_state: CrawlState | str | None = None) -> None:
         """Tell every client the crawl ended (its pool is free now), close, remove the socket."""
         self._ending = True
-        listeners = getattr(self.session.crawler, "state_listeners", None)
-        if listeners is not None and self._on_state in listeners:
+        listeners = self.session.crawler.state_listeners
+        if self._on_state in listeners:
             listeners.remove(self._on_state)
         server, self._server = self._server, None
         if server is not None:

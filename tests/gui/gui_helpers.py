@@ -125,7 +125,10 @@ def stats(**kw: Any) -> StatsSnapshot:
 
 
 class LoopbackCrawler:
-    """Implements the Crawler run-control API over a real pool; "fetches" mark URLs done."""
+    """Implements the Crawler run-control API over a real pool; "fetches" mark URLs done
+    (the window's ``LocalCrawlerView``: tests/gui/test_protocols.py checks it)."""
+
+    state: CrawlState
 
     def __init__(self, frontier: LevelDBPool, settings: CrawlSettings) -> None:
         self.frontier = frontier
@@ -170,7 +173,8 @@ class LoopbackCrawler:
         if self.state == CrawlState.PAUSED:
             self.state = CrawlState.RUNNING
 
-    async def stop(self) -> None:
+    async def stop(self, *, wait_in_flight: bool = True) -> None:
+        del wait_in_flight  # (a batch is short: it always finishes)
         if self._task is not None:
             self.state = CrawlState.STOPPING
             await self._task
@@ -191,17 +195,21 @@ class LoopbackCrawler:
         return await self.frontier.set_hubs(hubs)
 
     async def hubs(self) -> list[HubSpec]:
-        return self.frontier.hubs()
+        return await self.frontier.hubs()
 
     def apply_settings(self, settings: CrawlSettings) -> None:
         self.settings = settings
 
 
 class PoolSession:
+    """The window's session over a real pool (its ``LocalSessionLike``), without pages."""
+
     demo_site = None
+    store = None
 
     def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
         self.pool_dir = pool_dir
+        self.store_dir = Path(pool_dir) if isinstance(pool_dir, Path) else Path()
         self.display_name = str(pool_dir)
         self.frontier = frontier
         self.settings = settings

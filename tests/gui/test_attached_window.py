@@ -85,7 +85,7 @@ def test_add_seeds_through_the_dialog_reaches_the_crawl(window, setup, aloop):
         window.act_add.trigger()
         await with_dialog(AddSeedsDialog, fill)
         await wait_for(lambda: window.hosts_model.rowCount() == 2)
-        assert setup.backing.frontier.totals().waiting == 2
+        assert setup.backing.frontier.totals_sync().waiting == 2
         assert window.overview.value("waiting") == "2"
 
     run(aloop, scenario())
@@ -102,7 +102,7 @@ def test_hubs_dialog_sets_the_crawls_hubs_and_hub_percent(window, setup, aloop):
         await with_dialog(HubsDialog, fill)
         await wait_for(lambda: window.hubs_model.rowCount() >= 15)
         await wait_for(lambda: setup.backing.crawler.settings.hub_percent == 25)
-        assert any(h.url == "http://news.sina.com.cn/" for h in setup.backing.frontier.hubs())
+        assert any(h.url == "http://news.sina.com.cn/" for h in setup.backing.frontier.hubs_sync())
 
     run(aloop, scenario())
 

@@ -1,7 +1,11 @@
--- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
---   retry_max, [url, canonical, outcome, last_status, elapsed, throttle,
+-- set_status(threshold, schedule, [url, canonical, outcome, last_status, delay, throttle,
 --   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
 --   final_here, hub_planned, hub_reason, hub_rate]*)
+-- The rules are the worker's (core/pool_rules.py); this script applies their values:
+-- schedule: the retry delays after 1, 2, ... failures, space-separated, the last repeating
+-- (pool_rules.retry_schedule); delay: the host's politeness delay after this response
+-- (pool_rules.host_delay), raised here to the host's Crawl-delay; throttle: the 429/503
+-- delay; hub_kind: pool_rules.HubOutcome (r back off, t throttled, n on its planned span).
 -- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
 -- failure: what a failed URL keeps after its referrer (NUL status NUL reason NUL message);
 -- refusal: reason TAB redirect target, for the refusal index.
@@ -11,15 +15,14 @@
 -- reason and the rate state the worker computed from them ('' when none: the hub keeps its own).
 -- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
 local THRESH = tonumber(ARGV[4])
-local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local SCHEDULE = {}
+for d in string.gmatch(ARGV[5], '%S+') do SCHEDULE[#SCHEDULE + 1] = tonumber(d) end
 local FIELDS = 18
 
+-- pool_rules.scheduled_delay
 local function retry_delay(failures)
-  if failures <= 0 then return 0 end
-  local d = R_BASE * R_FACTOR ^ (failures - 1)
-  if d > R_MAX then return R_MAX end
-  return d
+  if failures <= 0 or #SCHEDULE == 0 then return 0 end
+  return SCHEDULE[math.min(failures, #SCHEDULE)]
 end
 
 -- A result for a URL whose lease expired and which waits in its queue again: take it.
@@ -49,6 +52,7 @@ local function hub_result(url, label, kind, throttle, planned, reason, rate)
   hub.last = NOW
   hub.res = label
   hub.crashes = 0 -- a result came back: the worker survived this hub
+  -- pool_rules.hub_next_due, on the hub's numbers held here
   if kind == 'r' then -- network failures never park a hub: they back off, up to its span
     hub.fails = hub.fails + 1
     hub.due = NOW + math.min(hub.span, retry_delay(hub.fails))
@@ -65,10 +69,10 @@ local function hub_result(url, label, kind, throttle, planned, reason, rate)
 end
 
 local ignored, follow, seen = {}, {}, {}
-local i = 11 -- the first result (ARGV[4..10] are the policy)
+local i = 6 -- the first result (ARGV[4..5] are the policy)
 while i + FIELDS - 1 <= #ARGV do
   local url, curl, oc, ls = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
+  local delay, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
   local err, label, kind = ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
   local final, fhost, target = ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
   local failure, refusal = ARGV[i + 12], ARGV[i + 13]
@@ -91,11 +95,7 @@ while i + FIELDS - 1 <= #ARGV do
     local h = host(L.host)
     h.infl = h.infl - 1
     h.ls = ls
-    local d = FACTOR * elapsed
-    if d > MAX_D then d = MAX_D end
-    local floor = MIN_D
-    if h.md > floor then floor = h.md end
-    if d > floor then h.dl = d else h.dl = floor end
+    if h.md > delay then h.dl = h.md else h.dl = delay end
     h.na = NOW + h.dl
     if oc == 'T' and NOW + throttle > h.bo then h.bo = NOW + throttle end
     dirty(h)
@@ -152,9 +152,9 @@ while i + FIELDS - 1 <= #ARGV do
           h.fail = h.fail + 1
           tot('tf', 1)
         else
-          local delay
-          if oc == 'T' then delay = throttle else delay = retry_delay(att) end
-          redis.call('ZADD', K_RETRY, fmt(NOW + delay), key)
+          local wait -- pool_rules.retry_delay
+          if oc == 'T' then wait = throttle else wait = retry_delay(att) end
+          redis.call('ZADD', K_RETRY, fmt(NOW + wait), key)
           redis.call('HSET', K_RDATA, key, err)
           put_url(key, 'R', L.depth, att, L.seq, NOW, ref)
           h.retr = h.retr + 1

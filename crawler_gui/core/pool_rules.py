@@ -1,0 +1,100 @@
+"""The pool's rules, once, for every backend: what a result does to a URL and to a hub, how
+long a host waits, when a failing URL or hub is tried again.
+
+Pure functions over policy values (``core/policy.py``) and the numbers a backend holds; no
+state, no clock (``now`` is passed in). The LevelDB pool calls them directly; the Redis pool
+calls them in the worker and hands the scripts the values they give (a script only changes
+state, with ``status.lua`` looking the retry schedule up by attempt count, since the count
+lives in Redis).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+
+from crawler_gui.core.policy import FetchResult, Outcome, Politeness, RetryPolicy, classify
+
+#: The longest retry schedule handed to a script (a failure threshold above it is cut).
+_SCHEDULE_STEPS = 1000
+
+
+def outcome_of(result: FetchResult) -> Outcome:
+    """What the pool does with a fetched URL (``classify``, with the common 200 first)."""
+    return Outcome.DONE if result.status == 200 else classify(result)
+
+
+def host_delay(politeness: Politeness, elapsed: float, host_minimum: float = 0.0) -> float:
+    """Seconds a host waits after a response that took ``elapsed`` seconds; ``host_minimum``
+    is its robots.txt ``Crawl-delay`` (``Frontier.set_delay``)."""
+    return politeness.delay_after(elapsed, host_minimum)
+
+
+@functools.lru_cache(maxsize=16)
+def retry_schedule(retry: RetryPolicy) -> tuple[float, ...]:
+    """The delays before the next attempt after 1, 2, … failures: one for every attempt a
+    URL may fail (``failure_threshold``), and on until the delay reaches ``retry.maximum``
+    or stops growing; every later failure waits the last one (a hub backs off forever)."""
+    delays: list[float] = []
+    for failures in range(1, _SCHEDULE_STEPS + 1):
+        d = retry.delay(failures)
+        grown = len(delays) == 0 or d > delays[-1]
+        delays.append(d)
+        if failures >= retry.failure_threshold and (d >= retry.maximum or not grown):
+            break
+    return tuple(delays)
+
+
+def scheduled_delay(schedule: tuple[float, ...], failures: int) -> float:
+    """The delay after ``failures`` failed attempts, from :func:`retry_schedule`."""
+    if failures <= 0 or not schedule:
+        return 0.0
+    return schedule[min(failures, len(schedule)) - 1]
+
+
+def retry_delay(
+    retry: RetryPolicy, outcome: Outcome, failures: int, retry_after: float | None
+) -> float:
+    """When a retrying URL is tried again: a throttled one after its ``Retry-After`` (capped),
+    any other after the backoff for its ``failures`` so far."""
+    if outcome is Outcome.THROTTLED:
+        return retry.throttle_delay(retry_after)
+    return retry.delay(failures)
+
+
+class HubOutcome(enum.StrEnum):
+    """What a refresh's result does to a hub's next refresh (values: ``status.lua``'s)."""
+
+    BACKOFF = "r"  #: a network failure: back off (up to its span); never parks a hub
+    THROTTLED = "t"  #: 429/503: not before its span, nor before Retry-After
+    PLANNED = "n"  #: anything else: on its planned span
+
+
+def hub_outcome(result: FetchResult, outcome: Outcome) -> HubOutcome:
+    if outcome is Outcome.RETRY or (
+        outcome is Outcome.FAILED and result.error is not None and result.error.retryable
+    ):
+        return HubOutcome.BACKOFF
+    if outcome is Outcome.THROTTLED:
+        return HubOutcome.THROTTLED
+    return HubOutcome.PLANNED
+
+
+def hub_next_due(
+    now: float,
+    kind: HubOutcome,
+    *,
+    fails: int,
+    span: float,
+    planned: float,
+    throttle: float,
+    schedule: tuple[float, ...],
+) -> tuple[float, int]:
+    """A hub's next due time and its failures in a row, after a refresh of ``kind``
+    (``throttle``: the result's throttle delay, ``RetryPolicy.throttle_delay``)."""
+    if kind is HubOutcome.BACKOFF:
+        fails += 1
+        return now + min(span, scheduled_delay(schedule, fails)), fails
+    if kind is HubOutcome.THROTTLED:
+        return now + max(span, throttle), 0
+    return now + planned, 0
