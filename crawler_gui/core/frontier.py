@@ -98,7 +98,10 @@ def referrer_of(extra: str | None) -> str | None:
     return extra.split(_SEP, 1)[0] or None
 
 
-#: URL states by their one-letter code in both backends' URL records.
+#: URL states by their one-letter code in both backends' URL records: W waiting, D done,
+#: F failed (also a URL refused by policy, which the refusal index tells apart), X redirected
+#: (its record keeps the target), R retrying. (``status.lua``'s outcome codes add N refused
+#: and T throttled, which never get stored as states.)
 STATE_BY_CODE = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
 
 

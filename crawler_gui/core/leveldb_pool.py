@@ -1,4 +1,5 @@
-"""The durable URL pool on LevelDB (plyvel): the seed's UrlPool and UrlDB in one crash-safe store.
+"""The durable URL pool on LevelDB (plyvel): the UrlPool and UrlDB of the crawler this project
+replaced, in one crash-safe store.
 
 Everything lives in LevelDB, not only the permanent states: waiting queues, leases, retry
 counts, hubs and per-host bookkeeping. RAM holds one small record per host (with a read-ahead
@@ -57,6 +58,8 @@ from crawler_gui.core.frontier import (
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig
 from crawler_gui.core.pool_rules import (
+    checked_adds,
+    checked_hubs,
     host_delay,
     hub_next_due,
     hub_outcome,
@@ -835,28 +838,12 @@ class LevelDBPool:
         now = self.clock.now()
         db_get = self._db.get
         cfg = self.config
-        max_depth = cfg.max_depth
         cap = cfg.max_per_host
-        max_len = cfg.max_url_length
         batch: dict[str, None] = {}
         dirty: dict[_Host, None] = {}
         wb = self._batch()
         seq = self._seq
-        for item in items:
-            if isinstance(item, str):
-                raw, depth, referrer = item, 0, None
-            else:
-                raw, depth, referrer = item.url, item.depth, item.referrer
-            try:
-                url, hostname = canonicalize(raw, max_length=max_len)
-            except InvalidURLError as exc:
-                self._refused[exc.reason] += 1
-                report.refused.append((raw, exc.reason))
-                continue
-            if max_depth is not None and depth > max_depth:
-                self._refused["too_deep"] += 1
-                report.refused.append((raw, "too_deep"))
-                continue
+        for raw, url, hostname, depth, referrer in checked_adds(items, cfg, report, self._refused):
             if url in batch or url in self._hubs or url in self._leases:
                 report.duplicate += 1
                 continue
@@ -1444,21 +1431,7 @@ class LevelDBPool:
     def set_hubs_sync(self, hubs: Sequence[HubSpec]) -> AddReport:
         self._check_open()
         report = AddReport()
-        wanted: dict[str, tuple[str, float]] = {}
-        for spec in hubs:
-            try:
-                url, hostname = canonicalize(spec.url, max_length=self.config.max_url_length)
-            except InvalidURLError as exc:
-                self._refused[exc.reason] += 1
-                report.refused.append((spec.url, exc.reason))
-                continue
-            if not (spec.span > 0 and math.isfinite(spec.span)):
-                report.refused.append((spec.url, "bad_span"))
-                continue
-            if url in wanted:
-                report.duplicate += 1
-                continue
-            wanted[url] = (hostname, float(spec.span))
+        wanted = checked_hubs(hubs, self.config, report, self._refused)
         wb = self._batch(sync=True)
         for url in list(self._hubs):
             if url not in wanted:

@@ -1,5 +1,5 @@
-"""The pool's rules, once, for every backend: what a result does to a URL and to a hub, how
-long a host waits, when a failing URL or hub is tried again.
+"""The pool's rules, once, for every backend: which URLs and hubs a pool takes, what a result
+does to a URL and to a hub, how long a host waits, when a failing URL or hub is tried again.
 
 Pure functions over policy values (``core/policy.py``) and the numbers a backend holds; no
 state, no clock (``now`` is passed in). The LevelDB pool calls them directly; the Redis pool
@@ -12,8 +12,21 @@ from __future__ import annotations
 
 import enum
 import functools
+import math
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 
-from crawler_gui.core.policy import FetchResult, Outcome, Politeness, RetryPolicy, classify
+from crawler_gui.core.frontier import AddReport, AddRequest, HubSpec
+from crawler_gui.core.policy import (
+    FetchResult,
+    Outcome,
+    Politeness,
+    PoolConfig,
+    RetryPolicy,
+    classify,
+)
+from crawler_gui.core.urls import canonicalize
+from crawler_gui.errors import InvalidURLError
 
 #: The longest retry schedule handed to a script (a failure threshold above it is cut).
 _SCHEDULE_STEPS = 1000
@@ -98,3 +111,56 @@ def hub_next_due(
     if kind is HubOutcome.THROTTLED:
         return now + max(span, throttle), 0
     return now + planned, 0
+
+
+def checked_adds(
+    items: Iterable[AddRequest | str],
+    config: PoolConfig,
+    report: AddReport,
+    refused: Counter[str],
+) -> Iterator[tuple[str, str, str, int, str | None]]:
+    """The URLs of an ``add_many`` a pool may take, each as (as given, canonical URL, host,
+    depth, referrer). A URL that is not valid or lies deeper than ``max_depth`` goes into
+    ``report.refused`` and ``refused`` (by reason). Duplicates, the host's cap and the
+    pool's own state are each backend's."""
+    max_depth, max_len = config.max_depth, config.max_url_length
+    for item in items:
+        if isinstance(item, str):
+            raw, depth, referrer = item, 0, None
+        else:
+            raw, depth, referrer = item.url, item.depth, item.referrer
+        try:
+            url, host = canonicalize(raw, max_length=max_len)
+        except InvalidURLError as exc:
+            refused[exc.reason] += 1
+            report.refused.append((raw, exc.reason))
+            continue
+        if max_depth is not None and depth > max_depth:
+            refused["too_deep"] += 1
+            report.refused.append((raw, "too_deep"))
+            continue
+        yield raw, url, host, depth, referrer
+
+
+def checked_hubs(
+    hubs: Sequence[HubSpec], config: PoolConfig, report: AddReport, refused: Counter[str]
+) -> dict[str, tuple[str, float]]:
+    """A new hub list, valid: canonical URL -> (host, span). An invalid URL goes into
+    ``report.refused`` and ``refused`` (by reason), a span that is not a positive number into
+    ``report.refused`` as ``bad_span``; a hub given twice counts as a duplicate."""
+    wanted: dict[str, tuple[str, float]] = {}
+    for spec in hubs:
+        try:
+            url, host = canonicalize(spec.url, max_length=config.max_url_length)
+        except InvalidURLError as exc:
+            refused[exc.reason] += 1
+            report.refused.append((spec.url, exc.reason))
+            continue
+        if not (spec.span > 0 and math.isfinite(spec.span)):
+            report.refused.append((spec.url, "bad_span"))
+            continue
+        if url in wanted:
+            report.duplicate += 1
+            continue
+        wanted[url] = (host, float(spec.span))
+    return wanted

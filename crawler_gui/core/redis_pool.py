@@ -23,6 +23,7 @@ import os
 import socket
 import uuid
 import zlib
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -59,7 +60,14 @@ from crawler_gui.core.frontier import (
     referrer_of,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig
-from crawler_gui.core.pool_rules import host_delay, hub_outcome, outcome_of, retry_schedule
+from crawler_gui.core.pool_rules import (
+    checked_adds,
+    checked_hubs,
+    host_delay,
+    hub_outcome,
+    outcome_of,
+    retry_schedule,
+)
 from crawler_gui.core.pool_url import parse_pool_url, parse_pool_url_full
 from crawler_gui.core.redact import redact_url
 from crawler_gui.core.snapshot_records import (
@@ -77,6 +85,8 @@ from crawler_gui.errors import (
     PoolError,
     PoolURLError,
     PoolVersionError,
+    RedisAuthError,
+    RedisUnreachableError,
     SnapshotFormatError,
 )
 
@@ -138,14 +148,6 @@ _NO_RETRY = frozenset({"swap"})
 #: What "the server is not there right now" looks like (BusyLoadingError, a server still
 #: loading its data after a restart, is a ConnectionError).
 _TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
-
-
-class RedisUnreachableError(PoolError):
-    """The Redis server of a pool URL cannot be reached (refused, unknown host, timeout)."""
-
-
-class RedisAuthError(PoolError):
-    """The Redis server refused our credentials (or needs some and got none)."""
 
 
 def _connect_error(url: str, exc: Exception) -> PoolError:
@@ -545,25 +547,10 @@ class RedisPool:
 
     async def _add_chunk(self, items: list[AddRequest | str], always: bool) -> AddReport:
         report = AddReport()
-        cfg = self.config
-        refused: dict[str, int] = {}
+        refused: Counter[str] = Counter()
         batch: dict[str, None] = {}
         by_group: dict[str, tuple[list[str | int], list[str]]] = {}
-        for item in items:
-            if isinstance(item, str):
-                raw, depth, referrer = item, 0, None
-            else:
-                raw, depth, referrer = item.url, item.depth, item.referrer
-            try:
-                url, host = canonicalize(raw, max_length=cfg.max_url_length)
-            except InvalidURLError as exc:
-                refused[exc.reason] = refused.get(exc.reason, 0) + 1
-                report.refused.append((raw, exc.reason))
-                continue
-            if cfg.max_depth is not None and depth > cfg.max_depth:
-                refused["too_deep"] = refused.get("too_deep", 0) + 1
-                report.refused.append((raw, "too_deep"))
-                continue
+        for raw, url, host, depth, referrer in checked_adds(items, self.config, report, refused):
             if url in batch:
                 report.duplicate += 1
                 continue
@@ -573,12 +560,12 @@ class RedisPool:
             args += [url, host, min(max(0, int(depth)), 65535), referrer or ""]
         if refused and not by_group:
             by_group[self.groups[0]] = ([], [])
-        cap = -1 if cfg.max_per_host is None else cfg.max_per_host
+        cap = -1 if self.config.max_per_host is None else self.config.max_per_host
         for group, (args, raws) in by_group.items():
             head: list[str | int] = ["1" if always else "0", cap, len(refused)]
             for reason, n in refused.items():
                 head += [reason, n]
-            refused = {}  # counted once, by the first group's script
+            refused = Counter()  # counted once, by the first group's script
             reply = await self._run("add", group, *head, *args)
             report.added += int(reply[0])
             report.duplicate += int(reply[1])
@@ -937,22 +924,8 @@ class RedisPool:
         if self._closed:
             raise PoolClosedError("the pool is closed")
         report = AddReport()
-        wanted: dict[str, tuple[str, float]] = {}
-        refused: dict[str, int] = {}
-        for spec in hubs:
-            try:
-                url, host = canonicalize(spec.url, max_length=self.config.max_url_length)
-            except InvalidURLError as exc:
-                refused[exc.reason] = refused.get(exc.reason, 0) + 1
-                report.refused.append((spec.url, exc.reason))
-                continue
-            if not (spec.span > 0 and math.isfinite(spec.span)):
-                report.refused.append((spec.url, "bad_span"))
-                continue
-            if url in wanted:
-                report.duplicate += 1
-                continue
-            wanted[url] = (host, float(spec.span))
+        refused: Counter[str] = Counter()
+        wanted = checked_hubs(hubs, self.config, report, refused)
         by_group: dict[str, list[str | float]] = {g: [] for g in self.groups}
         for url, (host, span) in wanted.items():
             by_group[self._group(host)] += [url, host, span]

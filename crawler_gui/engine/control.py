@@ -1035,6 +1035,8 @@ class AttachedSession:
     def __init__(self, pool_dir: Path, client: ControlClient) -> None:
         hello = client.hello
         self.pool_dir = pool_dir
+        #: (a session's ``location``: for an attached crawl, always its pool directory)
+        self.location: Path | str = pool_dir
         self.store_dir = pool_dir
         self.display_name = str(pool_dir)
         self.client = client

@@ -154,7 +154,6 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_delay=max(settings.max_delay, settings.min_delay),
             max_in_flight=settings.per_host,
         ),
-        hub_span=settings.hub_span,
         hub_refresh=settings.hub_refresh,
         hub_span_min=settings.hub_span_min,
         hub_span_max=settings.hub_span_max,

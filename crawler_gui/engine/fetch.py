@@ -92,7 +92,6 @@ class FetchOutcome:
     redirect_to: str | None = None
     permanent_redirect: bool = False
     peer: str | None = None
-    headers_size: int = 0
     #: Raw (still compressed) body bytes read.
     size: int = 0
     #: Response headers of the last response (for WARC records), ``None`` without a response.
@@ -519,7 +518,6 @@ class Fetcher:
             headers = resp.headers
             out.headers = headers
             out.content_type = headers.get("Content-Type")
-            out.headers_size = sum(len(k) + len(v) + 4 for k, v in resp.raw_headers)
             peer = peer_address(resp) if self._proxy is None else None  # (the proxy's)
             out.peer = peer
             if peer is not None and not self.policy.check(peer):

@@ -495,7 +495,7 @@ class CrawlSession:
 
     def __init__(
         self,
-        pool_dir: Path | str,
+        location: Path | str,
         settings: CrawlSettings,
         frontier: Frontier,
         crawler: Crawler,
@@ -503,7 +503,7 @@ class CrawlSession:
         warc: WarcWriter | None,
         demo_site: DemoSite | LiveNewsSite | None,
     ) -> None:
-        self.pool_dir = pool_dir
+        self.location = location
         self.settings = settings
         self.frontier = frontier
         self.crawler = crawler
@@ -511,11 +511,11 @@ class CrawlSession:
         self.warc = warc
         self.demo_site = demo_site
         self.owns_demo_site = False
-        #: For a Redis pool: the pool URL is ``pool_dir`` (so the session can be opened again),
+        #: For a Redis pool: the pool URL is ``location`` (so the session can be opened again),
         #: ``store_dir`` the local folder of the pages, ``display_name`` the URL without its
         #: password. For a pool directory all three name that directory.
-        self.store_dir = Path(pool_dir) if isinstance(pool_dir, Path) else Path()
-        self.display_name = str(pool_dir)
+        self.store_dir = Path(location) if isinstance(location, Path) else Path()
+        self.display_name = str(location)
         self.worker: str | None = None
         #: A shared pool's heartbeat of this worker (``engine.heartbeat``), None otherwise.
         self.heartbeat: Heartbeat | None = None
@@ -524,7 +524,7 @@ class CrawlSession:
     @classmethod
     async def open(
         cls,
-        pool_dir: str | Path,
+        location: str | Path,
         settings: CrawlSettings,
         *,
         demo: bool = False,
@@ -535,18 +535,18 @@ class CrawlSession:
         live: bool = False,
         clock: Clock | None = None,
     ) -> CrawlSession:
-        """Open (or create) the crawl in ``pool_dir``. With ``demo`` the built-in demo site is
+        """Open (or create) the crawl in ``location``. With ``demo`` the built-in demo site is
         started on loopback and its seeds and hubs are added. Raises the pool's and the store's
         clear errors (PoolInUseError, PoolCorruptError, StoreError, ...).
 
-        ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
+        ``location`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
         :meth:`open_redis`; ``store_dir``, ``worker`` and ``redis_retry`` are for that case
         only. ``live`` (with ``demo``) starts the live news site (``demo/live.py``) instead of
         the demo site. ``clock`` is the crawl's time, given to the pool and the crawler alike
         (``core/clock.py``; the system clock by default, a ``ManualClock`` in tests)."""
-        if is_pool_url(pool_dir):
+        if is_pool_url(location):
             return await cls.open_redis(
-                str(pool_dir),
+                str(location),
                 settings,
                 store_dir=store_dir,
                 worker=worker,
@@ -558,7 +558,7 @@ class CrawlSession:
             )
         if store_dir is not None or worker is not None:
             raise ConfigError("store_dir and worker are for Redis pools only")
-        root = Path(pool_dir).expanduser()
+        root = Path(location).expanduser()
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root} is a file, not a pool directory")
         site = demo_site

@@ -103,7 +103,7 @@ class SessionLike(Protocol):
     ``ended`` and ``end_listeners``); ``is_attached`` / ``is_local`` tell which."""
 
     #: The pool directory, or a Redis pool URL.
-    pool_dir: Path | str
+    location: Path | str
     display_name: str
     demo_site: object
     frontier: PoolView
@@ -742,7 +742,7 @@ class MainWindow(QMainWindow):
         )
         if answer != QMessageBox.StandardButton.Open or self.session is not session:
             return False
-        return await self.open_pool(Path(session.pool_dir))
+        return await self.open_pool(Path(session.location))
 
     def start_refresh(self) -> None:
         if not self._closed:
@@ -1212,7 +1212,7 @@ class MainWindow(QMainWindow):
         if self._open_session is None:
             return False
         if url is None:
-            current = self.session.pool_dir if self.session is not None else ""
+            current = self.session.location if self.session is not None else ""
             last = (
                 current
                 if isinstance(current, str)
@@ -1237,7 +1237,7 @@ class MainWindow(QMainWindow):
             return False
         if path is None:
             path = await dialogs.ask_directory(
-                self, self.tr("Open URL pool"), str(self.session.pool_dir) if self.session else ""
+                self, self.tr("Open URL pool"), str(self.session.location) if self.session else ""
             )
         if path is None:
             return False
@@ -1257,11 +1257,11 @@ class MainWindow(QMainWindow):
         except (CrawlerGuiError, OSError) as exc:
             await self.error(self.tr("Open pool"), self.tr("The pool could not be opened."), exc)
             if old is not None:
-                again = old.pool_dir if isinstance(old.pool_dir, str) else Path(old.pool_dir)
+                again = old.location if isinstance(old.location, str) else Path(old.location)
                 try:
                     self.set_session(await self._open_session(again, self.settings))
                 except (CrawlerGuiError, OSError):
-                    log.exception("could not reopen %s", redact_url(str(old.pool_dir)))
+                    log.exception("could not reopen %s", redact_url(str(old.location)))
             return False
         self.set_session(new)
         if isinstance(path, str):

@@ -5,10 +5,18 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 
 import pytest
 
-from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, Politeness, RetryPolicy
+from crawler_gui.core.policy import (
+    ErrorKind,
+    FetchResult,
+    Outcome,
+    Politeness,
+    PoolConfig,
+    RetryPolicy,
+)
 from crawler_gui.core.pool_rules import (
     HubOutcome,
     host_delay,
@@ -19,6 +27,7 @@ from crawler_gui.core.pool_rules import (
     retry_schedule,
     scheduled_delay,
 )
+from crawler_gui.errors import ConfigError
 
 
 @pytest.mark.parametrize(
@@ -93,3 +102,19 @@ def test_a_redis_worker_does_not_import_the_leveldb_pool() -> None:
         "assert 'plyvel' not in sys.modules and 'crawler_gui.core.leveldb_pool' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RetryPolicy(failure_threshold=-1),
+        lambda: RetryPolicy(factor=0.5),
+        lambda: Politeness(min_delay=-1.0),
+        lambda: Politeness(max_in_flight=0),
+        lambda: PoolConfig(pending_threshold=0),
+        lambda: PoolConfig(max_per_host=0),
+    ],
+)
+def test_a_policy_value_out_of_range_is_a_config_error(make: Callable[[], object]) -> None:
+    with pytest.raises(ConfigError):
+        make()

@@ -208,7 +208,7 @@ class PoolSession:
     store = None
 
     def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
-        self.pool_dir = pool_dir
+        self.location: Path | str = pool_dir
         self.store_dir = Path(pool_dir) if isinstance(pool_dir, Path) else Path()
         self.display_name = str(pool_dir)
         self.frontier = frontier

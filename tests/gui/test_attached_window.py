@@ -65,7 +65,7 @@ def setup(request, aloop, tmp_path):
 def window(setup, aloop, qtbot, qsettings, gui_log):
     session: Any = setup.backing
     if setup.attached:
-        session = run(aloop, AttachedSession.attach(setup.backing.pool_dir))
+        session = run(aloop, AttachedSession.attach(setup.backing.location))
     yield from shown_window(aloop, session, qsettings, opener)
 
 
@@ -203,7 +203,7 @@ def test_two_windows_attach_and_the_crawls_end_offers_to_open_the_pool(
     crawler = setup.backing.crawler
     windows = []
     for _ in range(2):
-        session = run(aloop, AttachedSession.attach(setup.backing.pool_dir))
+        session = run(aloop, AttachedSession.attach(setup.backing.location))
         w = MainWindow(session, qsettings=qsettings, open_session=opener, refresh_ms=50)
         w.show()
         w.start_refresh()

@@ -276,7 +276,7 @@ def test_a_slow_open_shows_it_runs_without_a_cancel_button(window, aloop, tmp_pa
         assert await task
         assert seen == [f"Opening {tmp_path / 'slow'}…", []]
         await wait_for(lambda: find_top(QProgressDialog) is None)
-        assert window.session.pool_dir == tmp_path / "slow"
+        assert window.session.location == tmp_path / "slow"
 
     run(aloop, scenario())
 
