@@ -53,10 +53,12 @@ def protocol_mismatches(cls: type, protocol: type) -> list[str]:
     """Every way ``cls`` differs from ``protocol`` (empty: it keeps it)."""
     problems: list[str] = []
     for name, member in sorted(_members(protocol).items()):
+        data = member is None or isinstance(member, property)
         if not hasattr(cls, name):
-            # A data attribute set in __init__ is seen on an instance only (isinstance of a
-            # runtime_checkable protocol checks it); one declared on the class is kept.
-            if member is not None and name not in getattr(cls, "__annotations__", {}):
+            # A data attribute (or a read-only property a plain attribute may keep) set in
+            # __init__ is seen on an instance only: isinstance of a runtime_checkable protocol
+            # checks it there. A method must be on the class.
+            if not data:
                 problems.append(f"{name}: missing")
             continue
         if member is None:

@@ -336,6 +336,7 @@ class RunControl(Protocol):
     def apply_settings(self, settings: CrawlSettings) -> None: ...
 
 
+@runtime_checkable
 class ServedSession(Protocol):
     """What the server needs of a crawl session (``CrawlSession``)."""
 

@@ -59,6 +59,7 @@ def test_the_stand_in_session_is_a_local_session_of_a_real_pool(aloop, tmp_path:
     session = run(aloop, PoolSession.open(tmp_path / "pool", CrawlSettings()))
     try:
         assert isinstance(session, LocalSessionLike) and is_local(session)
+        assert isinstance(session, ServedSession)  # (a window's crawl may be served)
         assert isinstance(session.crawler, LocalCrawlerView)
         assert isinstance(session.frontier, Frontier) and not is_shared(session.frontier)
     finally:
