@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="411" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="409" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="416" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="435" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="433" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="443" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="441" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="468" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="466" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="472" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="470" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="479" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="477" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="480" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="482" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="480" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="522" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="511" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="520" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="515" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1128" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1126" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1134" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1139" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1137" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1140" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1146" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1144" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -97,32 +97,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="941" />
+        <location filename="../crawler_gui/gui/models.py" line="987" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="942" />
+        <location filename="../crawler_gui/gui/models.py" line="988" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="943" />
+        <location filename="../crawler_gui/gui/models.py" line="989" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="944" />
+        <location filename="../crawler_gui/gui/models.py" line="990" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="945" />
+        <location filename="../crawler_gui/gui/models.py" line="991" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="946" />
+        <location filename="../crawler_gui/gui/models.py" line="992" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
@@ -130,151 +130,389 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="57" />
+        <location filename="../crawler_gui/gui/exporting.py" line="61" />
         <source>Export</source>
         <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <location filename="../crawler_gui/gui/exporting.py" line="65" />
         <source>Pages: one record per stored page</source>
         <translation>页面：每个已存储页面一条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="63" />
+        <location filename="../crawler_gui/gui/exporting.py" line="67" />
         <source>Articles: the pages judged articles, with text</source>
         <translation>文章：被判定为文章的页面，含正文</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="66" />
+        <location filename="../crawler_gui/gui/exporting.py" line="70" />
         <source>URL outcomes: every URL of the pool and its state</source>
         <translation>网址结果：网址池中的每个网址及其状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="75" />
         <source>JSON Lines (.jsonl)</source>
         <translation>JSON Lines（.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
         <source>CSV (.csv)</source>
         <translation>CSV（.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="74" />
+        <location filename="../crawler_gui/gui/exporting.py" line="77" />
+        <source>WARC (.warc.gz): the pages as fetched</source>
+        <translation>WARC（.warc.gz）：按抓取原样保存的页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/exporting.py" line="84" />
         <source>Records:</source>
         <translation>记录：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <location filename="../crawler_gui/gui/exporting.py" line="85" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <location filename="../crawler_gui/gui/exporting.py" line="86" />
         <source>The same records as crawler-gui export (docs/storage.md).</source>
         <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="191" />
+        <location filename="../crawler_gui/gui/exporting.py" line="229" />
         <source>%1 records written…</source>
         <translation>已写入 %1 条记录…</translation>
     </message>
 </context>
 <context>
+    <name>HostDetailDialog</name>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="102" />
+        <source>Host %1</source>
+        <extracomment>"Its pages": the host's fetched pages, newest first, in the Pages pane (its results).</extracomment>
+        <translation>主机 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="115" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="247" />
+        <source>Pause this host</source>
+        <translation>暂停该主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="118" />
+        <source>No request goes to this host until it is resumed (kept in the pool)</source>
+        <translation>恢复之前不向该主机发送任何请求（保存在网址池中）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="125" />
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="128" />
+        <source>Minimum seconds between two requests to this host, in place of the crawl's minimum (robots.txt's Crawl-delay still holds)</source>
+        <translation>对该主机两次请求之间的最少秒数，替代爬取的最小值（robots.txt 的抓取延迟仍然有效）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="132" />
+        <source>Set delay</source>
+        <translation>设置延迟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="137" />
+        <source>Default delay</source>
+        <translation>默认延迟</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="142" />
+        <source>Retry failed URLs</source>
+        <translation>重试失败的网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="145" />
+        <source>Forget waiting URLs…</source>
+        <translation>清除等待中的网址…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="148" />
+        <source>Open robots.txt</source>
+        <translation>打开 robots.txt</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="151" />
+        <source>Its pages</source>
+        <translation>它的页面</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="154" />
+        <source>Its fetched pages, newest first, with their status, in the Pages pane</source>
+        <translation>在页面窗格中查看它已抓取的页面（最新在前，含状态）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <source>URL</source>
+        <translation>网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <source>Depth</source>
+        <translation>深度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <source>Added</source>
+        <translation>加入时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <source>Attempts</source>
+        <translation>尝试次数</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="180" />
+        <source>Previous</source>
+        <translation>上一页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="183" />
+        <source>Next</source>
+        <translation>下一页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="196" />
+        <source>Waiting URLs</source>
+        <translation>等待中的网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="202" />
+        <source>Failures</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="206" />
+        <source>robots.txt</source>
+        <translation>robots.txt</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="227" />
+        <source>Why: %1</source>
+        <extracomment>the robots.txt the crawl last fetched (RobotsText)</extracomment>
+        <translation>原因：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="230" />
+        <source>%1 waiting, %2 in flight, %3 done, %4 failed, %5 retrying</source>
+        <translation>%1 等待，%2 抓取中，%3 完成，%4 失败，%5 重试中</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="237" />
+        <source>; last result %1</source>
+        <translation>；上次结果 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="247" />
+        <source>Resume this host</source>
+        <translation>恢复该主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="283" />
+        <source>page %1 of %2 (%3 waiting)</source>
+        <translation>第 %1 / %2 页（%3 个等待）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="298" />
+        <source>refused: %1</source>
+        <translation>已拒绝：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="310" />
+        <source>This crawl has not fetched robots.txt of this host lately.</source>
+        <translation>本次爬取最近没有抓取该主机的 robots.txt。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="314" />
+        <source>robots.txt unreachable (status %1): every page of the host waits</source>
+        <translation>robots.txt 无法访问（状态 %1）：该主机的所有页面都在等待</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="316" />
+        <source>status %1</source>
+        <translation>状态 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="317" />
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="318" />
+        <source>fetched at %1</source>
+        <translation>抓取于 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="320" />
+        <source>Crawl-delay: %1</source>
+        <translation>抓取延迟：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="346" />
+        <source>Host paused.</source>
+        <translation>主机已暂停。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="346" />
+        <source>Host resumed.</source>
+        <translation>主机已恢复。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="351" />
+        <source>The crawl's own delay again.</source>
+        <translation>已恢复爬取自身的延迟。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="354" />
+        <source>At least %1 between two requests.</source>
+        <translation>两次请求之间至少间隔 %1。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="359" />
+        <source>%1 failed URLs queued again.</source>
+        <translation>%1 个失败的网址已重新入队。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="368" />
+        <source>Forget waiting URLs</source>
+        <translation>清除等待中的网址</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="370" />
+        <source>Forget the %1 URLs waiting for %2? They leave the pool; a link found later queues one again.</source>
+        <translation>清除 %2 的 %1 个等待中的网址？它们将离开网址池；以后发现的链接会再次将其入队。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="381" />
+        <source>%1 waiting URLs forgotten.</source>
+        <translation>已清除 %1 个等待中的网址。</translation>
+    </message>
+</context>
+<context>
     <name>HostsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="383" />
+        <location filename="../crawler_gui/gui/models.py" line="415" />
         <source>Host</source>
-        <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted)</extracomment>
+        <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted) URLs one host may have in flight (the crawl's politeness), for the Why column. (end of a host's wait, host): the Why column of a host whose politeness wait or backoff ended since the last tick is repainted, not every row at every tick.</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="385" />
+        <location filename="../crawler_gui/gui/models.py" line="417" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="388" />
+        <location filename="../crawler_gui/gui/models.py" line="420" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="393" />
+        <location filename="../crawler_gui/gui/models.py" line="425" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="395" />
+        <location filename="../crawler_gui/gui/models.py" line="427" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="398" />
+        <location filename="../crawler_gui/gui/models.py" line="430" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="403" />
+        <location filename="../crawler_gui/gui/models.py" line="435" />
         <source>Last status</source>
         <translation>最近状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="405" />
+        <location filename="../crawler_gui/gui/models.py" line="437" />
         <source>Next allowed</source>
         <translation>下次允许</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="408" />
+        <location filename="../crawler_gui/gui/models.py" line="440" />
         <source>Earliest time of the next request to this host</source>
         <translation>对该主机下一次请求的最早时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="411" />
+        <location filename="../crawler_gui/gui/models.py" line="443" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="415" />
+        <location filename="../crawler_gui/gui/models.py" line="447" />
         <source>Current politeness delay between two requests</source>
         <translation>两次请求之间当前的礼貌延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="418" />
+        <location filename="../crawler_gui/gui/models.py" line="450" />
         <source>Backoff until</source>
         <translation>退避至</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="421" />
+        <location filename="../crawler_gui/gui/models.py" line="453" />
         <source>End of a 429/503 backoff for this host</source>
         <translation>该主机 429/503 退避的结束时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="456" />
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="458" />
+        <source>What holds the host back now, from the pool's own records</source>
+        <translation>当前是什么让该主机等待（依据网址池自身的记录）</translation>
     </message>
 </context>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="568" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="624" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="629" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="627" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -282,102 +520,102 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="665" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="663" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="678" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="676" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="679" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="677" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="678" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="679" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="682" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="683" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="786" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="784" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="710" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="708" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="725" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="748" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="746" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="755" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="753" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="765" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="763" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="788" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="786" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="795" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="793" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="796" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="794" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="839" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="847" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="828" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="837" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="845" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="832" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="858" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="848" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="846" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="855" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="865" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="853" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="863" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -385,234 +623,200 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="502" />
+        <location filename="../crawler_gui/gui/models.py" line="568" />
         <source>URL</source>
+        <extracomment>The column of the last error (its tooltip is the fetcher's own message).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="504" />
+        <location filename="../crawler_gui/gui/models.py" line="570" />
         <source>Span</source>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="509" />
+        <location filename="../crawler_gui/gui/models.py" line="575" />
         <source>How often the hub is refreshed now; with adaptive refresh the hubs share the budget of their own spans by how often each publishes (Why says why)</source>
         <translation>该枢纽页现在的刷新间隔；自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="514" />
+        <location filename="../crawler_gui/gui/models.py" line="580" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="515" />
+        <location filename="../crawler_gui/gui/models.py" line="581" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="518" />
+        <location filename="../crawler_gui/gui/models.py" line="584" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="520" />
+        <location filename="../crawler_gui/gui/models.py" line="586" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="527" />
+        <location filename="../crawler_gui/gui/models.py" line="593" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="530" />
+        <location filename="../crawler_gui/gui/models.py" line="596" />
         <source>Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)</source>
         <translation>该枢纽页为何是这个间隔，或为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="534" />
+        <location filename="../crawler_gui/gui/models.py" line="600" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="536" />
+        <location filename="../crawler_gui/gui/models.py" line="602" />
         <source>New/h</source>
         <translation>新文章/小时</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="540" />
+        <location filename="../crawler_gui/gui/models.py" line="606" />
         <source>Its learned rate: new articles an hour</source>
         <translation>学到的发布速率：每小时新文章数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="543" />
+        <location filename="../crawler_gui/gui/models.py" line="609" />
         <source>New</source>
         <translation>新增</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="548" />
+        <location filename="../crawler_gui/gui/models.py" line="614" />
         <source>New articles at its last refresh / items its list showed (all new: some may have scrolled off unseen)</source>
         <translation>上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="553" />
+        <location filename="../crawler_gui/gui/models.py" line="619" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="557" />
+        <location filename="../crawler_gui/gui/models.py" line="623" />
         <source>New articles it has yielded in all</source>
         <translation>它累计带来的新文章数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="563" />
+        <location filename="../crawler_gui/gui/models.py" line="629" />
         <source>page</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="564" />
+        <location filename="../crawler_gui/gui/models.py" line="630" />
         <source>feed</source>
         <translation>订阅源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="565" />
+        <location filename="../crawler_gui/gui/models.py" line="631" />
         <source>sitemap</source>
         <translation>站点地图</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="587" />
-        <source>learned: its share of the budget by its rate</source>
-        <translation>已学习：按其速率分得的预算</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="588" />
-        <source>at the fastest its host's politeness allows</source>
-        <translation>已达主机礼貌策略允许的最快速度</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="589" />
-        <source>at the maximum span: it publishes little</source>
-        <translation>已达最长间隔：它很少发布</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="590" />
-        <source>sped up: its list was nearly all new</source>
-        <translation>已加快：其列表几乎全是新文章</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="591" />
-        <source>burst: it publishes much faster lately</source>
-        <translation>突发：最近发布快得多</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="592" />
-        <source>lull: it publishes much slower lately</source>
-        <translation>低谷：最近发布慢得多</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="593" />
-        <source>fixed span</source>
-        <translation>固定间隔</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="594" />
-        <source>learning: its own span until it is known</source>
-        <translation>学习中：在了解之前使用其自身间隔</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="570" />
+        <location filename="../crawler_gui/gui/models.py" line="636" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="572" />
+        <location filename="../crawler_gui/gui/models.py" line="638" />
         <source>parked</source>
         <translation>已搁置</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/models.py" line="578" />
-        <source>parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again</source>
-        <translation>已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试</translation>
     </message>
 </context>
 <context>
     <name>InFlightModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="435" />
+        <location filename="../crawler_gui/gui/models.py" line="473" />
         <source>URL</source>
         <extracomment>The column of the worker holding the lease (last: the other columns keep their numbers; empty, and hidden by the window, for a local pool).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="436" />
+        <location filename="../crawler_gui/gui/models.py" line="474" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="437" />
+        <location filename="../crawler_gui/gui/models.py" line="475" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="439" />
+        <location filename="../crawler_gui/gui/models.py" line="477" />
         <source>Hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="440" />
+        <location filename="../crawler_gui/gui/models.py" line="478" />
         <source>hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="444" />
+        <location filename="../crawler_gui/gui/models.py" line="482" />
         <source>Elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="451" />
+        <location filename="../crawler_gui/gui/models.py" line="489" />
         <source>Lease</source>
         <translation>租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="452" />
+        <location filename="../crawler_gui/gui/models.py" line="490" />
         <source>expires %1</source>
         <translation>%1到期</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="455" />
+        <location filename="../crawler_gui/gui/models.py" line="493" />
         <source>Time until the pool takes the URL back</source>
         <translation>网址池收回该网址前的剩余时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="459" />
+        <location filename="../crawler_gui/gui/models.py" line="497" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="461" />
+        <location filename="../crawler_gui/gui/models.py" line="499" />
         <source>The worker fetching the URL (shared pools)</source>
         <translation>正在抓取该网址的工作进程（共享网址池）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="502" />
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="505" />
+        <source>Who holds the URL's lease, and since when</source>
+        <translation>谁持有该网址的租约，从何时起</translation>
     </message>
 </context>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="900" />
+        <location filename="../crawler_gui/gui/models.py" line="946" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="900" />
+        <location filename="../crawler_gui/gui/models.py" line="946" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="900" />
+        <location filename="../crawler_gui/gui/models.py" line="946" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="900" />
+        <location filename="../crawler_gui/gui/models.py" line="946" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -620,353 +824,364 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="120" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="122" />
         <source>Crawler GUI</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="156" />
-        <source>Busiest first</source>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="162" />
+        <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
+        <translation>主机详情…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="166" />
+        <source>Pause host</source>
+        <translation>暂停主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="170" />
+        <source>Resume host</source>
+        <translation>恢复主机</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="178" />
+        <source>Busiest first</source>
+        <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="157" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="179" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="167" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="168" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="177" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="196" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="218" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="197" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="219" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="198" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="861" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="943" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="222" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="201" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="223" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="933" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1015" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="227" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="249" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="304" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="307" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="455" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="333" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="314" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="318" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="340" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="321" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="333" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="355" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="361" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="367" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="371" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="358" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="380" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="364" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="386" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
-        <source>Export pages, articles or URL outcomes as JSON Lines or CSV</source>
-        <translation>将页面、文章或网址结果导出为 JSON Lines 或 CSV</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="371" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="372" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="375" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="397" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="379" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="401" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="425" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="455" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="491" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="470" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="492" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="471" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="493" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="472" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="494" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="495" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="496" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="475" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="497" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="476" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="498" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="524" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="549" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="526" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="551" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="604" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="623" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="684" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="703" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="604" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="684" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="614" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="694" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="615" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="695" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="624" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="704" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="626" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="706" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="633" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="713" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="634" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="714" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="648" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="728" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="650" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="730" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="668" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="748" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="673" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="753" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="685" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="765" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="686" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="766" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="773" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="855" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="926" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="881" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="917" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="999" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -975,177 +1190,187 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="925" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1007" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="928" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1010" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="943" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="972" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="983" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1054" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1065" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="973" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1055" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="979" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1061" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="983" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1065" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="986" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1068" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1009" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1021" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1091" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1112" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1011" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1013" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1095" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1096" />
+        <source>WARC (*.warc.gz)</source>
+        <translation>WARC（*.warc.gz）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1106" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1026" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1041" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1047" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1050" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1134" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1064" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1148" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1133" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1160" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1178" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1217" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1162" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1095" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1179" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1103" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1187" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1194" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1135" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1219" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1171" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1255" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1268" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1196" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1280" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1256" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1197" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="390" />
+        <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1281" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1229" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1313" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1231" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1315" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1155,183 +1380,183 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="452" />
+        <location filename="../crawler_gui/gui/widgets.py" line="461" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="456" />
+        <location filename="../crawler_gui/gui/widgets.py" line="465" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="457" />
+        <location filename="../crawler_gui/gui/widgets.py" line="466" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="458" />
+        <location filename="../crawler_gui/gui/widgets.py" line="467" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="459" />
+        <location filename="../crawler_gui/gui/widgets.py" line="468" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="460" />
+        <location filename="../crawler_gui/gui/widgets.py" line="469" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="461" />
+        <location filename="../crawler_gui/gui/widgets.py" line="470" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="462" />
+        <location filename="../crawler_gui/gui/widgets.py" line="471" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="463" />
+        <location filename="../crawler_gui/gui/widgets.py" line="472" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="467" />
+        <location filename="../crawler_gui/gui/widgets.py" line="476" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="471" />
+        <location filename="../crawler_gui/gui/widgets.py" line="480" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="472" />
+        <location filename="../crawler_gui/gui/widgets.py" line="481" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="473" />
+        <location filename="../crawler_gui/gui/widgets.py" line="482" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="474" />
+        <location filename="../crawler_gui/gui/widgets.py" line="483" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="475" />
+        <location filename="../crawler_gui/gui/widgets.py" line="484" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="476" />
+        <location filename="../crawler_gui/gui/widgets.py" line="485" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="477" />
+        <location filename="../crawler_gui/gui/widgets.py" line="486" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="478" />
+        <location filename="../crawler_gui/gui/widgets.py" line="487" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="479" />
+        <location filename="../crawler_gui/gui/widgets.py" line="488" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="483" />
+        <location filename="../crawler_gui/gui/widgets.py" line="492" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="487" />
+        <location filename="../crawler_gui/gui/widgets.py" line="496" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="495" />
+        <location filename="../crawler_gui/gui/widgets.py" line="504" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="498" />
+        <location filename="../crawler_gui/gui/widgets.py" line="507" />
         <source>Freshness</source>
         <translation>新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="500" />
+        <location filename="../crawler_gui/gui/widgets.py" line="509" />
         <source>Articles found (last hour)</source>
         <translation>发现的文章（最近一小时）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="501" />
+        <location filename="../crawler_gui/gui/widgets.py" line="510" />
         <source>Median delay, published to fetched</source>
         <translation>从发布到抓取的延迟中位数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="504" />
+        <location filename="../crawler_gui/gui/widgets.py" line="513" />
         <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
         <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="513" />
+        <location filename="../crawler_gui/gui/widgets.py" line="522" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="583" />
+        <location filename="../crawler_gui/gui/widgets.py" line="592" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="602" />
+        <location filename="../crawler_gui/gui/widgets.py" line="611" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="602" />
+        <location filename="../crawler_gui/gui/widgets.py" line="611" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="602" />
+        <location filename="../crawler_gui/gui/widgets.py" line="611" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="610" />
+        <location filename="../crawler_gui/gui/widgets.py" line="619" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="615" />
+        <location filename="../crawler_gui/gui/widgets.py" line="624" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="617" />
+        <location filename="../crawler_gui/gui/widgets.py" line="626" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="623" />
+        <location filename="../crawler_gui/gui/widgets.py" line="632" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="628" />
+        <location filename="../crawler_gui/gui/widgets.py" line="637" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -1635,17 +1860,17 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="101" />
+        <location filename="../crawler_gui/gui/pages.py" line="79" />
         <source>article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="102" />
+        <location filename="../crawler_gui/gui/pages.py" line="80" />
         <source>list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="103" />
+        <location filename="../crawler_gui/gui/pages.py" line="81" />
         <source>other</source>
         <translation>其他</translation>
     </message>
@@ -1653,94 +1878,94 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>PagesPane</name>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="310" />
+        <location filename="../crawler_gui/gui/pages.py" line="282" />
         <source>Search URL, title and article text…</source>
         <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
         <translation>搜索网址、标题和文章正文…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="314" />
+        <location filename="../crawler_gui/gui/pages.py" line="286" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="319" />
+        <location filename="../crawler_gui/gui/pages.py" line="291" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="322" />
+        <location filename="../crawler_gui/gui/pages.py" line="294" />
         <source>not extracted</source>
         <translation>未抽取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="326" />
+        <location filename="../crawler_gui/gui/pages.py" line="298" />
         <source>Host…</source>
         <translation>主机…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="328" />
+        <location filename="../crawler_gui/gui/pages.py" line="300" />
         <source>Rebuild index</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="331" />
+        <location filename="../crawler_gui/gui/pages.py" line="303" />
         <source>Index every stored page again (the search index is kept up to date by itself)</source>
         <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="367" />
+        <location filename="../crawler_gui/gui/pages.py" line="330" />
         <source>Show more</source>
         <translation>显示更多</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="415" />
+        <location filename="../crawler_gui/gui/pages.py" line="378" />
         <source>No page store: pages are shown for a pool open here.</source>
         <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="473" />
+        <location filename="../crawler_gui/gui/pages.py" line="436" />
         <source>Cannot read the pages: %1</source>
         <translation>无法读取页面：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="558" />
-        <location filename="../crawler_gui/gui/pages.py" line="561" />
+        <location filename="../crawler_gui/gui/pages.py" line="521" />
+        <location filename="../crawler_gui/gui/pages.py" line="524" />
         <source>%1 pages shown</source>
         <translation>显示 %1 个页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="563" />
+        <location filename="../crawler_gui/gui/pages.py" line="526" />
         <source>search index: %1 pages to go</source>
         <translation>搜索索引：还有 %1 个页面待索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="578" />
+        <location filename="../crawler_gui/gui/pages.py" line="541" />
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="581" />
+        <location filename="../crawler_gui/gui/pages.py" line="544" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="586" />
+        <location filename="../crawler_gui/gui/pages.py" line="549" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <location filename="../crawler_gui/gui/pages.py" line="567" />
         <source>Rebuilding the search index…</source>
         <translation>正在重建搜索索引…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <location filename="../crawler_gui/gui/pages.py" line="567" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="607" />
+        <location filename="../crawler_gui/gui/pages.py" line="570" />
         <source>Search index</source>
         <translation>搜索索引</translation>
     </message>
@@ -1748,43 +1973,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="232" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="230" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="244" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="242" />
         <source>Only redis://, rediss:// and unix:// URLs can be opened.</source>
         <translation>只能打开 redis://、rediss:// 和 unix:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="250" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="255" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="248" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="253" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="253" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="251" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="258" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="256" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="263" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="261" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="275" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="273" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="292" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="290" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -1792,245 +2017,260 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RetriesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="476" />
+        <location filename="../crawler_gui/gui/models.py" line="521" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="477" />
+        <location filename="../crawler_gui/gui/models.py" line="522" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="479" />
+        <location filename="../crawler_gui/gui/models.py" line="524" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="483" />
+        <location filename="../crawler_gui/gui/models.py" line="528" />
         <source>Failed attempts so far / attempts allowed</source>
         <translation>已失败次数 / 允许次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="485" />
+        <location filename="../crawler_gui/gui/models.py" line="531" />
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="487" />
+        <location filename="../crawler_gui/gui/models.py" line="533" />
+        <source>The last attempt's error (the fetcher's own words: hover)</source>
+        <translation>上次尝试的错误（抓取器的原话：悬停查看）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="536" />
         <source>Next try</source>
         <translation>下次重试</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="543" />
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/models.py" line="546" />
+        <source>Why the URL waits and until when</source>
+        <translation>该网址为何等待、等到何时</translation>
     </message>
 </context>
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="917" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="915" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="923" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="921" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="924" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="931" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="929" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="930" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="931" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="934" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="935" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="936" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="934" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="937" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="935" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="938" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="936" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="939" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="937" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="940" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="938" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="943" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
         <source>adaptive: by how often each hub publishes</source>
         <translation>自适应：按各枢纽页的发布频率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="944" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="942" />
         <source>fixed: every hub on its own span</source>
         <translation>固定：每个枢纽页使用自身间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="947" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
         <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
         <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="953" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="951" />
         <source>Adaptive refresh: no hub more often than this</source>
         <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="955" />
         <source>Adaptive refresh: every hub at least this often, a silent one too</source>
         <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="959" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
         <source>Hub refresh:</source>
         <translation>枢纽页刷新：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="960" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="958" />
         <source>Shortest hub span:</source>
         <translation>最短枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="961" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="959" />
         <source>Longest hub span:</source>
         <translation>最长枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="962" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="960" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="966" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="964" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="967" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="965" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="973" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="971" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="973" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="974" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="978" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="979" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="982" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="980" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="987" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="985" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="988" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="986" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="995" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="993" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="996" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="994" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="997" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="995" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1002" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1000" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1009" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1007" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1011" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1009" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1012" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1010" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1013" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1011" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1076" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1074" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -2038,19 +2278,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="200" />
+        <location filename="../crawler_gui/gui/widgets.py" line="217" />
         <source>Filter…</source>
         <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="297" />
+        <location filename="../crawler_gui/gui/widgets.py" line="305" />
         <source>Open in browser</source>
         <extracomment>No column but the stretch column is sized wider than this by its contents.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="302" />
+        <location filename="../crawler_gui/gui/widgets.py" line="310" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -2058,33 +2298,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="334" />
+        <location filename="../crawler_gui/gui/widgets.py" line="343" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="345" />
+        <location filename="../crawler_gui/gui/widgets.py" line="354" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="391" />
+        <location filename="../crawler_gui/gui/widgets.py" line="400" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="396" />
+        <location filename="../crawler_gui/gui/widgets.py" line="405" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="426" />
-        <location filename="../crawler_gui/gui/widgets.py" line="429" />
+        <location filename="../crawler_gui/gui/widgets.py" line="435" />
+        <location filename="../crawler_gui/gui/widgets.py" line="438" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="431" />
+        <location filename="../crawler_gui/gui/widgets.py" line="440" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>
@@ -2092,27 +2332,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="377" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="400" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="398" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="401" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="399" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -2120,133 +2360,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="652" />
+        <location filename="../crawler_gui/gui/models.py" line="698" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="653" />
+        <location filename="../crawler_gui/gui/models.py" line="699" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="654" />
+        <location filename="../crawler_gui/gui/models.py" line="700" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="655" />
+        <location filename="../crawler_gui/gui/models.py" line="701" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="656" />
+        <location filename="../crawler_gui/gui/models.py" line="702" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="657" />
+        <location filename="../crawler_gui/gui/models.py" line="703" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="658" />
+        <location filename="../crawler_gui/gui/models.py" line="704" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="666" />
+        <location filename="../crawler_gui/gui/models.py" line="712" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="667" />
+        <location filename="../crawler_gui/gui/models.py" line="713" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="669" />
+        <location filename="../crawler_gui/gui/models.py" line="715" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="672" />
+        <location filename="../crawler_gui/gui/models.py" line="718" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="677" />
+        <location filename="../crawler_gui/gui/models.py" line="723" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="681" />
+        <location filename="../crawler_gui/gui/models.py" line="727" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="687" />
+        <location filename="../crawler_gui/gui/models.py" line="733" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="691" />
+        <location filename="../crawler_gui/gui/models.py" line="737" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="694" />
+        <location filename="../crawler_gui/gui/models.py" line="740" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="698" />
+        <location filename="../crawler_gui/gui/models.py" line="744" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="701" />
+        <location filename="../crawler_gui/gui/models.py" line="747" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="705" />
+        <location filename="../crawler_gui/gui/models.py" line="751" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="717" />
+        <location filename="../crawler_gui/gui/models.py" line="763" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="719" />
+        <location filename="../crawler_gui/gui/models.py" line="765" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="724" />
+        <location filename="../crawler_gui/gui/models.py" line="770" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="730" />
+        <location filename="../crawler_gui/gui/models.py" line="776" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="739" />
+        <location filename="../crawler_gui/gui/models.py" line="785" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="745" />
+        <location filename="../crawler_gui/gui/models.py" line="791" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="754" />
+        <location filename="../crawler_gui/gui/models.py" line="800" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>
@@ -2254,7 +2494,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>dialogs</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="162" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="163" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2401,6 +2641,219 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <location filename="../crawler_gui/engine/scope.py" line="30" />
         <source>the URL matches none of the allow patterns</source>
         <translation>网址不匹配任何允许规则</translation>
+    </message>
+</context>
+<context>
+    <name>why</name>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="20" />
+        <source>host paused by you</source>
+        <translation>主机已被你暂停</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="25" />
+        <source>per-host cap reached: %1 in flight</source>
+        <translation>已达每主机上限：%1 个正在抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="28" />
+        <source>ready: next free fetch slot</source>
+        <translation>就绪：等待下一个空闲抓取槽</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="34" />
+        <source>politeness: next request at %1 (delay %2 = %3 × last response time %4)</source>
+        <translation>礼貌策略：下次请求于 %1（延迟 %2 = %3 × 上次响应时间 %4）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="44" />
+        <source>robots.txt Crawl-delay %1: next request at %2</source>
+        <translation>robots.txt 抓取延迟 %1：下次请求于 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="50" />
+        <source>politeness: next request at %1 (delay %2, set by you for this host)</source>
+        <translation>礼貌策略：下次请求于 %1（延迟 %2，由你为该主机设置）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="58" />
+        <source>politeness: next request at %1 (delay %2, the configured maximum)</source>
+        <translation>礼貌策略：下次请求于 %1（延迟 %2，配置的最大值）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="66" />
+        <source>politeness: next request at %1 (delay %2, the configured minimum)</source>
+        <translation>礼貌策略：下次请求于 %1（延迟 %2，配置的最小值）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="72" />
+        <source>politeness: next request at %1</source>
+        <translation>礼貌策略：下次请求于 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="77" />
+        <source>backing off until %1 after %2 (Retry-After)</source>
+        <translation>因 %2 退避至 %1（Retry-After）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="79" />
+        <source>backing off until %1 after %2 (no Retry-After: the default wait)</source>
+        <translation>因 %2 退避至 %1（无 Retry-After：默认等待）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="90" />
+        <source>lease held by worker %1 for %2</source>
+        <translation>租约由工作进程 %1 持有 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="92" />
+        <source>being fetched by this crawl for %1</source>
+        <translation>本次爬取正在抓取，已 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="100" />
+        <source>timed out</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="101" />
+        <source>connection failed</source>
+        <translation>连接失败</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="102" />
+        <source>the host name did not resolve</source>
+        <translation>主机名无法解析</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="103" />
+        <source>connection reset</source>
+        <translation>连接被重置</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="104" />
+        <source>malformed HTTP response</source>
+        <translation>HTTP 响应格式错误</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="105" />
+        <source>internal error of the crawler</source>
+        <translation>爬虫内部错误</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="106" />
+        <source>robots.txt unreachable</source>
+        <translation>robots.txt 无法访问</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="107" />
+        <source>too large</source>
+        <translation>过大</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="108" />
+        <source>unsupported content type</source>
+        <translation>不支持的内容类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="109" />
+        <source>redirect without a target</source>
+        <translation>没有目标的重定向</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="110" />
+        <source>redirect loop</source>
+        <translation>重定向循环</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="111" />
+        <source>too many redirects</source>
+        <translation>重定向次数过多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="112" />
+        <source>disallowed by robots.txt</source>
+        <translation>被 robots.txt 禁止</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="113" />
+        <source>address not allowed</source>
+        <translation>地址不被允许</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="114" />
+        <source>outside the crawl's scope</source>
+        <translation>超出爬取范围</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="118" />
+        <source>HTTP %1</source>
+        <translation>HTTP %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="126" />
+        <source>due: goes back to its host's queue</source>
+        <translation>已到期：回到其主机队列</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="128" />
+        <source>robots.txt unreachable, retry at %1</source>
+        <translation>robots.txt 无法访问，于 %1 重试</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="134" />
+        <source>retry at %1 (backoff %2 after %3)</source>
+        <translation>于 %1 重试（%3 后退避 %2）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="139" />
+        <source>retry at %1 after %2</source>
+        <translation>%2 后于 %1 重试</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="145" />
+        <source>parked: the crawl stopped %1 times in a row while fetching it; Refresh now to try again</source>
+        <translation>已搁置：抓取它时爬虫连续 %1 次中止；点“立即刷新”再试</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="153" />
+        <source>learned: its share of the budget by its rate</source>
+        <translation>已学习：按其速率分得的预算</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="156" />
+        <source>at the fastest its host's politeness allows</source>
+        <translation>已达主机礼貌策略允许的最快速度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="159" />
+        <source>at the maximum span: it publishes little</source>
+        <translation>已达最长间隔：它很少发布</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="160" />
+        <source>sped up: its list was nearly all new</source>
+        <translation>已加快：其列表几乎全是新文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="161" />
+        <source>burst: it publishes much faster lately</source>
+        <translation>突发：最近发布快得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="162" />
+        <source>lull: it publishes much slower lately</source>
+        <translation>低谷：最近发布慢得多</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="163" />
+        <source>fixed span</source>
+        <translation>固定间隔</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/why.py" line="164" />
+        <source>learning: its own span until it is known</source>
+        <translation>学习中：在了解之前使用其自身间隔</translation>
     </message>
 </context>
 </TS>

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import csv
+import io
 import json
 import re
 import signal
@@ -82,6 +84,42 @@ def test_demo_crawl_then_stats_and_export(tmp_path: Path) -> None:
     for key in ("url", "final_url", "status", "fetched_at", "depth", "encoding", "title"):
         assert key in records[0]
     assert any(r["encoding"] == "gb18030" for r in records)
+
+    # The same records as CSV, the URL outcomes as CSV, the pages as WARC.
+    as_csv = cli("export", str(pool), "--format", "csv", "-o", str(tmp_path / "p.csv"))
+    assert as_csv.returncode == 0, as_csv.stderr
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "p.csv").read_text("utf-8"))))
+    assert [r["url"] for r in rows] == [r["url"] for r in records]
+    outcomes = tmp_path / "o.csv"
+    as_csv = cli(
+        "export", str(pool), "--records", "outcomes", "--format", "csv", "-o", str(outcomes)
+    )
+    assert as_csv.returncode == 0, as_csv.stderr
+    states = {r["state"] for r in csv.DictReader(io.StringIO(outcomes.read_text("utf-8")))}
+    assert "done" in states
+    warc = tmp_path / "pages.warc.gz"
+    as_warc = cli("export", str(pool), "--format", "warc", "-o", str(warc))
+    assert as_warc.returncode == 0, as_warc.stderr
+    from warcio.archiveiterator import ArchiveIterator
+
+    with open(warc, "rb") as fh:
+        responses = [
+            r.rec_headers.get_header("WARC-Target-URI")
+            for r in ArchiveIterator(fh)
+            if r.rec_type == "response"
+        ]
+    with_body = [r["final_url"] for r in records if r["size"] > 0]
+    assert len(responses) == len(set(responses)) and set(responses) <= {
+        r["final_url"] for r in records
+    }
+    assert f"{len(responses)} pages exported" in as_warc.stderr
+    assert (
+        len(responses) >= len(with_body) * 0.9
+    )  # hub refreshes with an unchanged body are left out
+    refused = cli("export", str(pool), "--records", "outcomes", "--format", "warc", "-o", str(warc))
+    assert refused.returncode == 2 and "holds pages or articles" in refused.stderr
+    no_file = cli("export", str(pool), "--format", "warc")
+    assert no_file.returncode == 2 and "-o FILE.warc.gz" in no_file.stderr
 
 
 @pytest.mark.parametrize(

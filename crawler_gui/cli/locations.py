@@ -4,14 +4,13 @@ there, and an output file that must lie outside the pool and is written whole or
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.engine.export import atomic_file
 from crawler_gui.engine.session import is_pool_url, open_redis_pool
 from crawler_gui.engine.store import PAGES_DIRNAME
 from crawler_gui.errors import ConfigError, CrawlerGuiError, DiskFullError, is_disk_full
@@ -69,24 +68,17 @@ async def opened_pool(
 
 
 @contextlib.contextmanager
-def output(path: str | None) -> Iterator[TextIO]:
-    """Standard output, or a file written whole or not at all: a temporary file in the
-    target's folder, fsynced and renamed over it at the end (a failure, such as no space or no
-    permission, leaves the previous file as it was). Every OSError is one clear line."""
+def output(path: str | None, *, binary: bool = False) -> Iterator[Any]:
+    """Standard output, or a file written whole or not at all (``engine.export.atomic_file``:
+    a failure, such as no space or no permission, leaves the previous file as it was). Every
+    OSError is one clear line. Text unless ``binary``."""
     if not path:
-        yield sys.stdout
+        yield sys.stdout.buffer if binary else sys.stdout
         return
     target = Path(path)
-    tmp: Path | None = None
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-        tmp = Path(name)
-        with open(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with atomic_file(target, binary=binary) as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-        tmp = None
     except OSError as exc:
         reason = exc.strerror or str(exc)
         if isinstance(exc, IsADirectoryError) or target.is_dir():
@@ -94,7 +86,3 @@ def output(path: str | None) -> Iterator[TextIO]:
         if is_disk_full(exc):
             raise DiskFullError(f"cannot write {target}: the disk is full") from exc
         raise CrawlerGuiError(f"cannot write {target}: {reason}") from exc
-    finally:
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                tmp.unlink()

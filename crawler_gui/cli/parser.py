@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from crawler_gui.core.logs import LOG_FORMATS, ROTATE_WHEN
-from crawler_gui.engine.export import EXPORT_RECORDS
+from crawler_gui.engine.export import EXPORT_FORMATS, EXPORT_RECORDS
 from crawler_gui.engine.session import RECONNECT_SECONDS, SCOPE_MODES, is_pool_url
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings
 
@@ -291,9 +291,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     export = sub.add_parser(
         "export",
-        help="write records as JSON Lines: the stored pages, the articles, or every URL's outcome",
-        description="Write records as JSON Lines, one object per line (docs/storage.md). "
-        + " ".join(f"{name}: {text}." for name, text in EXPORT_RECORDS.items()),
+        help="write records as JSON Lines, CSV or WARC: the stored pages, the articles, or every "
+        "URL's outcome",
+        description="Write records as JSON Lines (one object per line), CSV, or WARC "
+        "(docs/storage.md). "
+        + " ".join(f"{name}: {text}." for name, text in EXPORT_RECORDS.items())
+        + " A WARC file holds the pages' bodies as fetched (response records) and each "
+        "article's extraction (a metadata record); it needs -o.",
     )
     export.add_argument(
         "pool_dir",
@@ -305,6 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
         choices=tuple(EXPORT_RECORDS),
         default="pages",
         help="which records (default pages)",
+    )
+    export.add_argument(
+        "--format",
+        dest="export_format",
+        choices=EXPORT_FORMATS,
+        default="jsonl",
+        help="file format (default jsonl; warc: pages or articles, gzip-compressed)",
     )
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
 

@@ -1,17 +1,23 @@
 """The page records: ``export`` (the stored pages, the articles among them, or every URL's
-outcome, as JSON Lines; the record types are defined in ``engine.export``, shared with the
-window) and ``extract`` (articles from the stored pages)."""
+outcome, as JSON Lines, CSV or WARC; the record types are defined in ``engine.export``, shared
+with the window) and ``extract`` (articles from the stored pages)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
-from typing import Any, TextIO
+from pathlib import Path
+from typing import Any
 
-from crawler_gui.engine.export import article_records, page_records, write_records
+from crawler_gui.engine.export import (
+    article_records,
+    check_choice,
+    page_records,
+    write_records,
+    write_warc,
+)
 from crawler_gui.engine.session import is_pool_url
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import ConfigError
@@ -20,6 +26,10 @@ from .locations import existing_pool, existing_store, opened_pool, output, outsi
 
 
 def export_command(args: argparse.Namespace) -> int:
+    fmt = args.export_format
+    check_choice(args.records, fmt)
+    if fmt == "warc" and not args.output:
+        raise ConfigError("a WARC export is binary: give the file with -o FILE.warc.gz")
     if args.records == "outcomes":
         return asyncio.run(_export_outcomes(args))
     if is_pool_url(args.pool_dir):
@@ -30,10 +40,21 @@ def export_command(args: argparse.Namespace) -> int:
     pool_dir = existing_store(args.pool_dir)
     outside_pool(args.output, pool_dir, "export")
     store = PageStore.open_in_pool(pool_dir, create=False)
-    records = article_records if args.records == "articles" else page_records
     try:
+        if fmt == "warc":
+            target = Path(args.output)
+            with output(args.output, binary=True) as out:
+                done = write_warc(out, store, kind=args.records, name=target.name)
+            left = (
+                f" ({done.without_body} without a stored body left out)"
+                if done.without_body
+                else ""
+            )
+            print(f"{done.pages} pages exported{left}", file=sys.stderr)
+            return 0
+        records = article_records if args.records == "articles" else page_records
         with output(args.output) as out:
-            count = write_records(out, records(store), kind=args.records)
+            count = write_records(out, records(store), fmt=fmt, kind=args.records)
     finally:
         store.close()
     print(f"{count} records exported", file=sys.stderr)
@@ -44,19 +65,21 @@ async def _export_outcomes(args: argparse.Namespace) -> int:
     """Every URL's outcome from the pool (a directory or a Redis pool URL)."""
     if not is_pool_url(args.pool_dir):
         outside_pool(args.output, existing_pool(args.pool_dir), "export")
+    fmt = args.export_format
     count = 0
     async with opened_pool(args.pool_dir) as pool:
         with output(args.output) as out:
+            # read in batches (every backend's iter_outcomes is async); one CSV header
+            batch: list[dict[str, Any]] = []
             async for rec in pool.iter_outcomes():
-                _write_record(out, rec)
-                count += 1
+                batch.append(rec)
+                if len(batch) >= 1000:
+                    count += write_records(out, batch, fmt=fmt, kind="outcomes", header=count == 0)
+                    batch = []
+            if batch or count == 0:
+                count += write_records(out, batch, fmt=fmt, kind="outcomes", header=count == 0)
     print(f"{count} records exported", file=sys.stderr)
     return 0
-
-
-def _write_record(out: TextIO, record: dict[str, Any]) -> None:
-    out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")))
-    out.write("\n")
 
 
 async def extract_command(args: argparse.Namespace) -> int:

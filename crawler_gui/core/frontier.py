@@ -154,7 +154,7 @@ def outcome_record(
         return rec
     rec["referrer"] = referrer_of(extra)
     if code == "R":
-        rec["message"] = last_error
+        rec["message"] = None if last_error is None else unpack_retry(last_error).message
         rec["next_try_ts"] = next_try
     return rec
 
@@ -201,6 +201,43 @@ class HostRow(NamedTuple):
     next_allowed: float  #: earliest time of the next request to this host
     delay: float  #: current politeness delay, seconds
     backoff_until: float  #: end of a 429/503 backoff (0 when none)
+    # The inputs of the host's wait, kept by the pool (``core/waits.py`` reads them):
+    last_elapsed: float = 0.0  #: response time of its last result, seconds
+    crawl_delay: float = 0.0  #: robots.txt ``Crawl-delay`` (``set_delay``; 0: none)
+    user_delay: float = -1.0  #: the user's minimum delay for it (``set_host_delay``; <0: none)
+    paused: bool = False  #: paused by the user (``set_host_paused``): not dispatched
+    backoff_status: str = ""  #: the result that started the backoff ("503", "429")
+    retry_after: bool = False  #: the backoff's length came from a ``Retry-After`` header
+    #: Which term made ``delay`` (a :data:`DELAY_BASES` key; "" before a first result).
+    delay_basis: str = ""
+
+
+#: ``HostRow.delay_basis``: factor x last response time, the configured minimum, the user's
+#: per-host delay, robots.txt ``Crawl-delay``, the configured maximum.
+DELAY_BASES = {"f": "factor", "m": "minimum", "u": "user", "c": "crawl_delay", "x": "maximum"}
+
+
+def delay_and_basis(
+    elapsed: float,
+    factor: float,
+    min_delay: float,
+    max_delay: float,
+    crawl_delay: float,
+    user_delay: float,
+) -> tuple[float, str]:
+    """A host's politeness delay after a result and which term made it (both backends, the
+    Redis one in ``status.lua`` too): ``max(floor, min(max_delay, factor x elapsed))`` where
+    the floor is the configured minimum, or the user's per-host delay when set, and never
+    below robots.txt's ``Crawl-delay``."""
+    floor, basis = (user_delay, "u") if user_delay >= 0 else (min_delay, "m")
+    if crawl_delay > floor:
+        floor, basis = crawl_delay, "c"
+    delay = factor * max(0.0, elapsed)
+    if delay > max_delay:
+        delay, dbasis = max_delay, "x"
+    else:
+        dbasis = "f"
+    return (delay, dbasis) if delay > floor else (floor, basis)
 
 
 class PendingRow(NamedTuple):
@@ -237,8 +274,87 @@ class RetryRow(NamedTuple):
     host: str
     depth: int
     attempts: int  #: failed attempts so far
-    last_error: str
+    last_error: str  #: the fetcher's message (English), as exported
     next_try: float
+    kind: str = ""  #: the error kind (an ``ErrorKind`` value; "" for an HTTP status)
+    status: int | None = None  #: the HTTP status of the last attempt, if any
+    backoff: float = 0.0  #: seconds from the failure to ``next_try``
+    retry_after: bool = False  #: the backoff came from a ``Retry-After`` header
+
+
+class WaitingRow(NamedTuple):
+    """A URL waiting in a host's queue (``waiting_urls``)."""
+
+    url: str
+    depth: int
+    added: float  #: when it was queued (or queued again), POSIX seconds
+    attempts: int
+    referrer: str | None
+
+
+class WaitingPage(NamedTuple):
+    """One page of a host's queue, in the order it is crawled, and how many wait in all."""
+
+    total: int
+    rows: tuple[WaitingRow, ...]
+
+
+class FailedRow(NamedTuple):
+    """A URL of a host that failed for good (``failed_urls``), with its last reason."""
+
+    url: str
+    depth: int
+    attempts: int
+    changed: float
+    status: int | None
+    reason: str  #: an ``ErrorKind`` value ("" for an HTTP status alone)
+    message: str
+    refused: bool  #: refused by policy (robots.txt, address, scope), not an error
+
+
+#: Separates the parts of a retry's stored error (never in an error message).
+_RSEP = "\x1f"
+
+
+def pack_retry(result: FetchResult, backoff: float, throttled: bool) -> str:
+    """What both backends keep as a retrying URL's last error: the error kind, the status,
+    the backoff (seconds) and whether ``Retry-After`` set it, then the message, separated by
+    0x1F. A record from before it holds the message alone (:func:`unpack_retry` reads both)."""
+    kind = "" if result.error is None else result.error.value
+    status = "" if result.status is None else str(result.status)
+    ra = "1" if throttled and result.retry_after is not None else ""
+    message = (result.message or result.label).replace(_RSEP, " ")
+    return _RSEP.join((kind, status, repr(float(backoff)), ra, message))
+
+
+class RetryDetail(NamedTuple):
+    message: str
+    kind: str
+    status: int | None
+    backoff: float
+    retry_after: bool
+
+
+def unpack_retry(text: str) -> RetryDetail:
+    parts = text.split(_RSEP, 4)
+    if len(parts) < 5:
+        return RetryDetail(text, "", None, 0.0, False)
+    kind, status, backoff, ra, message = parts
+    try:
+        seconds = float(backoff)
+    except ValueError:
+        seconds = 0.0
+    return RetryDetail(message, kind, int(status) if status.isdigit() else None, seconds, ra == "1")
+
+
+def retry_row(
+    url: str, host: str, depth: int, attempts: int, packed: str, next_try: float
+) -> RetryRow:
+    """A :class:`RetryRow` from a retry record's fields (the error as :func:`pack_retry`)."""
+    d = unpack_retry(packed)
+    return RetryRow(
+        url, host, depth, attempts, d.message, next_try, d.kind, d.status, d.backoff, d.retry_after
+    )
 
 
 class HubRow(NamedTuple):
@@ -367,6 +483,35 @@ class Frontier(Protocol):
     def iter_outcomes(self) -> AsyncIterator[dict[str, Any]]:
         """Every URL's outcome as an export record (:func:`outcome_record`): ``export
         --records outcomes``. An async iterator on every backend (read in batches)."""
+        ...
+
+    async def set_host_paused(self, host: str, paused: bool) -> None:
+        """Pause (or resume) one host: a paused host's URLs and hubs are not handed out (by
+        any worker of a shared pool) until it is resumed. Persisted in the pool."""
+        ...
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None:
+        """The user's minimum delay between two requests to one host, in place of the
+        configured minimum (robots.txt ``Crawl-delay`` still holds); ``None`` removes it.
+        Persisted; the host's next request moves to match."""
+        ...
+
+    async def waiting_urls(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
+        """Page ``page`` (from 0) of a host's waiting URLs, in the order they are crawled."""
+        ...
+
+    async def failed_urls(self, host: str, limit: int = 200) -> list[FailedRow]:
+        """Up to ``limit`` URLs of a host that failed for good or were refused, with why."""
+        ...
+
+    async def forget_waiting(self, host: str) -> int:
+        """Drop every waiting URL of a host from the pool (unknown again: a link found later
+        queues it again); URLs in flight or retrying stay. Returns how many."""
+        ...
+
+    async def retry_failed(self, host: str) -> int:
+        """Queue again a host's URLs that failed for good (not those refused by policy), at
+        their depth with their referrer, attempts counted from zero. Returns how many."""
         ...
 
     async def requeue_refused(self, keep: Callable[[Refusal], bool]) -> int:

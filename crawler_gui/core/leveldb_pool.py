@@ -42,6 +42,7 @@ from crawler_gui.core.frontier import (
     PARKED_CRASHED,
     AddReport,
     AddRequest,
+    FailedRow,
     HostRow,
     HubRow,
     HubSpec,
@@ -50,17 +51,22 @@ from crawler_gui.core.frontier import (
     PoolSnapshot,
     PoolTotals,
     Refusal,
-    RetryRow,
+    WaitingPage,
+    WaitingRow,
     hub_learned,
     outcome_record,
     pack_failure,
+    pack_retry,
     referrer_of,
+    retry_row,
+    unpack_failure,
+    unpack_retry,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig
 from crawler_gui.core.pool_rules import (
     checked_adds,
     checked_hubs,
-    host_delay,
+    host_delay_and_basis,
     hub_next_due,
     hub_outcome,
     outcome_of,
@@ -111,6 +117,11 @@ _UREC = struct.Struct(">cHHQd")
 _LREC = struct.Struct(">ddHQB")
 # Host record: waiting, done, failed, retrying, redirected, min_delay, backoff_until, next_allowed.
 _HREC = struct.Struct(">QQQQQddd")
+# ... then (absent in records of older versions) the inputs of the host's wait: the delay in
+# force f64, the last response time f64, the user's delay f64 (< 0: none), flags u8 (1 paused,
+# 2 backoff from Retry-After), the status that started the backoff u16, and the delay's basis
+# (1 byte, DELAY_BASES).
+_HEXT = struct.Struct(">dddBHc")
 _QSUFFIX = struct.Struct(">HQ")
 _SEQ = struct.Struct(">Q")
 
@@ -124,6 +135,8 @@ READER_STOP_SECONDS = 30.0
 #: URLs per write batch of ``add_many``, yielding to the loop in between: about 5 ms each (a
 #: page with 300,000 links must not freeze the window for the seconds they take in all).
 ADD_CHUNK = 500
+#: Waiting URLs dropped per write batch by ``forget_waiting`` (a few ms of the loop each).
+FORGET_CHUNK = 1000
 
 
 def _qkey(host: str, depth: int, seq: int) -> bytes:
@@ -162,7 +175,9 @@ class _Host:
     """Per-host bookkeeping kept in RAM (and mirrored in ``s/<host>``)."""
 
     __slots__ = (
+        "backoff_status",
         "backoff_until",
+        "basis",
         "buf",
         "buf_complete",
         "cursor",
@@ -170,14 +185,18 @@ class _Host:
         "done",
         "failed",
         "in_flight",
+        "last_elapsed",
         "last_status",
         "min_delay",
         "name",
         "next_allowed",
+        "paused",
         "prefix",
         "queued",
         "redirected",
+        "retry_after",
         "retrying",
+        "user_delay",
         "version",
         "waiting",
     )
@@ -195,6 +214,12 @@ class _Host:
         self.next_allowed = 0.0
         self.delay = 0.0
         self.last_status = ""
+        self.last_elapsed = 0.0
+        self.user_delay = -1.0
+        self.paused = False
+        self.backoff_status = 0
+        self.retry_after = False
+        self.basis = b" "
         self.version = 0
         # Read-ahead: the first queue entries of this host, in key order. Each entry is the
         # queue key's suffix (depth, seq; 10 bytes) followed by the queue value.
@@ -216,6 +241,13 @@ class _Host:
             self.min_delay,
             self.backoff_until,
             self.next_allowed,
+        ) + _HEXT.pack(
+            self.delay,
+            self.last_elapsed,
+            self.user_delay,
+            (1 if self.paused else 0) | (2 if self.retry_after else 0),
+            self.backoff_status,
+            self.basis,
         )
 
     def unpack(self, raw: bytes) -> None:
@@ -228,7 +260,12 @@ class _Host:
             self.min_delay,
             self.backoff_until,
             self.next_allowed,
-        ) = _HREC.unpack(raw)
+        ) = _HREC.unpack_from(raw)
+        if len(raw) >= _HREC.size + _HEXT.size:
+            dl, le, ud, flags, bs, basis = _HEXT.unpack_from(raw, _HREC.size)
+            self.delay, self.last_elapsed, self.user_delay, self.backoff_status = dl, le, ud, bs
+            self.basis = basis
+            self.paused, self.retry_after = bool(flags & 1), bool(flags & 2)
         self.buf_complete = self.waiting == 0
 
     def allowed_at(self) -> float:
@@ -770,7 +807,12 @@ class LevelDBPool:
 
     def _schedule(self, h: _Host, now: float) -> None:
         """Put a host in the ready deque or the sleep heap if it can take another fetch."""
-        if h.queued or h.waiting <= 0 or h.in_flight >= self.config.politeness.max_in_flight:
+        if (
+            h.queued
+            or h.waiting <= 0
+            or h.in_flight >= self.config.politeness.max_in_flight
+            or h.paused
+        ):
             return
         at = h.allowed_at()
         h.queued = True
@@ -931,6 +973,8 @@ class LevelDBPool:
                 if hub is None or hub.in_flight or hub.due != due or hub.parked:
                     continue  # stale heap entry
                 h = self._host(hub.host)
+                if h.paused:
+                    continue  # back on the heap when the host is resumed
                 if h.in_flight >= max_if or h.allowed_at() > now:
                     skipped.append((due, url))
                     continue
@@ -962,7 +1006,7 @@ class LevelDBPool:
         while ready and len(out) < count:
             h = ready.popleft()
             h.queued = False
-            if h.waiting <= 0 or h.in_flight >= max_if:
+            if h.waiting <= 0 or h.in_flight >= max_if or h.paused:
                 continue
             if h.next_allowed > now or h.backoff_until > now:  # a hub or a result moved it
                 self._schedule(h, now)
@@ -1193,13 +1237,17 @@ class LevelDBPool:
             h.in_flight -= 1
             status = result.status
             h.last_status = str(status) if status is not None else result.label
-            h.delay = host_delay(pol, result.elapsed, h.min_delay)
+            h.last_elapsed = result.elapsed
+            h.delay, basis = host_delay_and_basis(pol, result.elapsed, h.min_delay, h.user_delay)
+            h.basis = basis.encode()
             h.next_allowed = now + h.delay
             outcome = outcome_of(result)
             if outcome is Outcome.THROTTLED:
-                h.backoff_until = max(
-                    h.backoff_until, now + cfg.retry.throttle_delay(result.retry_after)
-                )
+                until = now + cfg.retry.throttle_delay(result.retry_after)
+                if until > h.backoff_until:
+                    h.backoff_until = until
+                    h.backoff_status = status or 0
+                    h.retry_after = result.retry_after is not None
             dirty[h] = None
             if lease.is_hub:
                 self._hub_result(wb, url, result, outcome, now)
@@ -1248,7 +1296,7 @@ class LevelDBPool:
                         h.name,
                         lease.depth,
                         attempts,
-                        result.message or result.label,
+                        pack_retry(result, delay, outcome is Outcome.THROTTLED),
                         now + delay,
                         seq,
                         ref,
@@ -1522,6 +1570,171 @@ class LevelDBPool:
         self._put(P_HOST + h.name.encode(), h.pack())
         self._touch(h)
 
+    async def set_host_paused(self, host: str, paused: bool) -> None:
+        self._check_open()
+        h = self._host(host)
+        if h.paused == paused:
+            return
+        h.paused = paused
+        self._put(P_HOST + h.name.encode(), h.pack())
+        self._touch(h)
+        if not paused:
+            now = self.clock.now()
+            self._schedule(h, now)
+            for hub in self._hubs.values():  # pop dropped them from the heap while paused
+                if hub.host == h.name and not hub.in_flight and not hub.parked:
+                    heapq.heappush(self._hub_heap, (hub.due, hub.url))
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None:
+        self._check_open()
+        h = self._host(host)
+        h.user_delay = -1.0 if seconds is None else max(0.0, float(seconds))
+        if h.basis.strip():  # the delay in force, made again from the last result's inputs
+            pol = self.config.politeness
+            last = h.next_allowed - h.delay
+            h.delay, basis = host_delay_and_basis(pol, h.last_elapsed, h.min_delay, h.user_delay)
+            h.basis = basis.encode()
+            # A longer delay moves the next request later; a shorter one counts from it.
+            h.next_allowed = max(h.next_allowed, last + h.delay)
+        self._put(P_HOST + h.name.encode(), h.pack())
+        self._touch(h)
+
+    async def _read(self, work: Callable[[Any, threading.Event], _T]) -> _T:
+        """Run ``work(snapshot, stop)`` in a worker thread over a consistent view of the
+        database (a page of a host's queue: never on the loop); :meth:`close` waits for it."""
+        self._check_open()
+        stop, done = threading.Event(), threading.Event()
+        snap = self._db.snapshot()
+        reader = (stop, done)
+        self._readers.append(reader)
+
+        def run() -> _T:
+            try:
+                return work(snap, stop)
+            finally:
+                snap.close()  # here, in the thread that used it, even if the caller left
+                done.set()
+
+        try:
+            return await asyncio.to_thread(run)
+        except asyncio.CancelledError:
+            stop.set()  # the thread ends at its next row
+            raise
+        finally:
+            if reader in self._readers and done.is_set():
+                self._readers.remove(reader)
+
+    async def waiting_urls(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
+        h = self._hosts.get(host)
+        total = h.waiting if h is not None else 0
+        prefix = P_QUEUE + host.encode() + b"\x00"
+        skip = max(0, page) * max(1, page_size)
+
+        def work(snap: Any, stop: threading.Event) -> tuple[WaitingRow, ...]:
+            rows: list[WaitingRow] = []
+            with snap.iterator(prefix=prefix) as it:
+                for n, (key, raw) in enumerate(it):
+                    if n < skip:
+                        continue
+                    if len(rows) >= page_size or stop.is_set():
+                        break
+                    url, attempts, ref = _read_qval(raw)
+                    depth, _seq = _QSUFFIX.unpack(key[-_QSUFFIX.size :])
+                    urec = snap.get(P_URL + url.encode())
+                    added = _read_urec(urec)[4] if urec is not None else 0.0
+                    rows.append(WaitingRow(url, depth, added, attempts, ref))
+            return tuple(rows)
+
+        return WaitingPage(total, await self._read(work))
+
+    def _host_url_prefixes(self, host: str) -> tuple[bytes, ...]:
+        return tuple(P_URL + f"{scheme}://{host}/".encode() for scheme in ("http", "https"))
+
+    async def failed_urls(self, host: str, limit: int = 200) -> list[FailedRow]:
+        prefixes = self._host_url_prefixes(host)
+
+        def work(snap: Any, stop: threading.Event) -> list[FailedRow]:
+            rows: list[FailedRow] = []
+            for prefix in prefixes:
+                with snap.iterator(prefix=prefix) as it:
+                    for key, raw in it:
+                        if len(rows) >= limit or stop.is_set():
+                            return rows
+                        if raw[:1] != F:
+                            continue
+                        _s, depth, attempts, _seq, t, extra = _read_urec(raw)
+                        d = unpack_failure(extra)
+                        refused = snap.get(P_REFUSAL + key[len(P_URL) :]) is not None
+                        url = key[len(P_URL) :].decode()
+                        rows.append(
+                            FailedRow(
+                                url, depth, attempts, t, d.status, d.reason, d.message, refused
+                            )
+                        )
+            return rows
+
+        return await self._read(work)
+
+    async def forget_waiting(self, host: str) -> int:
+        self._check_open()
+        h = self._hosts.get(host)
+        if h is None:
+            return 0
+        forgotten = 0
+        start = h.prefix  # past the keys deleted so far: never wade through their tombstones
+        while h.waiting > 0:
+            self._check_open()
+            wb = self._batch()
+            n = 0
+            with self._db.iterator(start=start, stop=h.prefix[:-1] + b"\x01") as it:
+                for key, raw in it:
+                    url = _read_qval(raw)[0]
+                    wb.delete(key)
+                    wb.delete(P_URL + url.encode())
+                    start = key + b"\x00"
+                    n += 1
+                    if n >= FORGET_CHUNK:
+                        break
+            if n == 0:
+                break
+            h.waiting -= n
+            self._t_waiting -= n
+            h.buf.clear()
+            h.buf_complete = h.waiting <= 0
+            h.cursor = b""
+            wb.put(P_HOST + h.name.encode(), h.pack())
+            wb.write()
+            forgotten += n
+            await asyncio.sleep(0)
+        if h.waiting < 0:  # counters that disagreed with the queue: trust the queue
+            self._t_waiting -= h.waiting
+            h.waiting = 0
+            self._put(P_HOST + h.name.encode(), h.pack())
+        self._touch(h)
+        return forgotten
+
+    async def retry_failed(self, host: str) -> int:
+        self._check_open()
+        prefixes = self._host_url_prefixes(host)
+
+        def work(snap: Any, stop: threading.Event) -> list[AddRequest]:
+            wanted: list[AddRequest] = []
+            for prefix in prefixes:
+                with snap.iterator(prefix=prefix) as it:
+                    for key, raw in it:
+                        if stop.is_set():
+                            return wanted
+                        if raw[:1] != F or snap.get(P_REFUSAL + key[len(P_URL) :]) is not None:
+                            continue
+                        _s, depth, _a, _seq, _t, extra = _read_urec(raw)
+                        url = key[len(P_URL) :].decode()
+                        wanted.append(AddRequest(url, depth, referrer_of(extra)))
+            return wanted
+
+        wanted = await self._read(work)
+        report = await self.add_many(wanted, always=True)
+        return report.added
+
     def set_config(self, config: PoolConfig) -> None:
         """Change policy live (the settings dialog)."""
         self.config = config
@@ -1576,6 +1789,13 @@ class LevelDBPool:
                 h.allowed_at(),
                 h.delay,
                 h.backoff_until if h.backoff_until > now else 0.0,
+                h.last_elapsed,
+                h.min_delay,
+                h.user_delay,
+                h.paused,
+                str(h.backoff_status) if h.backoff_status else "",
+                h.retry_after,
+                h.basis.decode().strip(),
             )
             for h in hosts
         )
@@ -1587,7 +1807,7 @@ class LevelDBPool:
         )
         soonest = heapq.nsmallest(retry_limit, self._retries.values(), key=lambda r: r.next_try)
         retrying = tuple(
-            RetryRow(r.url, r.host, r.depth, r.attempts, r.last_error, r.next_try) for r in soonest
+            retry_row(r.url, r.host, r.depth, r.attempts, r.last_error, r.next_try) for r in soonest
         )
         hubs = tuple(
             HubRow(
@@ -1645,7 +1865,13 @@ class LevelDBPool:
         while heap:  # drop stale entries on top: removed, in flight, or re-scheduled hubs
             due, url = heap[0]
             hub = self._hubs.get(url)
-            if hub is not None and not hub.in_flight and hub.due == due and not hub.parked:
+            if (
+                hub is not None
+                and not hub.in_flight
+                and hub.due == due
+                and not hub.parked
+                and not self._host(hub.host).paused
+            ):
                 times.append(due)
                 break
             heapq.heappop(heap)
@@ -1931,13 +2157,10 @@ def _export_records(
                 raise halt
             h = _Host(key[len(P_HOST) :].decode())
             h.unpack(raw)
-            if h.min_delay or h.backoff_until:
-                yield {
-                    "t": "host",
-                    "host": h.name,
-                    "min_delay": h.min_delay,
-                    "backoff_until": h.backoff_until,
-                }
+            if h.min_delay or h.backoff_until or h.paused or h.user_delay >= 0:
+                yield snapshot_file.host_record(
+                    h.name, h.min_delay, h.backoff_until, h.paused, h.user_delay
+                )
     with snap.iterator(prefix=P_HUB) as it:
         for key, raw in it:
             if stopped():
@@ -1975,7 +2198,7 @@ def _export_records(
                 out["referrer"] = referrer_of(extra)
             if state == R and url in retry:
                 out["next_try"] = retry[url]["n"]
-                out["last_error"] = retry[url]["e"]
+                out["last_error"] = unpack_retry(str(retry[url]["e"])).message
             if url in leases:
                 out["state"] = "waiting"  # in flight when saved: fetched again after a load
             yield out
@@ -2046,6 +2269,7 @@ def _build_staging(src: Path, staging: Path) -> int:
                 h = hosts.get(rec.host) or hosts.setdefault(rec.host, _Host(rec.host))
                 h.min_delay = rec.min_delay
                 h.backoff_until = rec.backoff_until
+                h.paused, h.user_delay = rec.paused, rec.user_delay
             # (a ScopeRecord is the crawl's, not the pool's: kept by the caller)
             pending_ops += 1
             if pending_ops >= 20000:

@@ -30,6 +30,8 @@ class ErrorKind(enum.StrEnum):
     TOO_MANY_REDIRECTS = "too_many_redirects"
     UNSUPPORTED = "unsupported"  #: content type not stored and not parsed
     INTERNAL = "internal"  #: a bug in the crawler while handling this URL
+    #: robots.txt could not be fetched (5xx, 429, network): the host's pages wait (RFC 9309)
+    ROBOTS_UNREACHABLE = "robots_unreachable"
 
     @property
     def retryable(self) -> bool:
@@ -51,6 +53,7 @@ _RETRYABLE_ERRORS = frozenset(
         ErrorKind.RESET,
         ErrorKind.PROTOCOL,
         ErrorKind.INTERNAL,
+        ErrorKind.ROBOTS_UNREACHABLE,
     }
 )
 

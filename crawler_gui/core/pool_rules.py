@@ -16,7 +16,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
-from crawler_gui.core.frontier import AddReport, AddRequest, HubSpec
+from crawler_gui.core.frontier import AddReport, AddRequest, HubSpec, delay_and_basis
 from crawler_gui.core.policy import (
     FetchResult,
     Outcome,
@@ -41,6 +41,23 @@ def host_delay(politeness: Politeness, elapsed: float, host_minimum: float = 0.0
     """Seconds a host waits after a response that took ``elapsed`` seconds; ``host_minimum``
     is its robots.txt ``Crawl-delay`` (``Frontier.set_delay``)."""
     return politeness.delay_after(elapsed, host_minimum)
+
+
+def host_delay_and_basis(
+    politeness: Politeness, elapsed: float, crawl_delay: float, user_delay: float
+) -> tuple[float, str]:
+    """A host's politeness delay after a response that took ``elapsed`` seconds, from its
+    own inputs (robots.txt ``Crawl-delay``; the user's per-host minimum, < 0 when none), and
+    which term made it (a ``DELAY_BASES`` key): :func:`frontier.delay_and_basis`, the one
+    ``status.lua`` and ``edit.lua`` apply too."""
+    return delay_and_basis(
+        elapsed,
+        politeness.delay_factor,
+        politeness.min_delay,
+        politeness.max_delay,
+        crawl_delay,
+        user_delay,
+    )
 
 
 @functools.lru_cache(maxsize=16)

@@ -44,6 +44,7 @@ from crawler_gui.core.freshness import HubInput, RateState, plan_one, plan_spans
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
+    FailedRow,
     HostRow,
     HubRow,
     HubSpec,
@@ -53,17 +54,22 @@ from crawler_gui.core.frontier import (
     PoolTotals,
     Refusal,
     RetryRow,
+    WaitingPage,
+    WaitingRow,
     WorkerRow,
     hub_learned,
     outcome_record,
     pack_failure,
+    pack_retry,
     referrer_of,
+    retry_row,
+    unpack_failure,
+    unpack_retry,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig
 from crawler_gui.core.pool_rules import (
     checked_adds,
     checked_hubs,
-    host_delay,
     hub_outcome,
     outcome_of,
     retry_schedule,
@@ -100,6 +106,8 @@ CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseco
 REDIS_REPLAN_SECONDS = 10.0
 #: URLs (or hubs, or hosts) per export script of a snapshot save: a few milliseconds each.
 EXPORT_CHUNK = 2000
+#: Waiting URLs one ``forget`` edit drops (a host's whole queue takes several).
+FORGET_CHUNK = 1000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
 
 STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
@@ -752,9 +760,12 @@ class RedisPool:
             raise PoolClosedError("the pool is closed")
         if not results:
             return
-        retry = self.config.retry
+        pol, retry = self.config.politeness, self.config.retry
         head: list[str | int | float] = [
             retry.failure_threshold,
+            pol.min_delay,
+            pol.delay_factor,
+            pol.max_delay,
             " ".join(_fmt(d) for d in retry_schedule(retry)),
         ]
         by_group: dict[str, list[str | int | float]] = {}
@@ -765,6 +776,7 @@ class RedisPool:
             final_host = str(fields[10])
             fields.append("1" if not final_host or self._group(final_host) == group else "0")
             fields += learned.get(str(fields[1]) or url, ("", "", ""))
+            fields.append("1" if result.retry_after is not None else "0")
             by_group.setdefault(group, []).extend(fields)
         follow: list[AddRequest] = []
         seen: dict[str, list[str | int]] = {}
@@ -904,9 +916,11 @@ class RedisPool:
             canonical,
             _OUTCOME_CODES[outcome],
             str(status) if status is not None else result.label,
-            host_delay(self.config.politeness, result.elapsed),  # (the script adds Crawl-delay)
+            # the politeness delay is the script's, from the host's own inputs (delay_and_basis)
+            float(result.elapsed),
             self.config.retry.throttle_delay(result.retry_after),
-            result.message or result.label,
+            # the retry's backoff is the script's (0 here: read as next try - failure time)
+            pack_retry(result, 0.0, outcome is Outcome.THROTTLED),
             result.label,
             hub_outcome(result, outcome).value,
             final,
@@ -972,6 +986,98 @@ class RedisPool:
 
     async def set_delay(self, host: str, seconds: float) -> None:
         await self._run("edit", self._group(host), "set_delay", host, max(0.0, float(seconds)))
+
+    async def set_host_paused(self, host: str, paused: bool) -> None:
+        await self._run("edit", self._group(host), "pause", host, 1 if paused else 0)
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None:
+        pol = self.config.politeness
+        value = -1.0 if seconds is None else max(0.0, float(seconds))
+        await self._run(
+            "edit",
+            self._group(host),
+            "host_delay",
+            host,
+            value,
+            pol.delay_factor,
+            pol.min_delay,
+            pol.max_delay,
+        )
+
+    async def waiting_urls(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
+        """A page of a host's queue: two reads (the queue's slice, then its URL records),
+        not one script: a picture of a moment, as the window shows it."""
+        client = await self._client()
+        group = self._group(host)
+        start = max(0, page) * max(1, page_size)
+        with self._errors():
+            total: Any = await client.zcard(f"{group}q:{{{host}}}")
+            urls: Any = await client.zrange(f"{group}q:{{{host}}}", start, start + page_size - 1)
+            raws: Any = await client.hmget(group + "url", urls) if urls else []
+        rows = []
+        for url, raw in zip(urls, raws, strict=True):
+            if raw is None:
+                continue
+            _st, depth, attempts, _seq, t, extra = raw.split("\t", 5)
+            rows.append(WaitingRow(url, int(depth), float(t), int(attempts), extra or None))
+        return WaitingPage(int(total), tuple(rows))
+
+    async def _host_urls(self, host: str) -> AsyncIterator[tuple[str, str, bool]]:
+        """Every URL record of a host (url, record, refused), read in batches (HSCAN with a
+        pattern: the server walks its group's whole URL hash, a batch at a time)."""
+        client = await self._client()
+        group = self._group(host)
+        pattern = "http*://" + _glob_escape(host) + "/*"
+        cursor: Any = 0
+        while True:
+            with self._errors():
+                reply: Any = await client.hscan(group + "url", cursor, match=pattern, count=CHUNK)
+            cursor, batch = reply
+            failed = [url for url, raw in batch.items() if raw.startswith("F\t")]
+            if failed:
+                with self._errors():
+                    refused: Any = await client.hmget(group + "refusals", failed)
+                marks = dict(zip(failed, refused, strict=True))
+            else:
+                marks = {}
+            for url, raw in batch.items():
+                yield url, raw, marks.get(url) is not None
+            if not cursor:
+                break
+
+    async def failed_urls(self, host: str, limit: int = 200) -> list[FailedRow]:
+        rows: list[FailedRow] = []
+        async for url, raw, refused in self._host_urls(host):
+            if len(rows) >= limit:
+                break
+            st, depth, attempts, _seq, t, extra = raw.split("\t", 5)
+            if st != "F" or url_host(url) != host:
+                continue
+            d = unpack_failure(extra)
+            rows.append(
+                FailedRow(
+                    url, int(depth), int(attempts), float(t), d.status, d.reason, d.message, refused
+                )
+            )
+        return rows
+
+    async def forget_waiting(self, host: str) -> int:
+        group = self._group(host)
+        forgotten = 0
+        while True:
+            n = int(await self._run("edit", group, "forget", host, FORGET_CHUNK))
+            forgotten += n
+            if n < FORGET_CHUNK:
+                return forgotten
+
+    async def retry_failed(self, host: str) -> int:
+        wanted: list[AddRequest] = []
+        async for url, raw, refused in self._host_urls(host):
+            st, depth, _a, _seq, _t, extra = raw.split("\t", 5)
+            if st == "F" and not refused and url_host(url) == host:
+                wanted.append(AddRequest(url, int(depth), referrer_of(extra)))
+        report = await self.add_many(wanted, always=True)
+        return report.added
 
     def set_config(self, config: PoolConfig) -> None:
         """Change policy live for this client (each worker passes its own config)."""
@@ -1359,6 +1465,11 @@ class RedisPool:
 
 
 # ---- snapshot rows ------------------------------------------------------------------------------
+def _glob_escape(text: str) -> str:
+    """``text`` matched literally by a Redis pattern (an IPv6 host has brackets)."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
+
+
 def _host_rows(hosts_raw: list[Any], now: float) -> list[HostRow]:
     return [
         HostRow(
@@ -1372,8 +1483,17 @@ def _host_rows(hosts_raw: list[Any], now: float) -> list[HostRow]:
             max(_f(na), _f(bo)),
             _f(dl),
             _f(bo) if _f(bo) > now else 0.0,
+            _f(le),
+            _f(md),
+            _f(ud),
+            pa == "1",
+            bs if _f(bo) > now else "",
+            ra == "1",
+            db,
         )
-        for name, wait, infl, done, fail, retr, ls, na, bo, dl in hosts_raw
+        for name, wait, infl, done, fail, retr, ls, na, bo, dl, le, md, ud, pa, bs, ra, db in (
+            hosts_raw
+        )
     ]
 
 
@@ -1396,10 +1516,13 @@ def _pending_rows(leases_raw: list[Any]) -> list[PendingRow]:
 
 
 def _retry_rows(retry_raw: list[Any]) -> list[RetryRow]:
-    return [
-        RetryRow(url, url_host(url), int(d), int(a), err, float(n))
-        for url, d, a, err, n in retry_raw
-    ]
+    rows = []
+    for url, d, a, err, n, t in retry_raw:
+        row = retry_row(url, url_host(url), int(d), int(a), err, float(n))
+        if not row.backoff:  # the script chose it: from the failure to the next try
+            row = row._replace(backoff=max(0.0, float(n) - float(t)))
+        rows.append(row)
+    return rows
 
 
 class _HubRecord(NamedTuple):
@@ -1499,15 +1622,11 @@ def _hub_rows(hubs_raw: list[Any]) -> list[HubRow]:
 def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
     """The records of ``export.lua``'s reply, shaped as ``leveldb_pool._export_records``."""
     urls_raw, retry_raw, rdata_raw, hubs_raw, hosts_raw, leased_raw = reply
-    for i in range(0, len(hosts_raw), 3):
+    for i in range(0, len(hosts_raw), 5):
         min_delay, backoff = float(hosts_raw[i + 1]), float(hosts_raw[i + 2])
-        if min_delay or backoff:
-            yield {
-                "t": "host",
-                "host": hosts_raw[i],
-                "min_delay": min_delay,
-                "backoff_until": backoff,
-            }
+        paused, user_delay = hosts_raw[i + 3] == "1", float(hosts_raw[i + 4])
+        if min_delay or backoff or paused or user_delay >= 0:
+            yield snapshot_file.host_record(hosts_raw[i], min_delay, backoff, paused, user_delay)
     for i in range(0, len(hubs_raw), 2):
         _host, span, last, due, _infl, res, crashes, fails, parked = _hub_fields(hubs_raw[i + 1])
         hub: dict[str, Any] = {
@@ -1546,7 +1665,7 @@ def _export_records(reply: list[Any]) -> Iterable[dict[str, Any]]:
             out["referrer"] = referrer_of(extra)
         if st == "R" and url in next_try:
             out["next_try"] = next_try[url]
-            out["last_error"] = errors.get(url, "")
+            out["last_error"] = unpack_retry(errors.get(url, "")).message
         if url in leased:
             out["state"] = "waiting"  # in flight when saved: fetched again after a load
         yield out
@@ -1562,6 +1681,8 @@ class _StagingHost:
     md: float = 0.0
     bo: float = 0.0
     na: float = 0.0
+    pa: bool = False
+    ud: float = -1.0
 
     def fields(self) -> dict[FieldT, EncodableT]:
         return {
@@ -1576,6 +1697,8 @@ class _StagingHost:
             "na": repr(self.na),
             "dl": "0",
             "ls": "",
+            "pa": 1 if self.pa else 0,
+            "ud": repr(self.ud),
         }
 
 
@@ -1692,6 +1815,7 @@ class _StreamStaging:
             h = self._host(rec.host)
             h.md = rec.min_delay
             h.bo = rec.backoff_until
+            h.pa, h.ud = rec.paused, rec.user_delay
         # (a ScopeRecord is the crawl's, not the pool's: kept by the caller)
 
     def _finish(self) -> None:

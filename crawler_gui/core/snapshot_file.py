@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import json
+import math
 import os
 import time
 import zlib
@@ -154,6 +155,35 @@ def scope_domain(rec: dict[str, Any]) -> str:
     ):
         raise SnapshotFormatError(f"a scope record holds no valid domain ({domain!r:.80})")
     return domain
+
+
+def host_record(
+    host: str, min_delay: float, backoff_until: float, paused: bool, user_delay: float
+) -> dict[str, Any]:
+    """A ``host`` record; ``paused`` and ``user_delay`` (the user's per-host control) only
+    when set (a reader that does not know them ignores them)."""
+    rec: dict[str, Any] = {
+        "t": "host",
+        "host": host,
+        "min_delay": min_delay,
+        "backoff_until": backoff_until,
+    }
+    if paused:
+        rec["paused"] = True
+    if user_delay >= 0:
+        rec["user_delay"] = user_delay
+    return rec
+
+
+def host_control(rec: dict[str, Any]) -> tuple[bool, float]:
+    """The user's control of a host in a ``host`` record: (paused, user delay; < 0: none)."""
+    paused = rec.get("paused", False)
+    if not isinstance(paused, bool):
+        raise SnapshotFormatError("a host record's paused is not true or false")
+    delay = rec.get("user_delay", -1.0)
+    if isinstance(delay, bool) or not isinstance(delay, int | float) or not math.isfinite(delay):
+        raise SnapshotFormatError("a host record's user_delay is not a number")
+    return paused, float(delay) if delay >= 0 else -1.0
 
 
 def read_scope(path: Path) -> frozenset[str]:

@@ -58,6 +58,8 @@ class HostRecord:
     host: str
     min_delay: float
     backoff_until: float
+    paused: bool = False  #: paused by the user (``Frontier.set_host_paused``)
+    user_delay: float = -1.0  #: the user's minimum delay (``Frontier.set_host_delay``; <0: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,10 @@ def parse_record(rec: dict[str, Any]) -> SnapshotRecord:
         name = rec["host"]
         if not isinstance(name, str) or not name or "\t" in name:
             raise SnapshotFormatError("a host record has no host")
-        return HostRecord(name, _num(rec, "min_delay"), _num(rec, "backoff_until"))
+        paused, user_delay = snapshot_file.host_control(rec)
+        return HostRecord(
+            name, _num(rec, "min_delay"), _num(rec, "backoff_until"), paused, user_delay
+        )
     raise SnapshotFormatError(f"unknown record type {kind!r}")
 
 

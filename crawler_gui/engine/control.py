@@ -43,6 +43,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from crawler_gui.core.frontier import (
     AddReport,
+    FailedRow,
     Frontier,
     HostRow,
     HubRow,
@@ -51,8 +52,11 @@ from crawler_gui.core.frontier import (
     PoolSnapshot,
     PoolTotals,
     RetryRow,
+    WaitingPage,
+    WaitingRow,
 )
 from crawler_gui.engine.crawler import make_scope
+from crawler_gui.engine.robots import RobotsText
 from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import StatsSnapshot
@@ -334,6 +338,21 @@ class RunControl(Protocol):
     async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport: ...
 
     def apply_settings(self, settings: CrawlSettings) -> None: ...
+
+    # one host (the window's host detail; the control server's host ops)
+    async def pause_host(self, host: str, paused: bool) -> None: ...
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None: ...
+
+    async def retry_failed_host(self, host: str) -> int: ...
+
+    async def forget_host_waiting(self, host: str) -> int: ...
+
+    async def host_waiting(self, host: str, page: int, page_size: int = 50) -> WaitingPage: ...
+
+    async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]: ...
+
+    async def host_robots(self, host: str) -> RobotsText | None: ...
 
 
 @runtime_checkable
@@ -690,6 +709,38 @@ class ControlServer:
     async def _op_refresh_hub(self, req: Mapping[str, Any]) -> bool:
         return bool(await self.session.frontier.refresh_hub(str(req["url"])))
 
+    # one host (the window's host detail)
+    async def _op_pause_host(self, req: Mapping[str, Any]) -> bool:
+        await self.session.crawler.pause_host(str(req["host"]), bool(req["paused"]))
+        return True
+
+    async def _op_set_host_delay(self, req: Mapping[str, Any]) -> bool:
+        seconds = req.get("seconds")
+        await self.session.crawler.set_host_delay(
+            str(req["host"]), None if seconds is None else float(seconds)
+        )
+        return True
+
+    async def _op_retry_failed_host(self, req: Mapping[str, Any]) -> int:
+        return int(await self.session.crawler.retry_failed_host(str(req["host"])))
+
+    async def _op_forget_host_waiting(self, req: Mapping[str, Any]) -> int:
+        return int(await self.session.crawler.forget_host_waiting(str(req["host"])))
+
+    async def _op_host_waiting(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        page = await self.session.crawler.host_waiting(
+            str(req["host"]), int(req.get("page", 0)), int(req.get("page_size", 50))
+        )
+        return {"total": page.total, "rows": [list(r) for r in page.rows]}
+
+    async def _op_host_failed(self, req: Mapping[str, Any]) -> list[list[Any]]:
+        rows = await self.session.crawler.host_failed(str(req["host"]), int(req.get("limit", 200)))
+        return [list(r) for r in rows]
+
+    async def _op_host_robots(self, req: Mapping[str, Any]) -> list[Any] | None:
+        kept = await self.session.crawler.host_robots(str(req["host"]))
+        return None if kept is None else list(kept)
+
     async def _op_save_snapshot(self, req: Mapping[str, Any]) -> int:
         path = Path(str(req["path"]))
         if not path.is_absolute():
@@ -1014,6 +1065,40 @@ class AttachedCrawler:
     def apply_settings(self, settings: CrawlSettings) -> None:
         self._session.settings = settings
         self._spawn("apply_settings", settings=settings_to_data(settings))
+
+    # one host: the same run-control API as ``engine.crawler.Crawler``'s
+    async def pause_host(self, host: str, paused: bool) -> None:
+        self._check_live()
+        await self._session.client.call("pause_host", host=host, paused=paused)
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None:
+        self._check_live()
+        await self._session.client.call("set_host_delay", host=host, seconds=seconds)
+
+    async def retry_failed_host(self, host: str) -> int:
+        self._check_live()
+        return int(await self._session.client.call("retry_failed_host", host=host))
+
+    async def forget_host_waiting(self, host: str) -> int:
+        self._check_live()
+        return int(await self._session.client.call("forget_host_waiting", host=host))
+
+    async def host_waiting(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
+        self._check_live()
+        data = await self._session.client.call(
+            "host_waiting", host=host, page=page, page_size=page_size
+        )
+        return WaitingPage(int(data["total"]), tuple(WaitingRow(*r) for r in data["rows"]))
+
+    async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]:
+        self._check_live()
+        data = await self._session.client.call("host_failed", host=host, limit=limit)
+        return [FailedRow(*r) for r in data]
+
+    async def host_robots(self, host: str) -> RobotsText | None:
+        self._check_live()
+        data = await self._session.client.call("host_robots", host=host)
+        return None if data is None else RobotsText(*data)
 
     async def close(self) -> None:
         for task in list(self._background):

@@ -26,11 +26,13 @@ from crawler_gui.core.clock import Clock, SystemClock
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
+    FailedRow,
     Frontier,
     HubSpec,
     Lease,
     Refusal,
     SharedFrontier,
+    WaitingPage,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
 from crawler_gui.core.urls import canonicalize
@@ -39,7 +41,7 @@ from crawler_gui.engine.feeds import HubDocument, HubKind, discover_feeds, parse
 from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
 from crawler_gui.engine.links import extract_links
-from crawler_gui.engine.robots import RobotsCache
+from crawler_gui.engine.robots import RobotsCache, RobotsText
 from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
@@ -944,6 +946,49 @@ class Crawler:
         """The hub list as the pool has it (every backend lists its hubs)."""
         return await self.frontier.hubs()
 
+    # ---- per-host control (the window's host detail) --------------------------------------
+    async def pause_host(self, host: str, paused: bool) -> None:
+        """Pause or resume one host, in the pool (every worker of a shared pool obeys)."""
+        await self.frontier.set_host_paused(host, paused)
+        log.info("host %s %s", host, "paused" if paused else "resumed")
+        self._wake.set()
+        self._notify()
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None:
+        """The user's minimum delay for one host (``None``: the configured one again)."""
+        await self.frontier.set_host_delay(host, seconds)
+        if seconds is None:
+            log.info("host %s: the configured minimum delay again", host)
+        else:
+            log.info("host %s: at least %.1f s between two requests", host, seconds)
+        self._wake.set()
+        self._notify()
+
+    async def retry_failed_host(self, host: str) -> int:
+        """Queue again the URLs of ``host`` that failed for good; returns how many."""
+        n = await self.frontier.retry_failed(host)
+        log.info("host %s: %d failed URLs queued again", host, n)
+        self._wake.set()
+        self._notify()
+        return n
+
+    async def forget_host_waiting(self, host: str) -> int:
+        """Drop the waiting URLs of ``host`` from the pool; returns how many."""
+        n = await self.frontier.forget_waiting(host)
+        log.info("host %s: %d waiting URLs forgotten", host, n)
+        self._notify()
+        return n
+
+    async def host_waiting(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
+        return await self.frontier.waiting_urls(host, page, page_size)
+
+    async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]:
+        return await self.frontier.failed_urls(host, limit)
+
+    async def host_robots(self, host: str) -> RobotsText | None:
+        """The robots.txt this crawl last fetched for ``host``, if it is still kept."""
+        return self.robots.text_of_host(host)
+
     def apply_settings(self, settings: CrawlSettings) -> None:
         """Change settings live: politeness, limits and concurrency at once; timeouts, caps
         and the user agent for the next fetches (a fresh HTTP session)."""
@@ -1128,7 +1173,7 @@ class Crawler:
                 elif self.robots.unreachable(url):
                     # robots.txt could not be fetched: a temporary refusal (RFC 9309), retried
                     result = FetchResult(
-                        error=ErrorKind.CONNECT,
+                        error=ErrorKind.ROBOTS_UNREACHABLE,
                         message="robots.txt unreachable; trying again later",
                     )
                 else:

@@ -25,7 +25,7 @@ from urllib.parse import urlsplit
 from crawler_gui.engine.search import SearchDoc, SearchIndex
 from crawler_gui.engine.store import PageStore
 
-__all__ = ["EXTRACTION_WAIT", "INDEX_FILENAME", "SearchIndexer"]
+__all__ = ["EXTRACTION_WAIT", "INDEX_FILENAME", "REBUILD_BATCH", "SearchIndexer"]
 
 log = logging.getLogger(__name__)
 
@@ -33,8 +33,12 @@ log = logging.getLogger(__name__)
 INDEX_FILENAME = "search.sqlite"
 #: Seconds a page waits for its extraction before it is indexed without article text.
 EXTRACTION_WAIT = 30.0
-#: Pages read and indexed per transaction.
+#: Pages read and indexed per transaction while catching up with a crawl.
 BATCH = 500
+#: Pages per transaction in a rebuild (read and added :data:`BATCH` at a time, so a cancel or a
+#: progress report waits for one of those): FTS5 writes a segment per transaction, and fewer,
+#: larger segments mean less merging (a search meanwhile reads through its own connection).
+REBUILD_BATCH = 5000
 
 
 def _doc(row: Any, ex: dict[str, Any] | None) -> SearchDoc:
@@ -64,12 +68,14 @@ class SearchIndexer:
         extracting: bool,
         clock: Callable[[], float] = time.time,
         batch: int = BATCH,
+        rebuild_batch: int = REBUILD_BATCH,
     ) -> None:
         self.store = store
         self.index = index
         self.extracting = extracting
         self.clock = clock
         self.batch = batch
+        self.rebuild_batch = rebuild_batch
         self._lock = threading.Lock()  # one catch-up or rebuild at a time
         self._stop = False
 
@@ -84,10 +90,10 @@ class SearchIndexer:
         with self._lock:
             return self._catch_up(wait)
 
-    def _catch_up(self, wait: bool) -> int:
+    def _catch_up(self, wait: bool, batch: int | None = None) -> int:
         if self.store.closed:
             return 0
-        rows = self.store.iter_rows_from(self.index.last_seq(), self.batch)
+        rows = self.store.iter_rows_from(self.index.last_seq(), batch or self.batch)
         now = self.clock()
         docs: list[SearchDoc] = []
         for row, ex in rows:
@@ -118,17 +124,25 @@ class SearchIndexer:
             total = self.store.last_written_seq()
             self.index.clear()
             done = 0
-            while not self._stop:
-                if cancelled is not None and cancelled():
-                    break
-                n = self._catch_up(False)
-                if n == 0:
-                    break
-                done += n
-                if progress is not None:
-                    progress(min(done, total), total)
-            if not (cancelled is not None and cancelled()):
-                self.index.optimize()
+            stopped = False
+            with self.index.bulk():
+                while not stopped:
+                    in_transaction = 0
+                    with self.index.transaction():
+                        while in_transaction < self.rebuild_batch:
+                            if self._stop or (cancelled is not None and cancelled()):
+                                stopped = True
+                                break
+                            n = self._catch_up(False)
+                            if n == 0:
+                                stopped = True
+                                break
+                            in_transaction += n
+                            done += n
+                            if progress is not None:
+                                progress(min(done, total), total)
+                if not self._stop and not (cancelled is not None and cancelled()):
+                    self.index.optimize()
             return done
 
     def search(self, query: str, **kwargs: Any) -> list[Any]:

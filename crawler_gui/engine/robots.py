@@ -21,6 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from protego import Protego
@@ -32,6 +33,7 @@ __all__ = [
     "RobotsCache",
     "RobotsFetch",
     "RobotsRefused",
+    "RobotsText",
     "origin_of",
     "robots_url",
 ]
@@ -65,6 +67,22 @@ def robots_url(url: str) -> str:
     """The robots.txt URL for a URL's origin (``""`` if the URL has no http(s) origin)."""
     origin = origin_of(url)
     return origin + "/robots.txt" if origin else ""
+
+
+#: Bytes of robots.txt texts kept as fetched, newest first, for the window's host detail (the
+#: parsed rules are kept for every origin; the texts only for the last ones fetched).
+TEXTS_BUDGET = 4 * 1024 * 1024
+
+
+class RobotsText(NamedTuple):
+    """A robots.txt as the crawl fetched it."""
+
+    url: str
+    status: int | None  #: None: the fetch failed (network error) or was refused
+    fetched: float  #: when (the cache's clock)
+    text: str  #: its text (the first MAX_ROBOTS_SIZE bytes, decoded as UTF-8)
+    crawl_delay: float | None
+    unreachable: bool  #: 429, 5xx, network error: every page of the host waits
 
 
 class RobotsRefused(Exception):
@@ -103,6 +121,8 @@ class RobotsCache:
         self._clock = clock
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._inflight: dict[str, asyncio.Task[_Entry]] = {}
+        self._texts: OrderedDict[str, RobotsText] = OrderedDict()  # origin -> newest last
+        self._text_bytes = 0
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -189,7 +209,28 @@ class RobotsCache:
             status, body = None, b""
         entry = self._entry_for(status, body, url)
         self._store(origin, entry)
+        self._keep_text(origin, url, status, body)
         return entry
+
+    def _keep_text(self, origin: str, url: str, status: int | None, body: bytes) -> None:
+        text = body[:MAX_ROBOTS_SIZE].decode("utf-8", "replace")
+        old = self._texts.pop(origin, None)
+        if old is not None:
+            self._text_bytes -= len(old.text)
+        self._texts[origin] = RobotsText(
+            url, status, self._clock(), text, self.crawl_delay(url), self.unreachable(url)
+        )
+        self._text_bytes += len(text)
+        while self._text_bytes > TEXTS_BUDGET and len(self._texts) > 1:
+            _o, gone = self._texts.popitem(last=False)
+            self._text_bytes -= len(gone.text)
+
+    def text_of_host(self, host: str) -> RobotsText | None:
+        """The robots.txt last fetched for ``host`` (``host[:port]``, either scheme), if kept."""
+        for origin in reversed(self._texts):
+            if origin.split("://", 1)[-1] == host:
+                return self._texts[origin]
+        return None
 
     def unreachable(self, url: str) -> bool:
         """True when the cached verdict for ``url``'s origin is "robots.txt could not be

@@ -22,18 +22,20 @@ import logging
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from http import HTTPStatus
 from importlib import metadata
 from pathlib import Path
 from typing import IO
 
+from warcio.recordloader import ArcWarcRecord
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 from crawler_gui.errors import StoreWriteError
 
-__all__ = ["WarcError", "WarcWriter"]
+__all__ = ["WarcError", "WarcWriter", "metadata_record", "response_record", "write_warcinfo"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +61,66 @@ def _reason(status: int) -> str:
 
 def _warc_date(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_warcinfo(writer: WARCWriter, filename: str) -> None:
+    """The ``warcinfo`` record a file of ours begins with."""
+    info = writer.create_warcinfo_record(
+        filename,
+        {
+            "software": f"crawler-gui/{_VERSION}",
+            "format": "WARC File Format 1.1",
+            "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
+            "warc-format/warc-1.1/",
+        },
+    )
+    writer.write_record(info)
+
+
+def response_record(
+    writer: WARCWriter,
+    url: str,
+    status: int,
+    headers: Iterable[tuple[str, str]],
+    body: bytes,
+    fetched_at: float,
+    peer: str | None,
+) -> ArcWarcRecord:
+    """A ``response`` record: the HTTP status line and ``headers`` (in order; the encodings
+    aiohttp removed are dropped, ``Content-Length`` is the stored payload's) and ``body``;
+    ``peer`` is the server's IP address (``WARC-IP-Address``) if known."""
+    http_headers = [(k, v) for k, v in headers if k.lower() not in _DROPPED_HEADERS]
+    http_headers.append(("Content-Length", str(len(body))))
+    status_headers = StatusAndHeaders(
+        f"{status} {_reason(status)}", http_headers, protocol="HTTP/1.1"
+    )
+    warc_headers = {"WARC-Date": _warc_date(fetched_at)}
+    if peer:
+        warc_headers["WARC-IP-Address"] = peer
+    return writer.create_warc_record(
+        url,
+        "response",
+        payload=io.BytesIO(body),
+        length=len(body),
+        warc_headers_dict=warc_headers,
+        http_headers=status_headers,
+    )
+
+
+def metadata_record(
+    writer: WARCWriter, url: str, data: Mapping[str, object], at: float
+) -> ArcWarcRecord:
+    """A ``metadata`` record about ``url``: ``data`` as JSON (``application/json``), e.g. the
+    page's extracted article."""
+    payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
+    return writer.create_warc_record(
+        url,
+        "metadata",
+        payload=io.BytesIO(payload),
+        length=len(payload),
+        warc_content_type="application/json",
+        warc_headers_dict={"WARC-Date": _warc_date(at)},
+    )
 
 
 class WarcWriter:
@@ -113,16 +175,7 @@ class WarcWriter:
         self._fh = fh
         self.files.append(path)
         writer = WARCWriter(fh, gzip=True)
-        info = writer.create_warcinfo_record(
-            path.name,
-            {
-                "software": f"crawler-gui/{_VERSION}",
-                "format": "WARC File Format 1.1",
-                "conformsTo": "https://iipc.github.io/warc-specifications/specifications/"
-                "warc-format/warc-1.1/",
-            },
-        )
-        writer.write_record(info)
+        write_warcinfo(writer, path.name)
         self._writer = writer
         log.info("writing WARC file %s", path)
 
@@ -137,33 +190,16 @@ class WarcWriter:
     ) -> None:
         """Write one ``response`` record (blocking). ``headers`` are the response headers in
         order; ``peer`` is the server's IP address (``WARC-IP-Address``) if known."""
-        http_headers = [(k, v) for k, v in headers if k.lower() not in _DROPPED_HEADERS]
-        http_headers.append(("Content-Length", str(len(body))))
-        status_headers = StatusAndHeaders(
-            f"{status} {_reason(status)}", http_headers, protocol="HTTP/1.1"
-        )
-        warc_headers = {"WARC-Date": _warc_date(fetched_at)}
-        if peer:
-            warc_headers["WARC-IP-Address"] = peer
-        self._write_record(
-            url, "response", body, warc_headers_dict=warc_headers, http_headers=status_headers
-        )
+        self._put(lambda w: response_record(w, url, status, headers, body, fetched_at, peer))
 
     def write_metadata(self, url: str, data: dict[str, object], at: float) -> None:
         """Write one ``metadata`` record about ``url`` (blocking): ``data`` as JSON
         (``application/json``), e.g. the page's extracted article."""
-        payload = json.dumps(data, ensure_ascii=False).encode("utf-8")
-        self._write_record(
-            url,
-            "metadata",
-            payload,
-            warc_content_type="application/json",
-            warc_headers_dict={"WARC-Date": _warc_date(at)},
-        )
+        self._put(lambda w: metadata_record(w, url, data, at))
 
-    def _write_record(self, url: str, kind: str, payload: bytes, **fields: object) -> None:
-        """Write one record of ``kind`` (blocking): the file opened on demand, rolled over past
-        ``max_size``; ``fields`` go to warcio's ``create_warc_record`` as they are."""
+    def _put(self, make: Callable[[WARCWriter], ArcWarcRecord]) -> None:
+        """Write the record ``make`` builds (blocking): the file opened on demand, rolled over
+        past ``max_size``."""
         with self._lock:
             if self._closed:
                 raise WarcError("the WARC writer is closed")
@@ -171,10 +207,7 @@ class WarcWriter:
                 if self._fh is None:
                     self._open_next()
                 assert self._writer is not None and self._fh is not None
-                record = self._writer.create_warc_record(
-                    url, kind, payload=io.BytesIO(payload), length=len(payload), **fields
-                )
-                self._writer.write_record(record)
+                self._writer.write_record(make(self._writer))
                 self.records += 1
                 if self._fh.tell() >= self.max_size:
                     self._close_file()

@@ -1,5 +1,5 @@
 """File → Export…: the command line's export records (``engine.export``), written from the
-window as JSON Lines or CSV, in a worker thread, with a progress dialog that can cancel.
+window as JSON Lines, CSV or WARC, in a worker thread, with a progress dialog that can cancel.
 
 A file is written whole or not at all (``engine.export.atomic_text_file``): a cancel or an
 error leaves the previous file as it was.
@@ -27,11 +27,15 @@ from PySide6.QtWidgets import (
 from crawler_gui.core.frontier import Frontier
 from crawler_gui.engine.export import (
     EXPORT_FORMATS,
+    WARC_RECORDS,
     ExportCancelled,
     article_records,
+    atomic_file,
     atomic_text_file,
+    check_choice,
     page_records,
     write_records,
+    write_warc,
 )
 from crawler_gui.engine.store import PageStore
 from crawler_gui.gui import dialogs
@@ -68,9 +72,15 @@ class ExportDialog(QDialog):
         )
         self.format = QComboBox(self)
         self.format.setObjectName("export-format")
-        labels = {"jsonl": self.tr("JSON Lines (.jsonl)"), "csv": self.tr("CSV (.csv)")}
+        labels = {
+            "jsonl": self.tr("JSON Lines (.jsonl)"),
+            "csv": self.tr("CSV (.csv)"),
+            "warc": self.tr("WARC (.warc.gz): the pages as fetched"),
+        }
         for name in EXPORT_FORMATS:
             self.format.addItem(labels[name], name)
+        self.records.currentIndexChanged.connect(self._records_changed)
+        self._records_changed()
         form = QFormLayout()
         form.addRow(self.tr("Records:"), self.records)
         form.addRow(self.tr("Format:"), self.format)
@@ -85,6 +95,15 @@ class ExportDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(note)
         lay.addWidget(buttons)
+
+    def _records_changed(self, *_args: object) -> None:
+        """WARC only for the record types with a body: for URL outcomes it is greyed out."""
+        warc = self.format.findData("warc")
+        item = self.format.model().item(warc)  # type: ignore[attr-defined]
+        ok = self.records.currentData() in WARC_RECORDS
+        item.setEnabled(ok)
+        if not ok and self.format.currentIndex() == warc:
+            self.format.setCurrentIndex(self.format.findData("jsonl"))
 
     def choice(self) -> tuple[str, str]:
         return str(self.records.currentData()), str(self.format.currentData())
@@ -121,6 +140,25 @@ async def export_to_file(
             loop.call_soon_threadsafe(_set_progress, progress, n)
 
     try:
+        check_choice(kind, fmt)
+        if fmt == "warc":
+            if store is None:
+                raise ValueError("no page store to export from")
+
+            def write_warc_file() -> int:
+                with atomic_file(target, binary=True) as fh:
+                    done = write_warc(
+                        fh,
+                        store,
+                        kind=kind,
+                        name=target.name,
+                        progress=shown,
+                        cancelled=cancel.is_set,
+                        every=STEP,
+                    )
+                return done.pages
+
+            return await asyncio.to_thread(write_warc_file)
         if kind in ("pages", "articles"):
             if store is None:
                 raise ValueError("no page store to export from")

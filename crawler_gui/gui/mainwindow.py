@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -39,11 +39,13 @@ from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.exporting import ExportDialog, export_to_file, inside
+from crawler_gui.gui.hostdetail import HostDetailDialog
 from crawler_gui.gui.models import (
     ArticlesModel,
     HostsModel,
     HubsModel,
     InFlightModel,
+    KeyRole,
     LogBuffer,
     LogModel,
     RetriesModel,
@@ -206,7 +208,27 @@ class MainWindow(QMainWindow):
 
         self.overview = OverviewWidget(self)
         self.setCentralWidget(self.overview)
-        self.hosts_pane = TablePane(self.hosts_model, name="hosts")
+        self.hosts_pane = TablePane(
+            self.hosts_model,
+            name="hosts",
+            actions=[
+                (
+                    self.tr("Host detail…"),
+                    lambda host: self.tasks.spawn(self.show_host(host), "host detail"),
+                ),
+                (
+                    self.tr("Pause host"),
+                    lambda host: self.tasks.spawn(self.pause_host(host, True), "pause host"),
+                ),
+                (
+                    self.tr("Resume host"),
+                    lambda host: self.tasks.spawn(self.pause_host(host, False), "resume host"),
+                ),
+            ],
+        )
+        self.hosts_pane.view.doubleClicked.connect(self._host_double_clicked)
+        #: Open Host detail windows, by host (fed each refresh's row).
+        self.host_dialogs: dict[str, HostDetailDialog] = {}
         self.busiest = QCheckBox(self.tr("Busiest first"), self.hosts_pane)
         self.busiest.setToolTip(self.tr("Sort by waiting URLs, most first"))
         self.busiest.toggled.connect(self._busiest_first)
@@ -419,7 +441,7 @@ class MainWindow(QMainWindow):
             lambda: spawn(self.export_records(), "export"),
             "Ctrl+E",
             sp.SP_FileDialogContentsView,
-            self.tr("Export pages, articles or URL outcomes as JSON Lines or CSV"),
+            self.tr("Export pages, articles or URL outcomes as JSON Lines, CSV or WARC"),
         )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
@@ -549,6 +571,9 @@ class MainWindow(QMainWindow):
                 if handler in listeners:
                     listeners.remove(handler)
         self.session = session
+        dialogs, self.host_dialogs = list(self.host_dialogs.values()), {}
+        for dlg in dialogs:  # they steer the crawl they were opened on
+            dlg.close()
         if session is not None:
             for listeners, handler in self._listeners(session):
                 listeners.append(handler)
@@ -594,6 +619,61 @@ class MainWindow(QMainWindow):
         self.tasks.spawn(
             self.pages_pane.set_source(store, session.store_dir, extracting=extracting), "pages"
         )
+
+    # ---- one host: detail and control (through the crawl's run-control API) -------------------
+    def _host_double_clicked(self, index: QModelIndex) -> None:
+        host = index.data(KeyRole)
+        if host:
+            self.tasks.spawn(self.show_host(str(host)), "host detail")
+
+    async def show_host(self, host: str) -> HostDetailDialog | None:
+        """The Host detail of ``host`` (one window per host; a second ask raises it)."""
+        if self.session is None:
+            return None
+        dlg = self.host_dialogs.get(host)
+        if dlg is None:
+            dlg = HostDetailDialog(
+                host,
+                self.session.crawler,
+                self.tasks.spawn,
+                self,
+                max_in_flight=self.settings.per_host,
+            )
+            dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+            dlg.pages_button.setVisible(self.pages_pane.store is not None)
+            dlg.pages_requested.connect(self._show_host_pages)
+            ident = id(dlg)
+            dlg.finished.connect(lambda _r=0, h=host, i=ident: self._host_dialog_closed(h, i))
+            self.host_dialogs[host] = dlg
+            i = self.hosts_model.find(host)
+            if i is not None:
+                dlg.update_row(self.hosts_model.row(i), self.hosts_model.now)
+        dlg.show()
+        dlg.raise_()
+        await dlg.loaded()
+        return dlg
+
+    def _host_dialog_closed(self, host: str, ident: int) -> None:
+        if id(self.host_dialogs.get(host)) == ident:
+            del self.host_dialogs[host]
+
+    def _update_host_dialogs(self, now: float) -> None:
+        for host, dlg in self.host_dialogs.items():
+            i = self.hosts_model.find(host)
+            if i is not None:
+                dlg.update_row(self.hosts_model.row(i), now)
+
+    def _show_host_pages(self, host: str) -> None:
+        """The Pages pane, filtered to one host: its results, newest first."""
+        self.pages_pane.host_filter.setText(host)
+        dock = self.docks.get("pages")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+
+    async def pause_host(self, host: str, paused: bool) -> None:
+        if self.session is not None:
+            await self.session.crawler.pause_host(host, paused)
 
     async def show_page(self, seq: int) -> PageDetailDialog | None:
         """The Page detail of the fetch ``seq`` (read in a worker thread)."""
@@ -791,7 +871,9 @@ class MainWindow(QMainWindow):
             self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
+        self.hosts_model.max_in_flight = self.settings.per_host
         self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
+        self._update_host_dialogs(snap.time)
         self._notify_failing_hosts(snap)
         if snap.hosts_complete:
             # The objects alive after a full load (Qt wrappers, one row per host, the pool's
@@ -1065,10 +1147,12 @@ class MainWindow(QMainWindow):
                 self,
                 self.tr("Export"),
                 save=True,
-                name_filter=self.tr("JSON Lines (*.jsonl)")
-                if file_format == "jsonl"
-                else self.tr("CSV (*.csv)"),
-                suffix=file_format,
+                name_filter={
+                    "jsonl": self.tr("JSON Lines (*.jsonl)"),
+                    "csv": self.tr("CSV (*.csv)"),
+                    "warc": self.tr("WARC (*.warc.gz)"),
+                }[file_format],
+                suffix="warc.gz" if file_format == "warc" else file_format,
             )
         if path is None or self.session is not session:
             return None

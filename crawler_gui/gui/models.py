@@ -14,6 +14,7 @@ call :meth:`KeyedTableModel.data` from C++ once per comparison and per cell: sec
 
 from __future__ import annotations
 
+import heapq
 import logging
 import threading
 import time
@@ -33,7 +34,6 @@ from PySide6.QtGui import QBrush, QColor, QFont
 
 from crawler_gui.core.frontier import (
     HEARTBEAT_SECONDS,
-    PARKED_CRASHED,
     SILENT_AFTER,
     HostRow,
     HubRow,
@@ -41,7 +41,7 @@ from crawler_gui.core.frontier import (
     WorkerRow,
 )
 from crawler_gui.engine.extract.service import delay_seconds
-from crawler_gui.gui import fmt
+from crawler_gui.gui import fmt, why
 
 log = logging.getLogger(__name__)
 
@@ -375,6 +375,38 @@ class HostsModel(KeyedTableModel):
 
     URL_FIELD = None
 
+    def __init__(self, parent: QObject | None = None) -> None:
+        #: URLs one host may have in flight (the crawl's politeness), for the Why column.
+        self.max_in_flight = 1
+        #: (end of a host's wait, host): the Why column of a host whose politeness wait or
+        #: backoff ended since the last tick is repainted, not every row at every tick.
+        self._ends: list[tuple[float, str]] = []
+        super().__init__(parent)
+        self.why_column = len(self._columns) - 1
+
+    def update(self, rows: Iterable[Any], *, now: float, complete: bool = True) -> None:
+        rows = list(rows)
+        super().update(rows, now=now, complete=complete)
+        ends = self._ends
+        for r in rows:
+            end = r.next_allowed if r.next_allowed > r.backoff_until else r.backoff_until
+            if end > now:
+                heapq.heappush(ends, (end, r.host))
+        ended: list[int] = []
+        while ends and ends[0][0] <= now:
+            i = self._index.get(heapq.heappop(ends)[1])
+            if i is not None:
+                ended.append(i)
+        if ended:
+            col = self.why_column
+            self.dataChanged.emit(
+                self.index(min(ended), col), self.index(max(ended), col), [_DISPLAY]
+            )
+
+    def clear(self) -> None:
+        self._ends.clear()
+        super().clear()
+
     def key(self, row: HostRow) -> str:
         return row.host
 
@@ -420,6 +452,12 @@ class HostsModel(KeyedTableModel):
                 lambda r, n: r.backoff_until,
                 tooltip=self.tr("End of a 429/503 backoff for this host"),
             ),
+            Column(
+                self.tr("Why"),
+                lambda r, n: why.host(r, n, self.max_in_flight),
+                tooltip=self.tr("What holds the host back now, from the pool's own records"),
+                live=True,
+            ),
         )
 
 
@@ -460,6 +498,13 @@ class InFlightModel(KeyedTableModel):
                 lambda r, n: r.worker,
                 tooltip=self.tr("The worker fetching the URL (shared pools)"),
             ),
+            Column(
+                self.tr("Why"),
+                why.lease,
+                lambda r, n: r.started,
+                tooltip=self.tr("Who holds the URL's lease, and since when"),
+                live=True,
+            ),
         )
 
 
@@ -482,7 +527,11 @@ class RetriesModel(KeyedTableModel):
                 True,
                 tooltip=self.tr("Failed attempts so far / attempts allowed"),
             ),
-            Column(self.tr("Last error"), lambda r, n: r.last_error),
+            Column(
+                self.tr("Last error"),
+                lambda r, n: why.error(r.kind, r.status, r.last_error),
+                tooltip=self.tr("The last attempt's error (the fetcher's own words: hover)"),
+            ),
             Column(
                 self.tr("Next try"),
                 lambda r, n: fmt.countdown(r.next_try, n),
@@ -490,7 +539,24 @@ class RetriesModel(KeyedTableModel):
                 True,
                 live=True,
             ),
+            Column(
+                self.tr("Why"),
+                why.retry,
+                lambda r, n: r.next_try,
+                tooltip=self.tr("Why the URL waits and until when"),
+                live=True,
+            ),
         )
+
+    #: The column of the last error (its tooltip is the fetcher's own message).
+    ERROR_COLUMN = 3
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if role == _TOOLTIP and index.column() == self.ERROR_COLUMN and index.isValid():
+            r = index.row()
+            if 0 <= r < len(self._rows):
+                return self._rows[r].last_error or None
+        return super().data(index, role)
 
 
 class HubsModel(KeyedTableModel):
@@ -573,27 +639,7 @@ class HubsModel(KeyedTableModel):
         return fmt.countdown(r.next_due, now)
 
     def _why_text(self, r: HubRow, _now: float) -> str:
-        if r.parked == PARKED_CRASHED:
-            return self.tr(
-                "parked: the crawl stopped %1 times in a row while fetching it; "
-                "Refresh now to try again"
-            ).replace("%1", str(r.crashes))
-        if r.parked:
-            return r.parked
-        return self._reason_text(r.reason)
-
-    def _reason_text(self, reason: str) -> str:
-        texts = {
-            "learned": self.tr("learned: its share of the budget by its rate"),
-            "politeness": self.tr("at the fastest its host's politeness allows"),
-            "maximum": self.tr("at the maximum span: it publishes little"),
-            "scroll": self.tr("sped up: its list was nearly all new"),
-            "burst": self.tr("burst: it publishes much faster lately"),
-            "lull": self.tr("lull: it publishes much slower lately"),
-            "fixed": self.tr("fixed span"),
-            "new": self.tr("learning: its own span until it is known"),
-        }
-        return texts.get(reason, reason)
+        return why.hub(r)  # the one way every pane words its reasons
 
     @staticmethod
     def _next_progress(r: HubRow, now: float) -> float | None:

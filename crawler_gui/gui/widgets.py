@@ -210,6 +210,7 @@ class TablePane(QWidget):
         self.proxy = FilterProxy(self)
         self.proxy.setSourceModel(model)
         self._actions = list(actions)
+        self.last_menu: QMenu | None = None
 
         self.filter = QLineEdit(self)
         self.filter.setObjectName(f"{name}-filter")
@@ -324,6 +325,7 @@ class TablePane(QWidget):
         if index.isValid() and not self.view.selectionModel().isSelected(index):
             self.view.selectRow(index.row())
         menu = self.build_menu(index)
+        self.last_menu = menu  # (what a right-click showed last: the tests drive it)
         if not menu.isEmpty():
             menu.popup(self.view.viewport().mapToGlobal(pos))
 

@@ -989,3 +989,210 @@ def test_fixed_refresh_keeps_each_hubs_own_span(harness: PoolHarness) -> None:
     assert (rows[SLOW].planned, rows[SLOW].reason) == (90, "fixed")
     assert rows[FAST].next_due == rows[FAST].last_refresh + 60
     assert rows[FAST].rate == pytest.approx(10 / 60, rel=0.3)  # still learned, for the pane
+
+
+# ---- why a host waits, per-host control (issue 13) ----------------------------------------------
+def host_row(pool: Any, host: str) -> Any:
+    return next(r for r in run(pool.snapshot()).hosts if r.host == host)
+
+
+def test_the_inputs_of_a_hosts_wait_are_kept(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open(
+        fast_config(politeness=Politeness(min_delay=1.0, delay_factor=4.0, max_delay=30.0))
+    )
+    run(pool.add_many([f"http://{h}.example.com/{i}" for h in "abcd" for i in (1, 2)]))
+    run(pool.set_delay("c.example.com", 9.0))  # robots.txt Crawl-delay
+    leases = {lease.host: lease for lease in run(pool.pop(10, 0))}
+    run(
+        pool.set_status_many(
+            [
+                (leases["a.example.com"].url, FetchResult(status=200, elapsed=0.5)),
+                (leases["b.example.com"].url, FetchResult(status=200, elapsed=0.1)),
+                (leases["c.example.com"].url, FetchResult(status=200, elapsed=0.5)),
+                (leases["d.example.com"].url, FetchResult(status=503, retry_after=600.0)),
+            ]
+        )
+    )
+    now = harness.clock.now()
+    pool = maybe_reopen(harness, reopen)
+    a, b, c, d = (host_row(pool, f"{h}.example.com") for h in "abcd")
+    assert (a.delay, a.delay_basis, a.last_elapsed) == (2.0, "f", 0.5)
+    assert a.next_allowed == now + 2.0
+    assert (b.delay, b.delay_basis) == (1.0, "m")  # 4 x 0.1 s is under the minimum
+    assert (c.delay, c.delay_basis, c.crawl_delay) == (9.0, "c", 9.0)
+    assert d.backoff_until == now + 600.0
+    assert (d.backoff_status, d.retry_after) == ("503", True)
+    assert not any(r.paused for r in (a, b, c, d))
+    assert a.user_delay < 0
+    (retry,) = run(pool.snapshot()).retrying
+    assert (retry.status, retry.kind, retry.backoff, retry.retry_after) == (503, "", 600.0, True)
+
+
+def test_a_retry_keeps_its_error_kind_and_backoff(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://b.example.com/1"]))
+    leases = {lease.host: lease for lease in run(pool.pop(2, 0))}
+    run(
+        pool.set_status_many(
+            [
+                (
+                    leases["a.example.com"].url,
+                    FetchResult(error=ErrorKind.TIMEOUT, message="read timeout after 30 s"),
+                ),
+                (leases["b.example.com"].url, FetchResult(status=503)),
+            ]
+        )
+    )
+    rows = {r.host: r for r in run(pool.snapshot()).retrying}
+    a, b = rows["a.example.com"], rows["b.example.com"]
+    assert (a.kind, a.status, a.last_error) == ("timeout", None, "read timeout after 30 s")
+    assert a.backoff == 10.0  # the first retry's backoff (fast_config: base 10 s)
+    assert (b.status, b.backoff, b.retry_after) == (503, 60.0, False)  # no Retry-After: default
+    assert b.last_error == "503"
+    exported = {r["url"]: r for r in iter_outcomes(pool)}
+    assert exported["http://a.example.com/1"]["message"] == "read timeout after 30 s"
+
+
+def iter_outcomes(pool: Any) -> list[dict[str, Any]]:
+    out = pool.iter_outcomes()
+    if hasattr(out, "__aiter__"):
+
+        async def collect() -> list[dict[str, Any]]:
+            return [r async for r in out]
+
+        return run(collect())
+    return list(out)
+
+
+def test_a_paused_host_is_not_dispatched_until_resumed(harness: PoolHarness, reopen: bool) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://b.example.com/1"]))
+    run(pool.set_hubs([HubSpec("http://a.example.com/hub", 60.0)]))
+    run(pool.set_host_paused("a.example.com", True))
+    pool = maybe_reopen(harness, reopen)
+    assert host_row(pool, "a.example.com").paused
+    (lease,) = run(pool.pop(10, 50))
+    assert lease.url == "http://b.example.com/1"
+    run(pool.set_status(lease.url, OK))
+    harness.clock.advance(3600)
+    assert run(pool.pop(10, 50)) == []  # neither its pages nor its hub
+    assert run(pool.pop(10, 50)) == []
+    assert run(pool.next_due()) is None  # nothing else is due: no busy loop
+    run(pool.set_host_paused("a.example.com", False))
+    assert not host_row(pool, "a.example.com").paused
+    assert run(pool.next_due()) is not None
+    assert urls_of(run(pool.pop(10, 50))) == ["http://a.example.com/hub"]
+    harness.clock.advance(3600)
+    run(pool.set_status("http://a.example.com/hub", OK))
+    harness.clock.advance(30)
+    assert "http://a.example.com/1" in urls_of(run(pool.pop(10, 0)))
+
+
+def test_a_hosts_own_delay_replaces_the_minimum_and_is_kept(
+    harness: PoolHarness, reopen: bool
+) -> None:
+    pool = harness.open(
+        fast_config(politeness=Politeness(min_delay=1.0, delay_factor=2.0, max_delay=30.0))
+    )
+    run(pool.add_many([f"http://a.example.com/{i}" for i in range(4)]))
+    (lease,) = run(pool.pop(5, 0))
+    run(pool.set_status(lease.url, FetchResult(status=200, elapsed=0.1)))
+    start = harness.clock.now()
+    assert host_row(pool, "a.example.com").next_allowed == start + 1.0
+    run(pool.set_host_delay("a.example.com", 20.0))
+    pool = maybe_reopen(harness, reopen)
+    row = host_row(pool, "a.example.com")
+    assert (row.user_delay, row.delay, row.delay_basis) == (20.0, 20.0, "u")
+    assert row.next_allowed == start + 20.0  # the wait under way grows to match
+    harness.clock.advance(19.9)
+    assert run(pool.pop(5, 0)) == []
+    harness.clock.advance(0.1)
+    (lease,) = run(pool.pop(5, 0))
+    run(pool.set_status(lease.url, FetchResult(status=200, elapsed=0.1)))
+    assert host_row(pool, "a.example.com").next_allowed == harness.clock.now() + 20.0
+    run(pool.set_delay("a.example.com", 30.0))  # robots.txt's Crawl-delay still holds
+    run(pool.set_host_delay("a.example.com", None))
+    row = host_row(pool, "a.example.com")
+    assert (row.user_delay < 0, row.delay, row.delay_basis) == (True, 30.0, "c")
+
+
+def test_waiting_urls_of_a_host_page_by_page(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many([AddRequest(f"http://a.example.com/{i}", 2) for i in range(5)]))
+    harness.clock.advance(10)
+    run(pool.add_many([AddRequest("http://a.example.com/top", 0, "http://a.example.com/")]))
+    run(pool.add_many(["http://b.example.com/1"]))
+    first = run(pool.waiting_urls("a.example.com", 0, 4))
+    assert first.total == 6
+    assert [r.url for r in first.rows] == ["http://a.example.com/top"] + [
+        f"http://a.example.com/{i}" for i in range(3)
+    ]
+    top = first.rows[0]
+    assert (top.depth, top.added, top.referrer) == (0, harness.clock.now(), "http://a.example.com/")
+    assert first.rows[1].depth == 2 and first.rows[1].added == harness.clock.now() - 10
+    second = run(pool.waiting_urls("a.example.com", 1, 4))
+    assert [r.url for r in second.rows] == ["http://a.example.com/3", "http://a.example.com/4"]
+    assert run(pool.waiting_urls("a.example.com", 2, 4)).rows == ()
+    assert run(pool.waiting_urls("nowhere.example.com", 0, 4)) == (0, ())
+
+
+def test_forget_a_hosts_waiting_urls(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many([f"http://a.example.com/{i}" for i in range(2500)]))
+    run(pool.add_many(["http://b.example.com/1"]))
+    (lease,) = run(pool.pop(1, 0))  # one of a's in flight stays
+    assert lease.host == "a.example.com"
+    assert run(pool.forget_waiting("a.example.com")) == 2499
+    snap = run(pool.snapshot())
+    assert snap.totals.waiting == 1
+    assert host_row(pool, "a.example.com").waiting == 0
+    assert pool.url_state("http://a.example.com/7") is None  # unknown again
+    assert run(pool.add("http://a.example.com/7")).added == 1
+    run(pool.set_status(lease.url, OK))
+    assert pool.url_state(lease.url) == "done"
+
+
+def test_retry_a_hosts_failed_urls_but_not_its_refusals(harness: PoolHarness) -> None:
+    pool = harness.open(fast_config(retry=RetryPolicy(failure_threshold=0)))
+    urls = [f"http://a.example.com/{i}" for i in range(3)] + ["http://b.example.com/1"]
+    run(pool.add_many(urls))
+    results = {
+        "http://a.example.com/0": FetchResult(status=404),
+        "http://a.example.com/1": FetchResult(error=ErrorKind.ROBOTS, message="disallowed"),
+        "http://a.example.com/2": FetchResult(status=500),
+        "http://b.example.com/1": FetchResult(status=404),
+    }
+    for _ in range(3):
+        leases = run(pool.pop(10, 0))
+        run(pool.set_status_many([(lease.url, results[lease.url]) for lease in leases]))
+        harness.clock.advance(10)
+    failed = {r.url: r for r in run(pool.failed_urls("a.example.com"))}
+    assert set(failed) == {f"http://a.example.com/{i}" for i in range(3)}
+    assert (failed["http://a.example.com/0"].status, failed["http://a.example.com/0"].refused) == (
+        404,
+        False,
+    )
+    assert failed["http://a.example.com/1"].refused
+    assert failed["http://a.example.com/1"].reason == "robots"
+    assert run(pool.retry_failed("a.example.com")) == 2
+    assert pool.url_state("http://a.example.com/1") == "failed"
+    assert pool.url_state("http://b.example.com/1") == "failed"
+    assert sorted(urls_of(run(pool.pop(10, 0)))) == ["http://a.example.com/0"]
+    assert pool.url_state("http://a.example.com/2") == "waiting"
+    assert host_row(pool, "a.example.com").failed == 1
+
+
+def test_a_hosts_pause_and_delay_travel_in_snapshots(harness: PoolHarness, tmp_path: Any) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://b.example.com/1"]))
+    run(pool.set_host_paused("a.example.com", True))
+    run(pool.set_host_delay("b.example.com", 12.5))
+    path = tmp_path / "hosts.cgpool"
+    run(pool.save_snapshot(path))
+    run(pool.set_host_paused("a.example.com", False))
+    run(pool.set_host_delay("b.example.com", None))
+    run(pool.load_snapshot(path))
+    a, b = host_row(pool, "a.example.com"), host_row(pool, "b.example.com")
+    assert (a.paused, a.user_delay < 0) == (True, True)
+    assert (b.paused, b.user_delay) == (False, 12.5)
+    assert urls_of(run(pool.pop(10, 0))) == ["http://b.example.com/1"]

@@ -190,3 +190,13 @@ def test_save_is_atomic_and_leaves_no_temp_files(harness: PoolHarness, tmp_path:
     run(pool.save_snapshot(target))
     assert sorted(p.name for p in target.parent.iterdir()) == ["pool.snapshot"]
     assert gzip.decompress(target.read_bytes()).startswith(b'{"format":"crawler-gui-pool')
+
+
+def test_a_host_records_user_control_is_checked() -> None:
+    from crawler_gui.core.snapshot_file import host_control, host_record
+
+    assert host_control(host_record("a.example.com", 0.0, 0.0, True, 3.0)) == (True, 3.0)
+    assert host_control({"t": "host", "host": "a.example.com"}) == (False, -1.0)  # older files
+    for bad in ({"paused": "yes"}, {"user_delay": "1"}, {"user_delay": float("inf")}):
+        with pytest.raises(SnapshotFormatError):
+            host_control({"t": "host", "host": "a.example.com", **bad})

@@ -297,6 +297,10 @@ def test_unreachable_robots_txt_retries_pages_instead_of_failing_them(tmp_path: 
                 assert pool.url_state(base + "/story.html") == "retrying"
                 (row,) = (await pool.snapshot()).retrying
                 assert "robots.txt unreachable" in row.last_error
+                assert row.kind == "robots_unreachable"  # the Why: "robots.txt unreachable..."
+                host = base.split("://", 1)[1]
+                kept = await session.crawler.host_robots(host)  # as fetched, for the detail
+                assert kept is not None and kept.status == 503 and kept.unreachable
 
     run(main)
 

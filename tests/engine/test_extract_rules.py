@@ -3,8 +3,15 @@ without its rule."""
 
 from __future__ import annotations
 
+from lxml import etree, html
+
 from crawler_gui.engine.extract import extract_page
-from crawler_gui.engine.extract.body import main_container, paragraph_lines, parse_html
+from crawler_gui.engine.extract.body import (
+    main_container,
+    paragraph_lines,
+    parse_html,
+    plain_container_lines,
+)
 
 _SENTENCES = [
     "The regional water board approved a new rate plan on Monday after months of public hearings"
@@ -146,3 +153,123 @@ def test_promotion_links_inside_the_article_are_left_out() -> None:
     assert _SENTENCES[0] in text and _SENTENCES[2] in text and _SENTENCES[4] in text
     assert "Click here to subscribe" not in text
     assert "Popular on Valley News" not in text
+
+
+_URL = "https://valley.example/news/2024/water-rates"
+
+
+def _paragraphs() -> str:
+    return "".join(f"<p>{s}</p>" for s in _SENTENCES)
+
+
+def test_a_plain_container_is_read_directly_without_its_byline_and_share_bar() -> None:
+    article = (
+        '<div class="byline">By Jane Roe, Valley News staff writer</div>'
+        '<div class="share-tools"><span>Share this story with your friends today</span></div>'
+        f"{_paragraphs()}"
+        "<figure><img src='/p.jpg'><figcaption>The board room on Monday evening, before the"
+        " vote.</figcaption></figure>"
+    )
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.kind == "article" and e.article is not None
+    assert "text read from the article's container" in e.why
+    text = e.article.text
+    assert text.split("\n") == _SENTENCES
+    assert "Jane Roe" not in text and "Share this" not in text and "board room" not in text
+
+
+def test_a_list_of_stories_in_the_container_is_left_out_with_its_heading() -> None:
+    teasers = "".join(
+        f'<li><a href="/news/other-{i}">Council delays the bridge vote again, number {i}</a>'
+        " The council met on Tuesday and put off the decision once more.</li>"
+        for i in range(4)
+    )
+    article = f"{_paragraphs()}<h3>More from the valley</h3><ul>{teasers}</ul>"
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.article is not None
+    assert "text read from the article's container" in e.why
+    assert e.article.text.split("\n") == _SENTENCES
+
+
+def test_a_container_with_many_link_lines_is_read_by_trafilatura() -> None:
+    links = "".join(
+        f'<p><a href="/news/other-{i}">Read also: the council delays the bridge vote, part {i}'
+        "</a></p>"
+        for i in range(4)
+    )
+    e = extract_page(_page(_paragraphs() + links).encode(), _URL)
+    assert e.article is not None
+    assert "text by trafilatura (container has link lines" in e.why
+    assert _SENTENCES[0] in e.article.text and "Read also" not in e.article.text
+
+
+def test_a_wrapper_named_like_boilerplate_is_read_when_it_holds_the_article() -> None:
+    article = f'<div class="content-bottom">{_paragraphs()}</div>'
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.article is not None
+    assert "text read from the article's container" in e.why
+    assert e.article.text.split("\n") == _SENTENCES
+
+
+_CN_HEAD = "河畔区召开智能公交建设推进会"
+_CN_PARAS = [
+    "9月5日下午，河畔区召开智能公交建设推进会，区交通局、各街道负责人参加会议，会议总结了上半年的建设情况。",
+    "会上，区交通局通报了首批智能站台的使用情况，并就下一步在郊区推广电子站牌、优化线路等工作作出部署。",
+    "区领导要求，各部门要加强协作，按时完成年底前改造三百个站台的目标，让市民出行更加方便快捷。",
+]
+
+
+def _cn_page(body: str) -> bytes:
+    """A district government news page: a breadcrumb, the headline again in the text box,
+    a source line, the text, a disclaimer and a reward panel."""
+    menu = "".join(f'<li><a href="/c{i}/">栏目{i}</a></li>' for i in range(10))
+    return (
+        f"<html><head><title>{_CN_HEAD} 河畔区政府网</title></head><body>"
+        f'<ul class="menu">{menu}</ul><div class="main"><div class="box">'
+        f"<h1>{_CN_HEAD}</h1><div class='info'>2019-09-05 16:30</div>{body}</div></div>"
+        "<div class='foot'><p>河畔区人民政府主办 版权所有，未经授权不得转载。</p></div>"
+        "</body></html>"
+    ).encode()
+
+
+def test_chinese_source_breadcrumb_repeated_headline_and_disclaimer_are_not_text() -> None:
+    body = (
+        "<div>现在位置： 首页 >> 区内新闻 >> 正文</div>"
+        f"<div>{_CN_HEAD}</div><div>来源于：河畔区交通局</div>"
+        + "".join(f"<p>{p}</p>" for p in _CN_PARAS)
+        + "<p>【免责声明】本文仅代表作者本人观点，与本站无关，请读者仅作参考，"
+        "并自行承担全部责任。</p>"
+        + "<p>“十大城市建设人物评选”火热进行中！【点击投票】选出你心中的城市建设者</p>"
+        + '<p class="reward_button"><span class="reward_qrcode">微信扫一扫赞赏作者</span></p>'
+    )
+    e = extract_page(_cn_page(body), "http://www.hepan.example.cn/2019/0905/c123.html")
+    assert e.article is not None and e.article.title == _CN_HEAD
+    assert e.article.text.split("\n") == _CN_PARAS
+
+
+def test_a_statement_keeps_its_opening_salutation() -> None:
+    body = "<p>女士们、先生们：</p>" + "".join(f"<p>{p}</p>" for p in _CN_PARAS)
+    e = extract_page(_cn_page(body), "http://www.hepan.example.cn/2019/0905/c124.html")
+    assert e.article is not None
+    assert e.article.text.split("\n") == ["女士们、先生们：", *_CN_PARAS]
+
+
+def test_an_article_inside_a_page_wide_form_is_read_directly() -> None:
+    # Sites built as one server form wrap the whole page, the article with it, in <form>.
+    article = f'<form action="/page.aspx" method="post"><div>{_paragraphs()}</div></form>'
+    e = extract_page(_page(article).encode(), _URL)
+    assert e.article is not None
+    assert "text read from the article's container" in e.why
+    assert e.article.text.split("\n") == _SENTENCES
+
+
+def test_a_container_nested_too_deep_to_walk_goes_to_trafilatura() -> None:
+    # (Built, not parsed: the HTML parser caps the depth; a tree handed over is not.)
+    scope = html.Element("div")
+    el = scope
+    for _ in range(3000):
+        el = etree.SubElement(el, "div")
+    el.text = _SENTENCES[0]
+    doubts: list[str] = []
+    assert plain_container_lines(scope, doubts) is None
+    assert doubts == ["elements nested too deep to walk"]

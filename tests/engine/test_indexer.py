@@ -83,5 +83,30 @@ def test_rebuild_reports_progress_and_can_be_cancelled(tmp_path: Path) -> None:
 
             asyncio.run(asyncio.wait_for(go(), 30))
             assert [h.seq for h in indexer.search("word7")] == [7]
+
+            # A cancel stops the rebuild after the batch being read, not after a transaction
+            # of REBUILD_BATCH pages; what was indexed is kept.
+            calls: list[int] = []
+            assert indexer.rebuild(lambda d, t: calls.append(d), lambda: bool(calls)) == 10
+            assert len(indexer.search("新闻", limit=100)) == 10
+            assert indexer.catch_up_once(wait=False) == 10  # catching up goes on from there
+        finally:
+            indexer.close()
+
+
+def test_a_rebuild_commits_every_rebuild_batch(tmp_path: Path) -> None:
+    """Pages are added a batch at a time and committed a rebuild batch at a time: a search
+    (its own connection) sees the pages of finished transactions only."""
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(1, 26):
+            store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        indexer.batch, indexer.rebuild_batch = 5, 10
+        seen: list[int] = []
+        try:
+            indexer.rebuild(lambda d, t: seen.append(len(indexer.search("新闻", limit=100))))
+            assert seen == [0, 0, 10, 10, 20]
+            assert len(indexer.search("新闻", limit=100)) == 25
         finally:
             indexer.close()

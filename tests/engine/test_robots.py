@@ -293,3 +293,29 @@ def test_robots_endless_cross_host_redirects_read_as_unavailable() -> None:
             assert await RobotsCache(UA).allowed(a + "/private", fetcher.fetch_robots)
 
     asyncio.run(main())
+
+
+def test_robots_texts_are_kept_as_fetched_within_a_budget(monkeypatch) -> None:
+    from crawler_gui.engine import robots as robots_module
+
+    monkeypatch.setattr(robots_module, "TEXTS_BUDGET", 100)
+    cache = RobotsCache("crawler-gui")
+    bodies = {
+        "http://a.example.com/robots.txt": (200, b"User-agent: *\nCrawl-delay: 4\n" + b"#" * 60),
+        "http://b.example.com:8080/robots.txt": (200, b"User-agent: *\nDisallow: /x\n" + b"#" * 60),
+    }
+
+    async def fetch(url: str) -> tuple[int | None, bytes]:
+        return bodies[url]
+
+    async def main() -> None:
+        await cache.allowed("http://a.example.com/p", fetch)
+        kept = cache.text_of_host("a.example.com")
+        assert kept is not None and kept.status == 200 and kept.crawl_delay == 4.0
+        assert kept.text.startswith("User-agent: *") and not kept.unreachable
+        await cache.allowed("http://b.example.com:8080/p", fetch)
+        assert cache.text_of_host("b.example.com:8080") is not None
+        assert cache.text_of_host("a.example.com") is None  # over the budget: the oldest goes
+        assert cache.allowed_cached("http://a.example.com/p") is True  # its rules stay
+
+    asyncio.run(main())

@@ -4,11 +4,18 @@ row per URL, hostile query text, and foreign or newer files refused."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
 
-from crawler_gui.engine.search import SearchDoc, SearchIndex, prepare_query, prepare_text
+from crawler_gui.engine.search import (
+    SearchDoc,
+    SearchIndex,
+    filter_text,
+    prepare_query,
+    prepare_text,
+)
 from crawler_gui.errors import StoreError
 
 ZH = "国务院常务会议部署稳就业举措，要求各地加大对中小企业的支持力度。"
@@ -139,9 +146,14 @@ def test_nothing_searchable_gives_nothing(index: SearchIndex) -> None:
 
 
 def test_prepared_text() -> None:
-    assert prepare_text("稳就业 ok") == " 稳就 就业  ok"
-    assert prepare_text("中") == " 中 "
-    assert prepare_query('就业 "Rates"') == '"就业" AND "Rates"'
+    """A CJK run's bigrams, in order, with its first and last character alone around them;
+    the other words after; text without CJK as it is."""
+    assert prepare_text("稳就业 ok").split() == ["稳", "稳就", "就业", "业", "ok"]
+    assert prepare_text("a中b，国家x").split() == ["中", "中", "国", "国家", "家", "a", "b，", "x"]
+    assert prepare_text("中").split() == ["中", "中"]
+    assert prepare_text("Rates held.") == "Rates held."
+    assert prepare_text("") == ""
+    assert prepare_query('就业 "Rates"') == '{url title text} : ("就业" AND "Rates")'
 
 
 def test_clear_and_reopen(tmp_path: Path) -> None:
@@ -176,3 +188,82 @@ def test_a_foreign_or_newer_file_is_refused(tmp_path: Path) -> None:
     con.close()
     with pytest.raises(StoreError, match="rebuild"):
         SearchIndex(newer)
+
+
+def test_bigrams_do_not_cross_punctuation_or_other_words(tmp_path: Path) -> None:
+    idx = SearchIndex(tmp_path / "s.sqlite")
+    try:
+        idx.add_many([doc(1, "http://a.example.cn/1", "保就业。稳定 增长abc企业")])
+        assert urls(idx.search("就业")) == ["http://a.example.cn/1"]
+        assert urls(idx.search("保就业")) == ["http://a.example.cn/1"]
+        assert idx.search("业稳") == []  # 业 and 稳 are apart, across 。
+        assert idx.search("长企") == []  # across the Latin letters
+        assert urls(idx.search("abc")) == ["http://a.example.cn/1"]
+        assert urls(idx.search("定")) == ["http://a.example.cn/1"]  # a run's last character
+    finally:
+        idx.close()
+
+
+def test_filter_terms_are_never_searched_by_query_words(index: SearchIndex) -> None:
+    """The host, status and kind tokens live in a column the user's words do not search: a
+    word spelled like one of them finds nothing."""
+    assert index.search("s2") == []
+    token = filter_text("news.example.cn", 200, "article").split()[0]
+    assert index.search(token) == []
+
+
+def test_host_filter_takes_parent_domains_and_unextracted_pages(tmp_path: Path) -> None:
+    idx = SearchIndex(tmp_path / "s.sqlite")
+    try:
+        idx.add_many(
+            [
+                doc(1, "http://www.news.example.cn/1", "经济 增长"),
+                doc(2, "http://news.example.com/2", "经济 增长"),
+                doc(3, "http://127.0.0.1/3", "经济 增长", kind=""),
+            ]
+        )
+        assert urls(idx.search("经济", host="example.cn")) == ["http://www.news.example.cn/1"]
+        assert urls(idx.search("经济", host="cn.")) == ["http://www.news.example.cn/1"]
+        assert urls(idx.search("经济", host="Example")) == []  # whole labels only
+        assert urls(idx.search("经济", host="127.0.0.1")) == ["http://127.0.0.1/3"]
+        assert urls(idx.search("经济", kinds=[""])) == ["http://127.0.0.1/3"]
+        assert urls(idx.search("经济", kinds=["", "article"], host="com")) == [
+            "http://news.example.com/2"
+        ]
+    finally:
+        idx.close()
+
+
+def test_a_search_answers_while_a_batch_is_being_written(index: SearchIndex) -> None:
+    """Searches read through their own connection: a writer holding the index (a rebuild's big
+    batch) does not make them wait."""
+    with index._lock:  # what add_many holds while it writes
+        done: list[list[str]] = []
+        t = threading.Thread(target=lambda: done.append(urls(index.search("RATES"))))
+        t.start()
+        t.join(10)
+        assert done == [["http://world.example.com/rates.html"]]
+
+
+def test_an_index_of_an_older_schema_is_made_again(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript(
+        """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '1');
+        CREATE TABLE docs (seq INTEGER PRIMARY KEY, url TEXT);
+        INSERT INTO docs VALUES (7, 'http://a.example.com/');
+        CREATE TABLE latest (url TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE VIRTUAL TABLE fts USING fts5(url, title, text, content='');
+        """
+    )
+    con.commit()
+    con.close()
+    idx = SearchIndex(path)
+    try:
+        assert idx.last_seq() == 0 and idx.count() == 0  # the indexer starts again from nothing
+        idx.add_many([doc(1, "http://a.example.com/x", "hello world")])
+        assert urls(idx.search("hello", host="a.example.com")) == ["http://a.example.com/x"]
+    finally:
+        idx.close()

@@ -12,6 +12,7 @@ from typing import Any
 from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import (
     AddReport,
+    FailedRow,
     HostRow,
     HubRow,
     HubSpec,
@@ -19,11 +20,13 @@ from crawler_gui.core.frontier import (
     PoolSnapshot,
     PoolTotals,
     RetryRow,
+    WaitingPage,
 )
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.policy import FetchResult
 from crawler_gui.core.redis_pool import RedisPool
 from crawler_gui.engine.crawler import make_scope
+from crawler_gui.engine.robots import RobotsText
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 
@@ -199,6 +202,28 @@ class LoopbackCrawler:
 
     def apply_settings(self, settings: CrawlSettings) -> None:
         self.settings = settings
+
+    # one host (the window's host detail): through the pool, as the crawler does
+    async def pause_host(self, host: str, paused: bool) -> None:
+        await self.frontier.set_host_paused(host, paused)
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None:
+        await self.frontier.set_host_delay(host, seconds)
+
+    async def retry_failed_host(self, host: str) -> int:
+        return await self.frontier.retry_failed(host)
+
+    async def forget_host_waiting(self, host: str) -> int:
+        return await self.frontier.forget_waiting(host)
+
+    async def host_waiting(self, host: str, page: int, page_size: int = 50) -> WaitingPage:
+        return await self.frontier.waiting_urls(host, page, page_size)
+
+    async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]:
+        return await self.frontier.failed_urls(host, limit)
+
+    async def host_robots(self, host: str) -> RobotsText | None:
+        return None  # nothing is fetched here: no robots.txt
 
 
 class PoolSession:

@@ -272,3 +272,37 @@ def test_the_attach_strings_are_translated(qapp):
     finally:
         for t in translators:
             qapp.removeTranslator(t)
+
+
+def test_host_detail_pauses_a_host_and_lists_its_queue(window, setup, aloop):
+    pool = setup.backing.frontier
+
+    async def scenario():
+        await pool.add_many([f"http://h{i}.example.com/p{j}" for i in range(2) for j in range(60)])
+        await wait_for(lambda: window.hosts_model.rowCount() == 2)
+        pane = window.hosts_pane
+        index = pane.proxy.mapFromSource(
+            window.hosts_model.index(window.hosts_model.find("h0.example.com"), 0)
+        )
+        pane.view.customContextMenuRequested.emit(pane.view.visualRect(index).center())
+        menu = pane.last_menu
+        assert menu is not None
+        next(a for a in menu.actions() if a.text() == "Pause host").trigger()
+        menu.close()
+        await wait_for(lambda: pool.snapshot_sync().hosts[0].paused)
+        next(a for a in menu.actions() if a.text() == "Host detail…").trigger()
+        await wait_for(lambda: "h0.example.com" in window.host_dialogs)
+        dlg = window.host_dialogs["h0.example.com"]
+        await wait_for(lambda: dlg.waiting_table.rowCount() == 50)
+        assert dlg.page_label.text() == "page 1 of 2 (60 waiting)"
+        dlg.next_button.click()
+        await wait_for(lambda: dlg.waiting_table.rowCount() == 10)
+        await wait_for(lambda: dlg.why_label.text() == "Why: host paused by you")
+        dlg.delay_spin.setValue(3.0)
+        dlg.delay_button.click()
+        await wait_for(lambda: pool.snapshot_sync().hosts[0].user_delay == 3.0)
+        dlg.pause_button.click()
+        await wait_for(lambda: not pool.snapshot_sync().hosts[0].paused)
+        dlg.close()
+
+    run(aloop, scenario())

@@ -392,7 +392,24 @@ def test_export_from_the_window_with_progress_and_cancel(aloop, qsettings, tmp_p
             dlg.format.setCurrentIndex(1)
             dlg.records.setCurrentIndex(2)
             assert dlg.choice() == ("outcomes", "csv")
+            # WARC carries bodies: offered for pages, greyed out (and left) for URL outcomes
+            warc = dlg.format.findData("warc")
+            assert not dlg.format.model().item(warc).isEnabled()
+            dlg.records.setCurrentIndex(0)
+            assert dlg.format.model().item(warc).isEnabled()
+            dlg.format.setCurrentIndex(warc)
+            dlg.records.setCurrentIndex(2)
+            assert dlg.choice() == ("outcomes", "jsonl")
             delete_now(dlg)
+
+            from warcio.archiveiterator import ArchiveIterator
+
+            warc_file = tmp_path / "pages.warc.gz"
+            k = await w.export_records("pages", "warc", warc_file)
+            with open(warc_file, "rb") as fh:
+                types = [r.rec_type for r in ArchiveIterator(fh)]
+            assert k is not None and k >= 20 and types.count("response") == k
+            assert types[0] == "warcinfo"
 
             pages = tmp_path / "pages.csv"
             n = await w.export_records("pages", "csv", pages)

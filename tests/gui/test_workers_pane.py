@@ -137,9 +137,10 @@ def test_workers_model_texts_silence_and_leases(qapp) -> None:
 
 def test_inflight_model_keeps_its_columns_and_adds_the_worker_last(qapp) -> None:
     model = InFlightModel()
-    assert model.columnCount() == 7 and model.WORKER_COLUMN == 6
-    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)]
-    assert headers == ["URL", "Host", "Depth", "Hub", "Elapsed", "Lease", "Worker"]
+    assert model.columnCount() == 8 and model.WORKER_COLUMN == 6
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(8)]
+    # (the Why column, after the worker, came later: the others keep their numbers)
+    assert headers == ["URL", "Host", "Depth", "Hub", "Elapsed", "Lease", "Worker", "Why"]
     model.update(
         [leased("http://a.example.com/", "crawl-1"), pending("http://b.example.com/")], now=T0
     )

@@ -90,16 +90,21 @@ local function put_hub(url, hub)
 end
 
 -- Hosts: loaded once per script call, written back by flush().
+-- Besides the counters, the inputs of the host's wait (core/waits.py): le the last response
+-- time, ud the user's minimum delay (-1: none), pa 1 when paused by the user, bs the status
+-- that started the backoff, ra 1 when Retry-After set its length, db the delay's basis.
 local H, DIRTY, DORDER, TOT = {}, {}, {}, {}
 local function host(name)
   local h = H[name]
   if h then return h end
   local v = redis.call('HMGET', kh(name), 'wait', 'infl', 'done', 'fail', 'retr', 'redir',
-    'md', 'bo', 'na', 'dl', 'ls')
+    'md', 'bo', 'na', 'dl', 'ls', 'le', 'ud', 'pa', 'bs', 'ra', 'db')
   h = {name = name, wait = tonumber(v[1]) or 0, infl = tonumber(v[2]) or 0,
        done = tonumber(v[3]) or 0, fail = tonumber(v[4]) or 0, retr = tonumber(v[5]) or 0,
        redir = tonumber(v[6]) or 0, md = tonumber(v[7]) or 0, bo = tonumber(v[8]) or 0,
-       na = tonumber(v[9]) or 0, dl = tonumber(v[10]) or 0, ls = v[11] or ''}
+       na = tonumber(v[9]) or 0, dl = tonumber(v[10]) or 0, ls = v[11] or '',
+       le = tonumber(v[12]) or 0, ud = tonumber(v[13]) or -1, pa = tonumber(v[14]) or 0,
+       bs = v[15] or '', ra = tonumber(v[16]) or 0, db = v[17] or ''}
   H[name] = h
   return h
 end
@@ -117,11 +122,22 @@ end
 -- The ready set holds exactly the hosts that have a URL waiting and a free in-flight slot,
 -- scored by the time they may be asked again.
 local function schedule(h)
-  if h.wait > 0 and h.infl < MAX_IF then
+  if h.wait > 0 and h.infl < MAX_IF and h.pa ~= 1 then
     redis.call('ZADD', K_READY, fmt(allowed(h)), h.name)
   else
     redis.call('ZREM', K_READY, h.name)
   end
+end
+-- The politeness delay after a result and which term made it (frontier.delay_and_basis).
+local function delay_and_basis(elapsed, factor, min_d, max_d, crawl_delay, user_delay)
+  local floor, basis = min_d, 'm'
+  if user_delay >= 0 then floor, basis = user_delay, 'u' end
+  if crawl_delay > floor then floor, basis = crawl_delay, 'c' end
+  if elapsed < 0 then elapsed = 0 end
+  local d, dbasis = factor * elapsed, 'f'
+  if d > max_d then d, dbasis = max_d, 'x' end
+  if d > floor then return d, dbasis end
+  return floor, basis
 end
 local function bump()
   return redis.call('HINCRBY', K_META, 'version', 1)
@@ -132,7 +148,8 @@ local function flush()
     for _, h in ipairs(DORDER) do
       redis.call('HSET', kh(h.name), 'wait', h.wait, 'infl', h.infl, 'done', h.done,
         'fail', h.fail, 'retr', h.retr, 'redir', h.redir, 'md', fmt(h.md), 'bo', fmt(h.bo),
-        'na', fmt(h.na), 'dl', fmt(h.dl), 'ls', h.ls)
+        'na', fmt(h.na), 'dl', fmt(h.dl), 'ls', h.ls, 'le', fmt(h.le), 'ud', fmt(h.ud),
+        'pa', h.pa, 'bs', h.bs, 'ra', h.ra, 'db', h.db)
       redis.call('ZADD', K_HOSTS, ver, h.name)
       schedule(h)
     end

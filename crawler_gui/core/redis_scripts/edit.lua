@@ -1,6 +1,9 @@
 -- edit(op, ...): the small GUI edits, each atomic.
 --   refresh_hub url1 url2 | retry_now url1 url2 | give_up url1 url2 -> 1 / 0
 --   set_delay host seconds -> 1
+--   pause host 1|0 -> 1 (a paused host is not dispatched; resumed, its hubs are due again)
+--   host_delay host seconds -> 1 (the user's minimum delay; < 0 removes it)
+--   forget host limit -> how many waiting URLs of the host were dropped (at most limit)
 --   seen [final_url final_host depth referrer]* -> 1 (the final URLs of redirect chains
 --     whose results were recorded in another key group: done, never fetched again)
 --   plan [url planned reason expected_due new_due]* -> 1 (the refresh plan a worker computed:
@@ -76,6 +79,53 @@ elseif OP == 'plan' then
   end
   bump()
   result = 1
+elseif OP == 'pause' then
+  local h = host(ARGV[5])
+  local paused = tonumber(ARGV[6])
+  if h.pa ~= paused then
+    h.pa = paused
+    dirty(h)
+    if paused == 0 then -- pop dropped its hubs from the due set while it was paused
+      local all = redis.call('HGETALL', K_HUBS)
+      for j = 1, #all, 2 do
+        local hub = get_hub(all[j])
+        if hub.host == h.name and hub.infl == 0 and hub.parked == '' then
+          redis.call('ZADD', K_HUBDUE, fmt(hub.due), all[j])
+        end
+      end
+    end
+  end
+  result = 1
+elseif OP == 'host_delay' then
+  local h = host(ARGV[5])
+  local s = tonumber(ARGV[6])
+  if s < 0 then s = -1 end
+  h.ud = s
+  if h.db ~= '' then -- the delay in force, made again from the last result's inputs
+    local last = h.na - h.dl
+    h.dl, h.db = delay_and_basis(h.le, tonumber(ARGV[7]), tonumber(ARGV[8]),
+      tonumber(ARGV[9]), h.md, h.ud)
+    if last + h.dl > h.na then h.na = last + h.dl end
+  end
+  dirty(h)
+  result = 1
+elseif OP == 'forget' then
+  local h = host(ARGV[5])
+  local urls = redis.call('ZRANGE', kq(h.name), 0, tonumber(ARGV[6]) - 1)
+  for _, url in ipairs(urls) do
+    redis.call('HDEL', K_URL, url)
+  end
+  if #urls > 0 then
+    redis.call('ZREM', kq(h.name), unpack(urls))
+    h.wait = h.wait - #urls
+    tot('tw', -#urls)
+  end
+  if #urls == 0 and h.wait ~= 0 then -- counters that disagree with the queue: trust it
+    tot('tw', -h.wait)
+    h.wait = 0
+  end
+  dirty(h)
+  result = #urls
 elseif OP == 'set_delay' then
   local h = host(ARGV[5])
   local s = tonumber(ARGV[6])

@@ -34,10 +34,12 @@ elseif PART == 'hosts' then
   local start = tonumber(CURSOR)
   local names = redis.call('ZRANGE', K_HOSTS, start, start + COUNT - 1)
   for _, name in ipairs(names) do
-    local v = redis.call('HMGET', kh(name), 'md', 'bo')
+    local v = redis.call('HMGET', kh(name), 'md', 'bo', 'pa', 'ud')
     hosts[#hosts + 1] = name
     hosts[#hosts + 1] = v[1] or '0'
     hosts[#hosts + 1] = v[2] or '0'
+    hosts[#hosts + 1] = v[3] or '0'
+    hosts[#hosts + 1] = v[4] or '-1'
   end
   if #names == COUNT then nxt = tostring(start + COUNT) end
 end

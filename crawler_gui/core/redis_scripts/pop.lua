@@ -36,7 +36,9 @@ if QUOTA > 0 then
       redis.call('ZREM', K_HUBDUE, url)
     else
       local h = host(hub.host)
-      if h.infl < MAX_IF and allowed(h) <= NOW then
+      if h.pa == 1 then
+        redis.call('ZREM', K_HUBDUE, url) -- its host is paused: back when it is resumed
+      elseif h.infl < MAX_IF and allowed(h) <= NOW then
         hub.infl = 1
         put_hub(url, hub)
         redis.call('ZREM', K_HUBDUE, url)
@@ -56,7 +58,7 @@ while n < COUNT do
   for _, name in ipairs(names) do
     if n >= COUNT then break end
     local h = host(name)
-    if h.wait <= 0 or h.infl >= MAX_IF or allowed(h) > NOW then
+    if h.wait <= 0 or h.infl >= MAX_IF or allowed(h) > NOW or h.pa == 1 then
       dirty(h)
     else
       local head = redis.call('ZRANGE', kq(name), 0, 0)

@@ -13,9 +13,10 @@ end
 local hosts = {}
 for _, name in ipairs(names) do
   local v = redis.call('HMGET', kh(name), 'wait', 'infl', 'done', 'fail', 'retr', 'ls',
-    'na', 'bo', 'dl')
+    'na', 'bo', 'dl', 'le', 'md', 'ud', 'pa', 'bs', 'ra', 'db')
   hosts[#hosts + 1] = {name, v[1] or '0', v[2] or '0', v[3] or '0', v[4] or '0', v[5] or '0',
-    v[6] or '', v[7] or '0', v[8] or '0', v[9] or '0'}
+    v[6] or '', v[7] or '0', v[8] or '0', v[9] or '0', v[10] or '0', v[11] or '0',
+    v[12] or '-1', v[13] or '0', v[14] or '', v[15] or '0', v[16] or ''}
 end
 local retrying = {}
 local r = {}
@@ -26,7 +27,7 @@ for j = 1, #r, 2 do
   local raw = redis.call('HGET', K_URL, r[j])
   local u = raw and urec(raw) or {depth = 0, att = 0}
   retrying[#retrying + 1] = {r[j], fmt(u.depth), fmt(u.att),
-    redis.call('HGET', K_RDATA, r[j]) or '', r[j + 1]}
+    redis.call('HGET', K_RDATA, r[j]) or '', r[j + 1], fmt(u.t or 0)}
 end
 local nd = {}
 local ready = redis.call('ZRANGE', K_READY, 0, 0, 'WITHSCORES')

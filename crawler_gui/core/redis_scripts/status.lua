@@ -1,11 +1,12 @@
--- set_status(threshold, schedule, [url, canonical, outcome, last_status, delay, throttle,
---   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
---   final_here, hub_planned, hub_reason, hub_rate]*)
--- The rules are the worker's (core/pool_rules.py); this script applies their values:
+-- set_status(threshold, min_delay, delay_factor, max_delay, schedule, [url, canonical, outcome,
+--   last_status, elapsed, throttle, error_text, label, hub_kind, final_url, final_host,
+--   redirect_to, failure, refusal, final_here, hub_planned, hub_reason, hub_rate, retry_after]*)
+-- The retry rules are the worker's (core/pool_rules.py); this script applies their values:
 -- schedule: the retry delays after 1, 2, ... failures, space-separated, the last repeating
--- (pool_rules.retry_schedule); delay: the host's politeness delay after this response
--- (pool_rules.host_delay), raised here to the host's Crawl-delay; throttle: the 429/503
--- delay; hub_kind: pool_rules.HubOutcome (r back off, t throttled, n on its planned span).
+-- (pool_rules.retry_schedule); throttle: the 429/503 delay; hub_kind: pool_rules.HubOutcome
+-- (r back off, t throttled, n on its planned span). The politeness delay is computed here from
+-- the response's elapsed time and the host's own inputs (Crawl-delay, the user's delay):
+-- delay_and_basis, as frontier.delay_and_basis.
 -- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
 -- failure: what a failed URL keeps after its referrer (NUL status NUL reason NUL message);
 -- refusal: reason TAB redirect target, for the refusal index.
@@ -13,11 +14,13 @@
 -- group); otherwise the final URL is returned to be marked in its own group ('seen' edit).
 -- hub_planned, hub_reason, hub_rate: a hub refresh that reported its new links: the span, its
 -- reason and the rate state the worker computed from them ('' when none: the hub keeps its own).
+-- retry_after: '1' when a 429/503's wait came from its Retry-After header.
 -- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
 local THRESH = tonumber(ARGV[4])
+local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local SCHEDULE = {}
-for d in string.gmatch(ARGV[5], '%S+') do SCHEDULE[#SCHEDULE + 1] = tonumber(d) end
-local FIELDS = 18
+for d in string.gmatch(ARGV[8], '%S+') do SCHEDULE[#SCHEDULE + 1] = tonumber(d) end
+local FIELDS = 19
 
 -- pool_rules.scheduled_delay
 local function retry_delay(failures)
@@ -69,15 +72,16 @@ local function hub_result(url, label, kind, throttle, planned, reason, rate)
 end
 
 local ignored, follow, seen = {}, {}, {}
-local i = 6 -- the first result (ARGV[4..5] are the policy)
+local i = 9 -- the first result (ARGV[4..8] are the policy)
 while i + FIELDS - 1 <= #ARGV do
   local url, curl, oc, ls = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-  local delay, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
+  local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
   local err, label, kind = ARGV[i + 6], ARGV[i + 7], ARGV[i + 8]
   local final, fhost, target = ARGV[i + 9], ARGV[i + 10], ARGV[i + 11]
   local failure, refusal = ARGV[i + 12], ARGV[i + 13]
   local fhere = ARGV[i + 14] == '1'
   local hplanned, hreason, hrate = ARGV[i + 15], ARGV[i + 16], ARGV[i + 17]
+  local rafter = ARGV[i + 18] == '1' 
   i = i + FIELDS
   local key = url
   local L = end_lease(url)
@@ -95,9 +99,14 @@ while i + FIELDS - 1 <= #ARGV do
     local h = host(L.host)
     h.infl = h.infl - 1
     h.ls = ls
-    if h.md > delay then h.dl = h.md else h.dl = delay end
+    h.le = elapsed
+    h.dl, h.db = delay_and_basis(elapsed, FACTOR, MIN_D, MAX_D, h.md, h.ud)
     h.na = NOW + h.dl
-    if oc == 'T' and NOW + throttle > h.bo then h.bo = NOW + throttle end
+    if oc == 'T' and NOW + throttle > h.bo then
+      h.bo = NOW + throttle
+      h.bs = ls
+      if rafter then h.ra = 1 else h.ra = 0 end
+    end
     dirty(h)
     if L.hub then
       hub_result(key, label, kind, throttle, hplanned, hreason, hrate)

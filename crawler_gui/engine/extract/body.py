@@ -4,18 +4,21 @@ headline, copyright and share lines, datelines, menus, trailing related-news lin
 
 from __future__ import annotations
 
+import functools
 import math
 import re
-from copy import deepcopy
+from copy import copy, deepcopy
 from typing import Any
 
 import trafilatura
 from lxml import etree, html
+from trafilatura.settings import Extractor
 from trafilatura.utils import load_html
 
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
 
 __all__ = [
+    "PageWalk",
     "clean_lines",
     "cut_link_tail",
     "density_lines",
@@ -23,6 +26,8 @@ __all__ = [
     "main_container",
     "paragraph_lines",
     "parse_html",
+    "plain_container_lines",
+    "strip_never_text",
     "trafilatura_lines",
     "trim_chinese",
 ]
@@ -32,7 +37,8 @@ __all__ = [
 _BOILER_START = re.compile(
     r"(copyright|©|\(c\)\s|(share|like) this|follow (us|@)|sign up|subscribe|advertisement$|"
     r"read more\b|also on |print article|an error has occurred|this article has been sent|"
-    r"thank you$|write to .+@|https?://\S+$|(来源|编辑|本文来源)[：:]\S{0,20}$|"
+    r"thank you$|write to .+@|https?://\S+$|(来源|来源于|编辑|本文来源)[：:]\S{0,20}$|微信扫一扫|"
+    r"(当前|现在)位置[：:]|"
     r"(点击|扫码|关注).{0,20}(公众号|微信|下载)|(分享到|返回顶部|打印|关闭窗口)|"
     r"(上一篇|下一篇)[：:]|-?\s*图\s*\d+$|(视频)?加载中|\d+\s*/\s*\d+$|热门推荐|小编最近文章|"
     r"(免注册|登录|注册|意见反馈)|toggle navigation$|(上一篇|下一篇)\s*[:：]?\s*$)",
@@ -42,7 +48,7 @@ _BOILER_START = re.compile(
 #: the costly part).
 _BOILER_ANYWHERE = re.compile(
     r"all rights reserved|版权所有|未经授权|责任编辑|share it with|order reprints|"
-    r"for your personal, non-commercial|公众号|二维码",
+    r"for your personal, non-commercial|公众号|二维码|免责声明|点击(投票|进入|查看)",
     re.IGNORECASE,
 )
 
@@ -110,7 +116,8 @@ def trim_chinese(lines: list[str]) -> list[str]:
         return units(line) < 20 and not _SENTENCE_END.search(line)
 
     start, end = 0, len(lines)
-    while start < end and junk(lines[start]):
+    # (A salutation opening a statement, "女士们、先生们：", is text.)
+    while start < end and junk(lines[start]) and not lines[start].endswith("："):
         start += 1
     while end > start and junk(lines[end - 1]):
         end -= 1
@@ -132,13 +139,14 @@ def clean_lines(text: str, headline: str) -> list[str]:
     lines = [" ".join(x.split()) for x in text.split("\n")]
     lines = [x for x in lines if x]
     key = norm_key(headline)
-    # The headline (and a standfirst repeating it) is not body text.
-    while lines and key:
-        first = norm_key(lines[0])
-        if first != key and not (len(first) > 8 and first in key):
-            break
-        lines.pop(0)
-    lines = [x for x in lines if not _boiler(x) and not _dateline(x)]
+    # The headline (and a standfirst repeating it) is not body text, also when a
+    # breadcrumb or a label line comes first.
+    for i in range(min(3, len(lines)) - 1, -1, -1):
+        first = norm_key(lines[i])
+        if key and (first == key or (len(first) > 8 and first in key)):
+            del lines[i]
+    # (Nor is the headline repeated further down, above a picture or a second page.)
+    lines = [x for x in lines if not _boiler(x) and not _dateline(x) and norm_key(x) != key]
     # A run of many short lines without sentence punctuation is a menu or a tag cloud.
     out: list[str] = []
     run: list[str] = []
@@ -210,29 +218,54 @@ def _density_text(tree: Any) -> list[str]:
     return lines
 
 
+class PageWalk:
+    """What the passes over the whole page give: its visible text (outside scripts, styles
+    and ``<noscript>``), the text of each of its links, and its sentence-like paragraphs
+    (:func:`paragraph_lines`)."""
+
+    __slots__ = ("link_texts", "paras", "visible")
+
+    def __init__(self, tree: Any) -> None:
+        self.visible = " ".join(t for t in _VISIBLE_TEXT(tree) if t.strip())
+        self.link_texts = [element_text(a) for a in tree.iter("a")]
+        self.paras = paragraph_lines(tree)
+
+
+#: The visible text nodes, as plain strings: lxml's default "smart" strings each keep a
+#: reference to their element, which costs more than the search itself on a big page.
+_VISIBLE_TEXT = etree.XPath(
+    "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]",
+    smart_strings=False,
+)
+
+
+_OUTSIDE_TAGS = frozenset({"nav", "footer", "aside", "a"})
+_SENTENCE_MARK = re.compile(r"[.!?。！？,，]")
+
+
 def paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
     """The page's sentence-like ``<p>`` elements outside navigation, footers and comments,
     with their parents."""
     lines: list[tuple[Any, str]] = []
     for p in tree.iter("p"):
         t = element_text(p)
-        u = units(t)
-        if u < 15 or not re.search(r"[.!?。！？,，]", t):
+        # (15 units need 15 characters: most short paragraphs stop at the cheap test.)
+        if len(t) < 15 or not _SENTENCE_MARK.search(t) or units(t) < 15:
             continue
-        if any(
-            a.tag in ("nav", "footer", "aside", "a") or "comment" in (a.get("class") or "").lower()
-            for a in p.iterancestors()
-        ):
+        if _outside_article(p):
             continue
         lines.append((p, t))
     return lines
 
 
 def _outside_article(el: Any) -> bool:
-    return any(
-        a.tag in ("nav", "footer", "aside", "a") or "comment" in (a.get("class") or "").lower()
-        for a in el.iterancestors()
-    )
+    for a in el.iterancestors():
+        if a.tag in _OUTSIDE_TAGS:
+            return True
+        cls = a.get("class")
+        if cls is not None and "comment" in cls.lower():
+            return True
+    return False
 
 
 def _link_chars(el: Any) -> int:
@@ -310,16 +343,22 @@ def parse_html(text: str) -> Any:
 
 
 #: Blocks that are never the article: readers' comments, footers, related-news boxes.
-_PRUNE = (
-    "//*[self::div or self::section or self::ul or self::aside]"
-    "[re:test(concat(' ', @id, ' ', @class, ' '), "
-    "'[ _-](comments?|comment-list|commentlist|footer|foot|related|relate|recommend|"
-    "hot-?news|rank|share|sharebox)[ _-]', 'i')]"
+_PRUNE_WORDS = re.compile(
+    r"[ _-](comments?|comment-list|commentlist|footer|foot|related|relate|recommend|"
+    r"hot-?news|rank|share|sharebox)[ _-]",
+    re.I,
 )
 
 
 def _prune(tree: Any) -> None:
-    for el in tree.xpath(_PRUNE, namespaces={"re": "http://exslt.org/regular-expressions"}):
+    # (A compiled regular expression over the elements: an XPath with re:test calls back
+    # into Python for every element, several times slower.)
+    found = [
+        el
+        for el in tree.iter("div", "section", "ul", "aside")
+        if _PRUNE_WORDS.search(f" {el.get('id', '')} {el.get('class', '')} ")
+    ]
+    for el in found:
         if el.getparent() is not None and el.tag != "body":
             el.drop_tree()
 
@@ -352,6 +391,12 @@ _NEVER_TEXT = (
 )
 
 
+def strip_never_text(tree: Any) -> None:
+    """``tree`` without the elements trafilatura deletes before it looks for text (their
+    text after them is kept)."""
+    etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
+
+
 def trafilatura_lines(
     tree: Any, url: str, headline: str, *, fast: bool, scope: Any = None
 ) -> list[str]:
@@ -364,19 +409,27 @@ def trafilatura_lines(
     if scope is not None:
         tree = html.Element("html")
         etree.SubElement(tree, "body").append(deepcopy(scope))
-        etree.strip_elements(tree, *_NEVER_TEXT, with_tail=False)
+        strip_never_text(tree)
     _prune(tree)
-    out = trafilatura.extract(
-        tree,
-        url=url,
-        fast=fast,
-        include_comments=False,
-        include_tables=True,
-        with_metadata=False,
-        favor_precision=scope is not None,
-        output_format="txt",
-    )
+    options = copy(_options(fast, scope is not None))
+    options.url = url
+    options.source = url
+    out = trafilatura.extract(tree, options=options)
     return clean_lines(out or "", headline)
+
+
+@functools.cache
+def _options(fast: bool, precision: bool) -> Extractor:
+    """trafilatura's settings for our calls, made once (each reads its configuration file's
+    values anew, a quarter of a millisecond); each call takes a copy with its page's URL."""
+    return Extractor(
+        output_format="txt",
+        fast=fast,
+        precision=precision,
+        comments=False,
+        tables=True,
+        with_metadata=False,
+    )
 
 
 def density_lines(text: str, headline: str) -> list[str]:
@@ -385,3 +438,188 @@ def density_lines(text: str, headline: str) -> list[str]:
     if tree is None:
         return []
     return clean_lines("\n".join(_density_text(tree)), headline)
+
+
+#: Elements whose content is never article text (trafilatura deletes them the same way).
+_SKIP_TAGS = frozenset(
+    {
+        *_NEVER_TEXT,
+        "aside",
+        "footer",
+        "nav",
+        "menu",
+        "figure",
+        "figcaption",
+        "header",
+        "time",
+        "label",
+        "fieldset",
+        "dialog",
+        "head",
+        "title",
+        "meta",
+    }
+)
+#: Blocks: each starts a line of its own.
+_BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "li",
+        "ul",
+        "ol",
+        "dl",
+        "dd",
+        "dt",
+        "blockquote",
+        "pre",
+        "table",
+        "tr",
+        "td",
+        "th",
+        "section",
+        "article",
+        "main",
+        "header",
+        "br",
+        "hr",
+        "center",
+        "address",
+    }
+)
+#: Class and id words of blocks inside an article container that are not its text: share
+#: bars, bylines, tag lists, related stories, newsletter boxes, ads, hidden parts.
+_BOILER_ATTR = re.compile(
+    r"(^|[\s_-])(share|sharing|social|sociable|viral|newsletter|subscribe|signup|tags?|tag-list|"
+    r"byline|author|related|elated|recommend|promo|advert|ads?|ad-\w+|sponsor|comments?|"
+    r"sidebar|breadcrumbs?|bread-crumb|nav|navbar|menu|toolbar|hidden|hide|sr-only|"
+    r"visually-hidden|screen-reader-text|caption|credit|print-only|noprint|most-popular|"
+    r"more-on|next-|read-more|readmore|paywall|premium|cookie|consent|modal|popup|widget|"
+    r"embed|embedded|banner|meta|dateline|timestamp|date|footer|header|popular|latest|trending|"
+    r"syndication|bio|rating|overlay|bottom|outbrain|taboola|user-info|sign-up|reward|qrcode)"
+    r"([\s_-]|$)",
+    re.I,
+)
+
+
+def _boiler_el(el: Any) -> bool:
+    """Hidden, or named (class, id) as one of the blocks in :data:`_BOILER_ATTR`."""
+    attrs = el.attrib
+    if not attrs:
+        return False
+    if attrs.get("aria-hidden") == "true" or attrs.get("hidden") is not None:
+        return True
+    style = attrs.get("style")
+    if style and "display" in style and re.search(r"display:\s*none", style):
+        return True
+    cls = attrs.get("class", "")
+    ident = attrs.get("id", "")
+    return bool((cls and _BOILER_ATTR.search(cls)) or (ident and _BOILER_ATTR.search(ident)))
+
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Link lines an article's container may have and still be read directly.
+_MAX_LINK_LINES = 3
+
+
+def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[str] | None:
+    """The text of the article container ``scope`` as lines, read in one walk, when the
+    container is plain enough: blocks start lines, list items get a "- ", and what
+    trafilatura would delete anyway is left out (scripts, figures, forms, navigation,
+    headers; blocks named as share bars, bylines, ads, related stories, unless they hold
+    most of the text; link lines; lists that are mostly links or start every item with a
+    link, with the heading before them). None when the container is not plain (``doubts``
+    gets the reason): several articles, headings after the text, many link lines left
+    outside such lists. Then trafilatura reads it."""
+    # A line: (text, starts with a link, is a link line, its block: "h" heading, "p" paragraph)
+    lines: list[tuple[str, bool, bool, str]] = []
+    buf: list[str] = []
+    st: dict[str, Any] = {"link": 0, "first": None}
+    reasons = doubts if doubts is not None else []
+    limit = 0.5 * len(scope.text_content())
+
+    def add(text: str, in_link: bool) -> None:
+        if in_link:
+            st["link"] += len(text)
+        if st["first"] is None and text.strip():
+            st["first"] = in_link
+        buf.append(text)
+
+    def flush(in_li: bool, kind: str = "") -> None:
+        if buf:
+            t = " ".join("".join(buf).split())
+            if t and not (in_li and " " not in t):  # a one-word item: a label, not text
+                linked = st["link"] >= 0.5 * len(t)
+                lines.append(("- " + t if in_li else t, bool(st["first"]), linked, kind))
+            buf.clear()
+        st["link"] = 0
+        st["first"] = None
+
+    def walk(el: Any, in_link: bool, in_li: bool) -> None:
+        for child in el:
+            tag = child.tag
+            if reasons:
+                return
+            if not isinstance(tag, str) or tag in _SKIP_TAGS:
+                pass
+            elif (tag == "form" or _boiler_el(child)) and len(child.text_content()) < limit:
+                # (A wrapper named "content-bottom", or a page-wide form, holding the
+                # article is walked.)
+                pass
+            else:
+                block = tag in _BLOCK_TAGS
+                start = 0
+                if block:
+                    flush(in_li)
+                    start = len(lines)
+                    if tag == "article" and lines:
+                        reasons.append("several articles")
+                        return
+                is_a = tag == "a"
+                if child.text:
+                    add(child.text, in_link or is_a)
+                walk(child, in_link or is_a, in_li or tag == "li")
+                if block:
+                    kind = "h" if tag in _HEADINGS and tag != "h1" else "p" if tag == "p" else ""
+                    flush(in_li or tag == "li", kind)
+                    if tag in _LIST_BLOCKS and len(lines) - start >= 3:
+                        mine = lines[start:]
+                        if (
+                            sum(x[1] or x[2] for x in mine) >= 0.5 * len(mine)
+                            and sum(len(x[0]) for x in mine) < limit
+                        ):
+                            del lines[start:]  # a list of stories
+                            if lines and _heading_like(lines[-1][0]):
+                                del lines[-1]
+            if child.tail:
+                add(child.tail, in_link)
+
+    if scope.text:
+        add(scope.text, False)
+    try:
+        walk(scope, False, False)
+    except RecursionError:
+        reasons.append("elements nested too deep to walk")
+        return None
+    flush(False)
+    last_p = max((i for i, x in enumerate(lines) if x[3] == "p"), default=-1)
+    if any(x[3] == "h" for x in lines[last_p + 1 :]):
+        reasons.append("heading after the text")
+    link_lines = [x[0] for x in lines if x[2]]
+    if len(link_lines) >= _MAX_LINK_LINES:
+        reasons.append(f"link lines: {link_lines[0][:40]}")
+    return None if reasons else [x[0] for x in lines if not x[2]]
+
+
+_LIST_BLOCKS = frozenset({"div", "ul", "ol", "section", "table", "dl"})
+
+
+def _heading_like(line: str) -> bool:
+    """A short line without sentence punctuation: a section heading ("Related Articles")."""
+    return units(line) <= 8 and not _SENTENCE_END.search(line)

@@ -13,19 +13,22 @@ Pure function of its inputs: runs in the extraction worker processes.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.body import (
+    PageWalk,
     clean_lines,
     cut_link_tail,
     density_lines,
     is_link_line,
     main_container,
-    paragraph_lines,
     parse_html,
+    plain_container_lines,
+    strip_never_text,
     trafilatura_lines,
     trim_chinese,
 )
@@ -113,6 +116,22 @@ def _js_only(tree: Any, body_units: int) -> str | None:
     return None
 
 
+class _Laps:
+    """CPU time per pass into a dict (the benchmark's breakdown), or nothing."""
+
+    __slots__ = ("sink", "t")
+
+    def __init__(self, sink: dict[str, float] | None) -> None:
+        self.sink = sink
+        self.t = time.process_time() if sink is not None else 0.0
+
+    def __call__(self, name: str) -> None:
+        if self.sink is not None:
+            now = time.process_time()
+            self.sink[name] = self.sink.get(name, 0.0) + now - self.t
+            self.t = now
+
+
 def extract_page(
     body: bytes,
     url: str,
@@ -121,17 +140,22 @@ def extract_page(
     site_suffixes: Sequence[str] = (),
     zones: dict[str, str] | None = None,
     is_html: bool = True,
+    timings: dict[str, float] | None = None,
 ) -> Extraction:
     """Judge and extract one page. ``site_suffixes`` are the host's learned ``<title>``
-    suffixes; ``zones`` maps hosts (or ``.domain`` suffixes) to offsets for local times."""
+    suffixes; ``zones`` maps hosts (or ``.domain`` suffixes) to offsets for local times.
+    ``timings``, when given, gets each pass's CPU seconds added to it (by pass name)."""
+    lap = _Laps(timings)
     if not is_html:
         return Extraction(kind="other", why="not HTML")
     text, _enc = decode_body(body, content_type)
+    lap("decode")
     if not text.strip():
         return Extraction(kind="other", why="empty page")
     tree = parse_html(text)
     if tree is None:
         return Extraction(kind="other", why="unparsable HTML")
+    lap("parse")
     meta = meta_tags(tree)
     ld = json_ld(tree)
     title_el = tree.find(".//title")
@@ -147,19 +171,14 @@ def extract_page(
     if canonical and urlsplit(canonical).scheme not in ("http", "https"):
         canonical = None
     article_url, part = _tie(url, canonical, amp)
+    lap("markup")
 
-    body_el = tree.find(".//body")
-    visible = ""
-    if body_el is not None:
-        visible = " ".join(
-            t
-            for t in body_el.xpath(
-                ".//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]"  # noqa: E501
-            )
-            if t.strip()
-        )
+    walk = PageWalk(tree)
+    visible = walk.visible
     visible_units = units(visible)
+    lap("visible text")
     js_reason = _js_only(tree, visible_units)
+    lap("js check")
     if js_reason is not None:
         return Extraction(
             kind="other",
@@ -178,6 +197,7 @@ def extract_page(
         if head_el is not None:
             head_src += " (shown on the page)"
     near = text_after(head_el, 600) if head_el is not None else ""
+    lap("headline")
     pub, upd = machine_dates(tree, meta, ld)
     text_pub, text_upd = find_text_dates(near) if near else (None, None)
     if pub is None or (pub.time is None and text_pub is not None and text_pub.day == pub.day):
@@ -195,27 +215,44 @@ def extract_page(
     date_src = (
         "markup" if pub is not None and pub is not text_pub else ("near headline" if pub else "")
     )
+    lap("dates")
 
     # Link statistics over the page: headline-like links are what list pages are made of.
-    long_links = 0
-    link_units = 0
+    # (Counted over the links' texts joined by spaces: the same count as link by link, in
+    # one call; a link of 8 units has at least 8 characters.)
+    link_units = units(" ".join(walk.link_texts))
+    longer = [t for t in walk.link_texts if len(t) >= 8]
+    long_links = sum(1 for t in longer if units(t) >= 8)
     #: Normalised texts of the links with some length (for telling list lines).
-    anchors: set[str] = set()
-    for a in tree.iter("a"):
-        t = element_text(a)
-        u = units(t)
-        link_units += u
-        if u >= 8:
-            long_links += 1
-        if len(t) >= 8:
-            anchors.add(norm_key(t))
+    anchors: set[str] = {norm_key(t) for t in longer}
     page_units = max(1, visible_units)
     link_share = link_units / page_units
+    lap("links")
 
-    paras = paragraph_lines(tree)
+    paras = walk.paras
     para_units = units("\n".join(t for _p, t in paras))
+    lap("paragraphs")
     scope = main_container(tree, paras)
-    body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
+    lap("container")
+    doubts: list[str] = []
+    plain = plain_container_lines(scope, doubts) if scope is not None else None
+    if plain is not None:
+        body_lines = clean_lines("\n".join(plain), headline)
+        text_src = "text read from the article's container"
+        if units("\n".join(body_lines)) < 0.6 * para_units:
+            plain = None
+            doubts.append("less text than its paragraphs")
+    lap("read container")
+    if plain is None:
+        text_src = "text by trafilatura" + (f" (container has {doubts[0]})" if doubts else "")
+        if scope is None:
+            # trafilatura then reads the page itself (which it changes: the full path below
+            # parses it anew): what it would delete first is gone before it copies the tree
+            # and runs its expressions over it (scripts, styles, SVG drawings: a third of a
+            # news page's elements). The markup has been read from them already.
+            strip_never_text(tree)
+        body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
+    lap("trafilatura fast")
     if units("\n".join(body_lines)) < 0.6 * para_units:
         # The fast path (on the article's container, or the page) lost paragraphs the page
         # plainly has: take trafilatura's full path (with its fallback extractors) on the
@@ -225,8 +262,11 @@ def extract_page(
         full = trafilatura_lines(whole, url, headline, fast=False)
         if units("\n".join(full)) > units("\n".join(body_lines)):
             body_lines = full
+            text_src = "text by trafilatura's full path"
         if units("\n".join(body_lines)) < 0.6 * para_units:
             body_lines = clean_lines("\n".join(t for _p, t in paras), headline)
+            text_src = "text from the page's paragraphs"
+    lap("trafilatura full")
     text_out = "\n".join(body_lines)
     lang = language(tree, meta, text_out or visible)
     chinese = cjk_share(text_out) > 0.3
@@ -234,8 +274,10 @@ def extract_page(
         dense = density_lines(text, headline)
         if units("\n".join(dense)) > units(text_out) * 1.5:
             body_lines = dense
+            text_src = "text by text density"
             text_out = "\n".join(dense)
             chinese = cjk_share(text_out) > 0.3
+    lap("density")
     anchors = {k for k in anchors if len(k) >= 8}
     body_lines = cut_link_tail(body_lines, anchors)
     if chinese:
@@ -248,11 +290,13 @@ def extract_page(
         if is_link_line(line, anchors):
             linked += units(line)
     body_link_share = linked / body_units if body_units else 0.0
+    lap("clean-up")
 
     if pub is None and body_units >= 80:
         pub = htmldate_stamp(body, url)
         if pub is not None:
             date_src = "htmldate"
+    lap("htmldate")
 
     # The judgement.
     signals: list[str] = []
@@ -283,7 +327,9 @@ def extract_page(
         points -= 2
         signals.append(f"{link_share:.0%} of the page's text is links")
     signals.append(f"{body_units} words of main text, {long_links} headline links")
+    signals.append(text_src)
     why = "; ".join(signals)
+    lap("judgement")
     if body_units >= 60 and points >= 2 and headline:
         zone, zone_guess = zone_for(urlsplit(url).netloc, lang, zones or {})
         pub_s, inferred1 = format_stamp(pub, zone)
@@ -297,6 +343,7 @@ def extract_page(
             text=text_out,
             zone_inferred=(inferred1 or inferred2) and zone_guess,
         )
+        lap("authors")
         return Extraction(
             kind="article",
             why=why,

@@ -49,10 +49,26 @@ _SCRIPT_TIME = re.compile(
     r"""["'](20\d{2}-\d{1,2}-\d{1,2}[ T]\d{1,2}:\d{2}(?::\d{2})?)["']""",
     re.I,
 )
+#: Where a script may hold either: a quoted date (_SCRIPT_TIME scans every
+#: position of a page's 50 KB of scripts case-insensitively, milliseconds a page; this one
+#: looks for a quote followed by a year, and the keys are then tried just before it) ...
+_QUOTED_DATE = re.compile(r"""["']20\d\d-""")
+#: ... and a WeChat creation time (a literal start: found by a fast string search).
+_VAR_CT = re.compile(r"var\s+ct\s*=")
 _META_UPDATED = ("article:modified_time", "og:updated_time", "datemodified", "lastmod")
 _AUTHOR_TEXT = re.compile(
     r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[、，,][\u4e00-\u9fa5·]{2,4}){0,3})"
 )
+
+
+def _script_time(text: str) -> re.Match[str] | None:
+    """:data:`_SCRIPT_TIME`'s first match in ``text``, tried only before quoted dates."""
+    for q in _QUOTED_DATE.finditer(text):
+        start = max(0, q.start() - 80)
+        for m in _SCRIPT_TIME.finditer(text, start, q.end() + 40):
+            if m.start(1) == q.start() + 1:
+                return m
+    return None
 
 
 def meta_tags(tree: Any) -> dict[str, str]:
@@ -117,11 +133,12 @@ def machine_dates(
             upd = parse_machine_date(meta[key])
     if pub is None:
         for script in tree.iter("script"):
-            m = _SCRIPT_TIME.search(script.text or "")
+            text = script.text or ""
+            m = _script_time(text)
             if m:
                 pub = parse_machine_date(m.group(1))
                 break
-            m = _UNIX_TIME.search(script.text or "")
+            m = _UNIX_TIME.search(text) if _VAR_CT.search(text) else None
             if m:
                 # WeChat articles: the creation time as a Unix timestamp (the page shows
                 # only "前天"); an instant, so its offset is read, not inferred.
