@@ -1,6 +1,6 @@
 """Fresh news first, live: fixed hub span vs adaptive refresh on the live demo news site.
 
-    python benchmarks/freshness.py --policy both --warmup 120 --measure 360
+    python benchmarks/freshness.py --policy both --warmup 240 --measure 360 --tail 90
 
 Each policy runs in its own process (run side by side, so both see the same machine load):
 the live news site (``crawler_gui/demo/live.py``: 24 hubs on 12 hosts, Poisson publication at
@@ -19,11 +19,11 @@ policy, from the site's own records:
 * ``oracle`` -- the least mean delay the same number of fetches could give with the true
   rates, each hub refreshed in proportion to the square root of its rate:
   ``(Σ√λᵢ)² / (2·B·Σλᵢ)``; ``mean ÷ oracle``;
-* ``rate_error`` -- for hubs with at least 10 observed articles (not the bursty one, whose
-  rate changes by design), the learned rate against the true one (median and worst), on the
-  hosts without a feed. On a host with a feed a hub learns the rate of the articles *it* finds
-  first (what its share of the budget should follow: the feed finds the others), not the rate
-  the section publishes at; those errors are listed apart (``rate_error_feed_hosts``).
+* ``rate_error`` -- for hubs with at least 10 observed articles (links on their list for the
+  first time for that hub, whoever found them first; not the bursty hub, whose rate changes
+  by design), the learned rate (``HubRow.rate``: the hub's own publication rate) against the
+  true one (median and worst), on the hosts without a feed; the hubs of the hosts with a feed
+  (whose feed finds most articles first) are listed apart (``rate_error_feed_hosts``).
 
 Loopback only; stops by itself.
 """
@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.demo.live import FEED_HOSTS, LiveNewsSite
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings
@@ -53,6 +54,23 @@ def _quantile(values: list[float], q: float) -> float | None:
         return None
     values = sorted(values)
     return values[min(len(values) - 1, int(q * (len(values) - 1) + 0.5))]
+
+
+async def _refresh_gaps(site: LiveNewsSite, seconds: float) -> dict[int, float]:
+    """Wait ``seconds``, watching each list hub's fetch count every 0.25 s: the longest gap
+    between two refreshes of each hub (what decides whether its list scrolled off)."""
+    last = {h.index: (h.fetches, time.time()) for h in site._hubs}
+    longest = dict.fromkeys(last, 0.0)
+    end = time.time() + seconds
+    while (now := time.time()) < end:
+        await asyncio.sleep(min(0.25, max(0.0, end - now)))
+        now = time.time()
+        for h in site._hubs:
+            count, since = last[h.index]
+            if h.fetches != count:
+                longest[h.index] = max(longest[h.index], now - since)
+                last[h.index] = (h.fetches, now)
+    return longest
 
 
 async def run_policy(
@@ -70,12 +88,17 @@ async def run_policy(
             fetches0 = sum(h.fetches for h in site._hubs) + sum(site.feed_fetches.values())
             per_hub0 = {h.index: (h.fetches, h.not_modified) for h in site._hubs}
             feeds0 = dict(site.feed_fetches)
-            await asyncio.sleep(measure)
+            gaps = await _refresh_gaps(site, measure)
             end = time.time()
             fetches1 = sum(h.fetches for h in site._hubs) + sum(site.feed_fetches.values())
             await asyncio.sleep(tail)
             site.advance()
             hubs = {row.url: row for row in (await session.frontier.snapshot()).hubs}
+            # Articles each hub saw on its list for the first time (its own, whoever found
+            # them first): the pool's learned state, which HubRow does not carry.
+            frontier = session.frontier
+            states = frontier._hubs if isinstance(frontier, LevelDBPool) else {}
+            own = {url: hub.rate.own_observed for url, hub in states.items()}
             await session.crawler.stop()
         finally:
             await session.close()
@@ -110,17 +133,24 @@ async def run_policy(
                 "kind": "silent" if hub.rate == 0 else "bursty" if hub.bursty else "steady",
                 "true_per_min": round(hub.rate, 2),
                 "learned_per_min": round(row.rate * 60, 2) if row is not None else None,
-                "observed": row.yielded if row is not None else None,
+                "observed": own.get(site.hub_url(hub)),
+                "yielded": row.yielded if row is not None else None,
                 "fetches": hub.fetches - fetched0,
                 "not_modified": hub.not_modified - not_modified0,
                 "found": h_found,
                 "lost": h_lost,
                 "mean_delay": statistics.fmean(h_delays) if h_delays else None,
+                "longest_gap": round(gaps[hub.index], 1),
                 "span": round(row.planned, 1) if row is not None else None,
                 "reason": row.reason if row is not None else None,
             }
         )
-        if row is not None and row.yielded >= 10 and hub.rate > 0 and not hub.bursty:
+        if (
+            row is not None
+            and own.get(site.hub_url(hub), 0) >= 10
+            and hub.rate > 0
+            and not hub.bursty
+        ):
             error = abs(row.rate * 60 - hub.rate) / hub.rate
             (errors_feed_hosts if hub.host in FEED_HOSTS else errors).append(error)
     for host, fetched in site.feed_fetches.items():
@@ -133,12 +163,14 @@ async def run_policy(
                 "kind": "feed",
                 "true_per_min": round(sum(h.rate for h in site._hubs if h.host == host), 2),
                 "learned_per_min": round(row.rate * 60, 2) if row is not None else None,
-                "observed": row.yielded if row is not None else None,
+                "observed": own.get(url),
+                "yielded": row.yielded if row is not None else None,
                 "fetches": fetched - feeds0[host],
                 "not_modified": None,
                 "found": None,
                 "lost": None,
                 "mean_delay": None,
+                "longest_gap": None,
                 "span": round(row.planned, 1) if row is not None else None,
                 "reason": row.reason if row is not None else None,
             }
@@ -202,10 +234,10 @@ def print_hubs(result: dict[str, Any]) -> None:
     the measured span, mean delay, the span at the end and why (feeds: their host's rate)."""
     print(f"\n{result['policy']}: per hub (measured span)")
     print(
-        "| hub | host | kind | true/min | learned/min | observed | fetches | 304 | found "
-        "| lost | mean delay | span | why |"
+        "| hub | host | kind | true/min | learned/min | observed | yielded | fetches | 304 | found "
+        "| lost | mean delay | longest gap | span | why |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for h in result["hubs"]:
         cells = [
             h[k]
@@ -216,20 +248,26 @@ def print_hubs(result: dict[str, Any]) -> None:
                 "true_per_min",
                 "learned_per_min",
                 "observed",
+                "yielded",
                 "fetches",
                 "not_modified",
                 "found",
                 "lost",
             )
         ]
-        cells += [_fmt(h["mean_delay"]), _fmt(h["span"]), h["reason"]]
+        cells += [_fmt(h["mean_delay"]), _fmt(h["longest_gap"]), _fmt(h["span"]), h["reason"]]
         print("| " + " | ".join("-" if c is None else str(c) for c in cells) + " |")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--policy", choices=("fixed", "adaptive", "both"), default="both")
-    parser.add_argument("--warmup", type=float, default=120.0, help="seconds (default 120)")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=240.0,
+        help="seconds (default 240: one burst cycle of the bursty hub, docs/freshness.md)",
+    )
     parser.add_argument("--measure", type=float, default=360.0, help="seconds (default 360)")
     parser.add_argument(
         "--tail",

@@ -24,10 +24,10 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from crawler_gui.core.freshness import (
-    HubDemand,
+    HubInput,
     RateState,
-    allocate,
     oracle_mean_delay,
+    plan_spans,
 )
 
 LIST_SIZE = 20
@@ -69,9 +69,10 @@ def publish(site: list[Hub], until: float, seed: int) -> None:
                 hub.arrivals.append(t)
 
 
-def simulate(site: list[Hub], span: float, until: float, warmup: float, adaptive: bool) -> dict:
+def simulate(
+    site: list[Hub], span: float, until: float, warmup: float, adaptive: bool, late: float = 0.0
+) -> dict:
     n = len(site)
-    budget = n / span
     prior = 1 / span
     states = [RateState() for _ in site]
     spans = [span] * n
@@ -107,18 +108,16 @@ def simulate(site: list[Hub], span: float, until: float, warmup: float, adaptive
         listed = min(LIST_SIZE, newest)
         states[i] = states[i].observe(len(visible), listed, elapsed, prior_rate=prior)
         if adaptive:
-            demands = [
-                HubDemand(
-                    rate=s.rate(prior)[0],
-                    min_span=2.0,
-                    max_span=10 * span,
-                    visible=LIST_SIZE,
-                    scroll_rate=s.long_rate(prior),
-                )
-                for s in states
-            ]
-            spans = [s for s, _ in allocate(demands, budget)]
-        heapq.heappush(queue, (t + spans[i], i))
+            # The pools' rules (plan_spans): the same bounds, scroll-off and slow-down steps.
+            plans, _level = plan_spans(
+                [HubInput(span, s, 2.0) for s in states],
+                adaptive=True,
+                span_min=2.0,
+                span_max=10 * span,
+            )
+            spans = [s for s, _ in plans]
+        # A live crawl fetches a hub some time after it is due (queues, politeness).
+        heapq.heappush(queue, (t + spans[i] + rng.uniform(0, late), i))
         recent.append(t)
     measured = until - warmup
     total = len(found) + lost
@@ -152,16 +151,22 @@ def main() -> None:
     ap.add_argument("--minutes", type=float, default=30.0)
     ap.add_argument("--warmup", type=float, default=5.0, help="minutes")
     ap.add_argument("--seed", type=int, default=12)
+    ap.add_argument(
+        "--late",
+        type=float,
+        default=0.0,
+        help="each refresh comes up to this many seconds after it is due (default 0)",
+    )
     args = ap.parse_args()
     until = (args.warmup + args.minutes) * 60
     site = make_site(args.hubs, args.seed)
     publish(site, until, args.seed)
     print(
         f"{args.hubs} hubs, span {args.span:g} s, {args.minutes:g} min measured after "
-        f"{args.warmup:g} min warm-up, lists of {LIST_SIZE}"
+        f"{args.warmup:g} min warm-up, lists of {LIST_SIZE}, refreshes up to {args.late:g} s late"
     )
     for name, adaptive in (("fixed span", False), ("adaptive", True)):
-        r = simulate(site, args.span, until, args.warmup * 60, adaptive)
+        r = simulate(site, args.span, until, args.warmup * 60, adaptive, args.late)
         print(
             f"{name:<11} found {r['found']:7.2%} lost {r['lost']:6.2%} | delay median "
             f"{r['median']:5.1f} s mean {r['mean']:5.1f} s p90 {r['p90']:5.1f} s | "

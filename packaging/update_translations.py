@@ -569,6 +569,18 @@ ZH = {
     "search index: %1 pages to go": "搜索索引：还有 %1 个页面待索引",
     "the first %1 are listed": "列出前 %1 个",
     "valid UTF-8": "有效的 UTF-8",
+    # the crawl report (issue 13): File -> Save report
+    "Save &report…": "保存报告(&R)…",
+    "Save the crawl report: one HTML file with totals, throughput, status codes, "
+    "failing hosts, articles per host and freshness": "保存抓取报告：一个 HTML 文件，含总计、"
+    "吞吐量、状态码、失败的主机、各主机的文章数和新鲜度",
+    "Save report": "保存报告",
+    "HTML (*.html)": "HTML (*.html)",
+    "The file is inside the pool: write the report somewhere else.": "该文件位于网址池内："
+    "请把报告写到别处。",
+    "Writing the crawl report to %1…": "正在把抓取报告写入 %1…",
+    "The report was not saved.": "报告未保存。",
+    "Report saved to %1": "报告已保存到 %1",
 }
 
 

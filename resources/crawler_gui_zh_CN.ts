@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1126" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1128" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1134" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1137" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1139" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1140" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1144" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1146" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -824,364 +824,374 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="122" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="123" />
         <source>Crawler GUI</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="162" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="166" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="167" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="170" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="171" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="178" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="179" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="179" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="180" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="200" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="218" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="219" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="219" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="943" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="222" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="956" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="222" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="223" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="223" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
         <source>Pages</source>
         <translation>页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="225" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="243" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1015" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="244" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1028" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="249" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="250" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="455" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="330" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="467" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="333" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="334" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="337" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="340" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="341" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="344" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="349" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="350" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="355" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="356" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="361" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="362" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="367" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="368" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="371" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="372" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="375" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="380" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="381" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="386" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="387" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <source>Save &amp;report…</source>
+        <translation>保存报告(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="399" />
+        <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
+        <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="397" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="401" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="425" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="425" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="445" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="455" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="467" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="491" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="504" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="492" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="505" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="493" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="494" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="495" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="496" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="509" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="497" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="498" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="511" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="549" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="562" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="551" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="684" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="703" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="697" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="716" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="684" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="697" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="694" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="707" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="695" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="708" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="704" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="717" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="706" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="719" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="713" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="726" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="714" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="727" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="728" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="741" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="730" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="743" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="748" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="761" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="753" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="766" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="765" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="778" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="766" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="779" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="855" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="868" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="926" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="939" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="963" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="976" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="999" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1012" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -1190,187 +1200,220 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1007" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1020" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1010" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1023" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1038" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1053" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1054" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1065" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1067" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1055" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1068" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1061" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1074" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1065" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1068" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1081" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1091" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1105" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1112" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1104" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1118" />
         <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1095" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1108" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1096" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1109" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1106" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1119" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1123" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1123" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1144" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1134" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1148" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1165" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1175" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1183" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1189" />
+        <source>Save report</source>
+        <translation>保存报告</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
+        <source>HTML (*.html)</source>
+        <translation>HTML (*.html)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1176" />
+        <source>The file is inside the pool: write the report somewhere else.</source>
+        <translation>该文件位于网址池内：请把报告写到别处。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1184" />
+        <source>Writing the crawl report to %1…</source>
+        <translation>正在把抓取报告写入 %1…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1189" />
+        <source>The report was not saved.</source>
+        <translation>报告未保存。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
+        <source>Report saved to %1</source>
+        <translation>报告已保存到 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1160" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1178" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1217" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1213" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1231" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1239" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1270" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1162" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1215" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1179" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1232" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1187" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1240" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1194" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1247" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1219" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1272" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1255" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1308" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1268" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1321" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1280" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1333" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1339" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1256" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1309" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1339" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="390" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
         <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
         <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1281" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1334" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1313" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1366" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1315" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1368" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -2270,7 +2313,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1074" />
+        <location filename="../crawler_gui/gui/dialogs.py" line="1076" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -2502,7 +2545,9 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>fmt</name>
     <message>
+        <location filename="../crawler_gui/gui/dialogs.py" line="1044" />
         <location filename="../crawler_gui/gui/fmt.py" line="23" />
+        <location filename="../crawler_gui/gui/fmt.py" line="60" />
         <source>%1 s</source>
         <translation>%1 秒</translation>
     </message>

@@ -166,6 +166,34 @@ def test_dead_links_answer_404() -> None:
     run_with_site(body)
 
 
+def test_a_link_mix_adds_aliases_and_dead_links_and_leaves_the_rest() -> None:
+    async def body(site: DemoSite, session: aiohttp.ClientSession) -> None:
+        plain = DemoSite(5, 40, port=site.port, slow_share=0.0)
+        aliases = {u: t for u, t in site.redirects().items() if "/r/" in u}
+        gone = {u for u in site.dead_urls() if "/gone/" in u}
+        articles = 5 * 40
+        # About one of each per article (the mean asked for), and nothing else changed.
+        assert 0.8 * articles < len(aliases) < 1.2 * articles
+        assert 0.3 * articles < len(gone) < 0.7 * articles
+        assert site.expected_urls() == plain.expected_urls()
+        assert set(site.redirects()) - set(aliases) == set(plain.redirects())
+        linked: set[str] = set()
+        for url in sorted(site.expected_urls())[:60]:
+            _status, page, _ct, _loc = await get(session, url)
+            linked.update(
+                urljoin(url, h) for h in re.findall(r'href="([^"]+)"', page.decode("latin-1"))
+            )
+        assert linked & set(aliases) and linked & gone
+        for url in sorted(aliases)[:20]:
+            status, _page, _ct, location = await get(session, url)
+            assert status == 301 and location is not None
+            assert canonicalize(urljoin(url, location))[0] == aliases[url][1]
+        for url in sorted(gone)[:20]:
+            assert (await get(session, url))[0] == 404
+
+    run_with_site(body, aliases=1.0, dead_links=0.5)
+
+
 def test_tracking_and_fragment_duplicates_are_linked_and_serve_the_same_page() -> None:
     async def body(site: DemoSite, session: aiohttp.ClientSession) -> None:
         tracking: set[str] = set()

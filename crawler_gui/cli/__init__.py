@@ -1,8 +1,8 @@
-"""The headless command line: ``crawl``, ``export``, ``extract``, ``stats``, ``save``, ``load``
-and ``repair``. This module runs one command and turns its errors into one line and an exit
-code; the commands live in ``crawl`` (the crawl), ``records`` (export, extract) and ``pool``
-(stats, save, load, repair), their options in ``parser``, the places they are given in
-``locations``.
+"""The headless command line: ``crawl``, ``export``, ``extract``, ``stats``, ``report``,
+``save``, ``load`` and ``repair``. This module runs one command and turns its errors into one
+line and an exit code; the commands live in ``crawl`` (the crawl), ``records`` (export,
+extract), ``pool`` (stats, save, load, repair) and ``report`` (the HTML crawl report), their
+options in ``parser``, the places they are given in ``locations``.
 
 ``crawl`` on a pool folder serves its crawl on a local control channel (``engine.control``,
 ``docs/control.md``): the window attaches to it, and ``stats`` of that pool prints the live
@@ -51,8 +51,15 @@ from crawler_gui.errors import (
 from .crawl import configure_crawl_logging, crawl_command
 from .exits import EXIT_ABORTED, EXIT_CORRUPT, EXIT_ERROR, EXIT_IN_USE, EXIT_USAGE
 from .parser import COMMANDS, build_parser, check_crawl_args, settings_from_args
-from .pool import load_command, repair_command, save_command, stats_command
+from .pool import (
+    load_command,
+    migrate_command,
+    repair_command,
+    save_command,
+    stats_command,
+)
 from .records import export_command, extract_command
+from .report import report_command
 
 __all__ = [
     "COMMANDS",
@@ -158,8 +165,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return asyncio.run(extract_command(args))
     if args.command == "stats":
         return asyncio.run(stats_command(args))
+    if args.command == "report":
+        return asyncio.run(report_command(args))
     if args.command == "save":
         return asyncio.run(save_command(args))
     if args.command == "load":
         return asyncio.run(load_command(args))
+    if args.command == "migrate":
+        return asyncio.run(migrate_command(args))
     return repair_command(args)

@@ -12,7 +12,7 @@ from crawler_gui.engine.export import EXPORT_FORMATS, EXPORT_RECORDS
 from crawler_gui.engine.session import RECONNECT_SECONDS, SCOPE_MODES, is_pool_url
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings
 
-COMMANDS = ("crawl", "export", "extract", "stats", "save", "load", "repair")
+COMMANDS = ("crawl", "export", "extract", "stats", "report", "save", "load", "repair", "migrate")
 
 
 # Option types: the argument's value, or argparse's one-line error (exit code 2).
@@ -340,6 +340,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="Redis pool only: also count the pages stored in this worker's store directory",
     )
 
+    report = sub.add_parser(
+        "report",
+        help="write a crawl report: one self-contained HTML file (totals, throughput, status "
+        "codes, failing hosts, articles per host, freshness)",
+        description="Write the crawl report of a pool as one HTML file with no external "
+        "assets: totals, pages per minute over the whole run (from the counters the crawl "
+        "keeps in the pool), status codes and errors, the top failing hosts and their "
+        "reasons, articles per host, and freshness (median delay from publication to fetch). "
+        "Works on a finished pool, on a pool a crawl holds (asked through its control "
+        "channel) and on a Redis pool while its workers crawl.",
+    )
+    report.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
+    report.add_argument(
+        "-o", "--output", metavar="FILE", help="the HTML file (default: standard output)"
+    )
+    report.add_argument(
+        "--store-dir",
+        metavar="DIR",
+        help="Redis pool only: a worker's store directory, for the stored articles' "
+        "headlines and exact delays",
+    )
+
     save = sub.add_parser("save", help="save the pool to a portable snapshot file")
     save.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
     save.add_argument("file")
@@ -370,6 +392,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="where the repaired copy goes; must not exist (default: POOL_DIR.repaired "
         "next to it). Check it, then crawl it or swap the folders yourself",
     )
+
+    migrate = sub.add_parser(
+        "migrate",
+        help="rewrite a pool made by an older crawler-gui with its URLs in the current "
+        "canonical form (a pool folder is also migrated when opened; a Redis pool must be "
+        "migrated with this command, its workers stopped)",
+    )
+    migrate.add_argument("pool_dir", help="the pool directory or Redis pool URL")
     return parser
 
 

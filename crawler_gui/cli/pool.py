@@ -1,6 +1,6 @@
 """The commands that look after a pool as a whole: ``stats`` (its totals, or a running crawl's
 live ones), ``save`` and ``load`` (portable snapshot files with the crawl scope) and ``repair``
-(a damaged pool into a copy)."""
+(a damaged pool into a copy), ``migrate`` (an older pool's URLs in the current form)."""
 
 from __future__ import annotations
 
@@ -188,6 +188,30 @@ def repair_command(args: argparse.Namespace) -> int:
         f"`crawler-gui crawl {dest}`, or move it in place of the old one",
         file=sys.stderr,
     )
+    return 0
+
+
+async def migrate_command(args: argparse.Namespace) -> int:
+    """Rewrite an older pool's URL keys in the current canonical form, saying how far it got."""
+    import tempfile
+
+    from crawler_gui.core import leveldb_migrate
+    from crawler_gui.core.redis_pool import RedisPool
+
+    if is_pool_url(args.pool_dir):
+        with tempfile.TemporaryDirectory(prefix="crawler-gui-migrate-") as work:
+            count = await RedisPool.migrate(args.pool_dir, work)
+    else:
+        src = existing_pool(args.pool_dir)
+
+        def progress(what: str, seen: int, moved: int) -> None:
+            print(f"migrating {what}: {seen:,} read, {moved:,} moved", file=sys.stderr)
+
+        count = await asyncio.to_thread(leveldb_migrate.migrate_path, src, progress)
+    if count is None:
+        print("the pool is current: nothing to migrate", file=sys.stderr)
+    else:
+        print(f"migrated: {count:,} records rewritten in the current URL form", file=sys.stderr)
     return 0
 
 

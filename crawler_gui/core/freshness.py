@@ -17,27 +17,35 @@ backends use the same rules and tests run on synthetic histories. The derivation
   ``Σ λᵢ Tᵢ / (2 Σ λᵢ)``; minimising it under ``Σ 1/Tᵢ = B`` gives ``1/Tᵢ ∝ √λᵢ`` and the oracle
   mean ``(Σ √λᵢ)² / (2 B Σ λᵢ)``. Each hub's frequency is then held within its bounds: never
   faster than its host's politeness allows, never slower than a maximum span (a silent hub is
-  still checked), and fast enough that its list does not scroll off between two refreshes.
+  still checked), and fast enough that its list does not scroll off between two refreshes at
+  the rate its articles are published at (the article-weighted rate ``∫λ²/∫λ``: a hub that
+  bursts keeps, through its lulls, the span its bursts need).
+* Each hub remembers its last list (hashes of at most :data:`SEEN_MAX` links) and learns its
+  own publication rate from the links new to *its* list, whoever found them first (a feed).
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 
 __all__ = [
     "FreshnessWindow",
     "HubDemand",
     "HubInput",
+    "ListSample",
     "RateState",
     "Regime",
     "SpanReason",
     "allocate",
     "allocate_level",
+    "link_key",
+    "list_sample",
     "mean_delay",
     "oracle_mean_delay",
     "plan_one",
@@ -65,6 +73,20 @@ SCROLL_SHARE = 0.5
 #: minutes are weak evidence, and a busy hub wrongly sent to the maximum span after one quiet
 #: refresh (a burst that had not started yet) would lose its list before it is seen again.
 SPAN_GROWTH = 2.0
+#: Memory of the article-weighted rate (seconds): the rate a hub's articles are published at,
+#: which its list must not scroll off at. Long enough to span the lulls of a hub that bursts
+#: every few minutes, short enough that a hub is slowed down again within minutes of a burst
+#: that does not come back.
+BURST_MEMORY = 300.0
+#: The article-weighted rate is shrunk towards the long rate by this many articles' worth, so
+#: that a fluke (two articles in a 1 s "refresh now" interval) does not hold a hub fast.
+BURST_PRIOR = 5.0
+#: At most this many links of a hub's last list are remembered (its "seen" memory); a longer
+#: list (a sitemap) keeps a hash sample of them (:func:`list_sample`).
+SEEN_MAX = 256
+#: Hex digits of a remembered link's hash (48 bits: a collision among a list's links is
+#: ~1e-10 likely, and it only undercounts one article).
+KEY_DIGITS = 12
 
 
 class Regime(enum.StrEnum):
@@ -139,25 +161,67 @@ class RateState:
     last_visible: int = 0  #: items its list showed at the last refresh (0: unknown)
     censored: int = 0  #: refreshes whose list was all new (articles may have been lost)
     last_elapsed: float = 0.0  #: seconds the last refresh covered (since the one before)
+    #: Forgetting sums (:data:`BURST_MEMORY`) of ``(n² − n)/Δt`` and of ``n`` over the
+    #: refreshes: their ratio estimates the article-weighted rate ``∫λ²/∫λ``
+    #: (:meth:`burst_rate`).
+    burst_square: float = 0.0
+    burst_count: float = 0.0
+    #: The hub's own publication rate: forgetting sums (long memory) of the links that were
+    #: on its list for the first time *for this hub* (new to the hub, whether or not the pool
+    #: knew them: a feed may have found them first), and how many such links in all.
+    own_count: float = 0.0
+    own_time: float = 0.0
+    own_observed: int = 0
+    #: The links of its last list (``seen_step`` > 0), as :data:`KEY_DIGITS`-digit hashes
+    #: (:func:`link_key`) back to back; a list longer than :data:`SEEN_MAX` keeps those whose
+    #: hash is a multiple of ``seen_step`` (a power of two). ``seen_step`` 0: no list yet.
+    seen: str = ""
+    seen_step: int = 0
 
-    def observe(self, new: int, visible: int, elapsed: float, prior_rate: float) -> RateState:
-        """The state after a refresh that found ``new`` new items among ``visible`` listed ones,
-        ``elapsed`` seconds after the previous refresh."""
+    def observe(
+        self,
+        new: int,
+        visible: int,
+        elapsed: float,
+        prior_rate: float,
+        items: ListSample | None = None,
+    ) -> RateState:
+        """The state after a refresh that found ``new`` items the pool had not seen among
+        ``visible`` listed ones, ``elapsed`` seconds after the previous refresh. ``items``: the
+        list's links (:func:`list_sample`; None: no list was read, a 304, or not known: the
+        list is taken as unchanged apart from the ``new`` ones)."""
         if new < 0 or visible < 0 or not math.isfinite(elapsed):
             raise ValueError(f"bad refresh observation: new={new} visible={visible}")
         if visible == 0:
             # The list's size is unknown (a 304 Not Modified: no body was read): it is what
             # the last refresh with a body showed, for censoring and the scroll-off bound.
             visible = self.last_visible
+        own_new, seen, seen_step = new, self.seen, self.seen_step
+        if items is not None:
+            news, seen, seen_step = self._list_news(items)
+            if news is not None:
+                own_new = news
         if elapsed <= 0:
-            return replace(self, observed=self.observed + new, last_new=new, last_visible=visible)
+            return replace(
+                self,
+                observed=self.observed + new,
+                last_new=new,
+                last_visible=visible,
+                seen=seen,
+                seen_step=seen_step,
+            )
         was_censored = visible > 0 and new >= visible
         count = float(new)
         if was_censored:
             guess = max(self.rate(prior_rate)[0], new / elapsed)
             count = _censored_mean(new, guess * elapsed)
+        own = float(own_new)
+        if visible > 0 and own_new >= visible:
+            guess = max(self.own_rate(prior_rate), own_new / elapsed)
+            own = _censored_mean(own_new, guess * elapsed)
         keep_long = math.exp(-elapsed / LONG_MEMORY)
         keep_short = math.exp(-elapsed / SHORT_MEMORY)
+        keep_burst = math.exp(-elapsed / BURST_MEMORY)
         return RateState(
             long_count=self.long_count * keep_long + count,
             long_time=self.long_time * keep_long + elapsed,
@@ -169,7 +233,44 @@ class RateState:
             last_visible=visible,
             censored=self.censored + (1 if was_censored else 0),
             last_elapsed=elapsed,
+            own_count=self.own_count * keep_long + own,
+            own_time=self.own_time * keep_long + elapsed,
+            own_observed=self.own_observed + own_new,
+            seen=seen,
+            seen_step=seen_step,
+            burst_square=self.burst_square * keep_burst + count * max(count - 1.0, 0.0) / elapsed,
+            burst_count=self.burst_count * keep_burst + count,
         )
+
+    def _list_news(self, items: ListSample) -> tuple[int | None, str, int]:
+        """How many of the list's links were not on this hub's last list (None: no list
+        remembered), and the memory of this list (``seen``, ``seen_step``)."""
+        news: int | None = None
+        if self.seen_step > 0:
+            # Compare on the coarser of the two samples (both hold every key it keeps).
+            coarse = max(items.step, self.seen_step)
+            old = set(_keys(self.seen))
+            fresh = sum(1 for k in _keys(items.keys) if int(k, 16) % coarse == 0 and k not in old)
+            news = min(fresh * coarse, items.links)
+        return news, items.keys, items.step
+
+    def burst_rate(self, prior_rate: float) -> float:
+        """The article-weighted rate of the last minutes, ``∫λ² dt / ∫λ dt``: the rate at which
+        the list is filling up when a typical article is published. A steady hub's is its
+        rate; a hub that alternates between bursts and lulls has the rate of its bursts (where
+        its articles are), in its lulls too. Estimated from the refresh counts: for a Poisson
+        count ``n`` over ``Δt``, ``E[n(n−1)] = (λΔt)²``, so ``Σ n(n−1)/Δt`` estimates ``∫λ²``
+        and ``Σ n`` estimates ``∫λ``; shrunk towards the long rate by :data:`BURST_PRIOR`."""
+        long = self.long_rate(prior_rate)
+        return (self.burst_square + BURST_PRIOR * long) / (self.burst_count + BURST_PRIOR)
+
+    def own_rate(self, prior_rate: float) -> float:
+        """The hub's own publication rate (articles a second): the links new to *its* list,
+        long memory. Before any list was remembered, the long estimate."""
+        if self.own_time <= 0:
+            return self.long_rate(prior_rate)
+        prior_time = PRIOR_ARTICLES / max(prior_rate, 1e-9)
+        return (self.own_count + PRIOR_ARTICLES) / (self.own_time + prior_time)
 
     def long_rate(self, prior_rate: float) -> float:
         """The long memory's estimate (articles per second), whatever the last minutes say."""
@@ -223,9 +324,27 @@ class RateState:
         data = json.loads(text)
         if not isinstance(data, dict):
             raise ValueError("a hub's rate state must be a JSON object")
-        floats = ("long_count", "long_time", "short_count", "short_time", "last_elapsed")
-        ints = ("observed", "refreshes", "last_new", "last_visible", "censored")
-        values: dict[str, float | int] = {}
+        floats = (
+            "long_count",
+            "long_time",
+            "short_count",
+            "short_time",
+            "last_elapsed",
+            "burst_square",
+            "burst_count",
+            "own_count",
+            "own_time",
+        )
+        ints = (
+            "observed",
+            "refreshes",
+            "last_new",
+            "last_visible",
+            "censored",
+            "own_observed",
+            "seen_step",
+        )
+        values: dict[str, float | int | str] = {}
         for name in floats:
             value = data.get(name, 0.0)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
@@ -236,7 +355,48 @@ class RateState:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"bad {name} in a hub's rate state: {value!r}")
             values[name] = value
+        seen = data.get("seen", "")
+        if (
+            not isinstance(seen, str)
+            or len(seen) % KEY_DIGITS
+            or len(seen) > SEEN_MAX * KEY_DIGITS
+            or seen.strip("0123456789abcdef")
+        ):
+            raise ValueError("bad seen links in a hub's rate state")
+        values["seen"] = seen
         return cls(**values)  # type: ignore[arg-type]
+
+
+def link_key(url: str) -> str:
+    """A link's stable short hash (the same in every process and worker), for a hub's memory
+    of its last list."""
+    return hashlib.blake2b(url.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class ListSample:
+    """A hub's list as its memory keeps it: how many distinct links it shows, and the hashes
+    (:func:`link_key`) of those whose hash is a multiple of ``step`` (a power of two: 1 unless
+    the list is longer than :data:`SEEN_MAX`), sorted, back to back."""
+
+    links: int
+    step: int
+    keys: str
+
+
+def list_sample(urls: Iterable[str]) -> ListSample:
+    """The memory of a list of ``urls``: O(links) hashing (a few µs a link), so a sitemap of
+    tens of thousands of links is sampled on a worker thread."""
+    keys = {link_key(url) for url in urls}
+    step, kept = 1, sorted(keys)
+    while len(kept) > SEEN_MAX:  # a hash sample: on average half as many at each step
+        step *= 2
+        kept = [k for k in kept if int(k, 16) % step == 0]
+    return ListSample(len(keys), step, "".join(kept))
+
+
+def _keys(packed: str) -> list[str]:
+    return [packed[i : i + KEY_DIGITS] for i in range(0, len(packed), KEY_DIGITS)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -380,9 +540,10 @@ def prior_rate(span: float) -> float:
 
 def demand_of(hub: HubInput, span_min: float, span_max: float) -> HubDemand:
     """The √rate share follows the current estimate (a lull's low rate too); the scroll-off
-    bound never drops below the long-run rate's, so that a hub whose bursts come back (a
-    quiet night, a section that alternates) is not left so slow that the first minutes of
-    the next burst scroll off its list before it is looked at again."""
+    bound never drops below the long-run rate's nor the article-weighted rate's
+    (:meth:`RateState.burst_rate`), so that a hub whose bursts come back (a section that
+    alternates, a quiet night) is not left so slow in a lull that the first articles of the
+    next burst scroll off its list before it is looked at again."""
     prior = prior_rate(hub.span)
     rate, _regime = hub.state.rate(prior)
     longest = max(span_max, span_min)
@@ -395,7 +556,7 @@ def demand_of(hub: HubInput, span_min: float, span_max: float) -> HubDemand:
         min_span=max(span_min, hub.min_span),
         max_span=longest,
         visible=hub.state.last_visible,
-        scroll_rate=hub.state.long_rate(prior),
+        scroll_rate=max(hub.state.long_rate(prior), hub.state.burst_rate(prior)),
     )
 
 

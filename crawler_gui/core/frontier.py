@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
+from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import RateState, prior_rate
 from crawler_gui.core.policy import FetchResult, PoolConfig
 
@@ -389,7 +390,7 @@ def hub_learned(
     span: float, state: RateState, planned: float, reason: str
 ) -> tuple[str, float, int, float, str, int, int]:
     """The learned fields of a :class:`HubRow` (``kind`` .. ``listed``), from a hub's state."""
-    rate = state.rate(prior_rate(span))[0] if state.refreshes else 0.0
+    rate = state.own_rate(prior_rate(span)) if state.refreshes else 0.0
     return ("page", rate, state.last_new, planned, reason, state.observed, state.last_visible)
 
 
@@ -572,6 +573,17 @@ class Frontier(Protocol):
     async def load_snapshot(self, path: str | Path) -> int:
         """Replace the pool's contents with a snapshot file. Needs nothing in flight. On any
         error the pool is unchanged."""
+        ...
+
+    async def add_counters(self, delta: Counters) -> None:
+        """Add ``delta`` (per-minute, per-host and delay counts, ``core/counters.py``) to the
+        counters the pool keeps for the crawl report. Adds, never replaces: a restarted crawl
+        goes on counting, and the workers of a shared pool add up. The engine calls it about
+        once a minute, never per fetch."""
+        ...
+
+    async def counters(self) -> Counters:
+        """Every counter the pool holds (a report's whole run; a load starts them afresh)."""
         ...
 
     async def close(self) -> None: ...

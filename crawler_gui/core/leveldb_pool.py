@@ -35,8 +35,9 @@ from typing import Any, TypeVar
 
 import plyvel
 
-from crawler_gui.core import snapshot_file
+from crawler_gui.core import leveldb_migrate, snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.counters import Counters, merge_fields
 from crawler_gui.core.freshness import HubInput, RateState, SpanReason, plan_one, plan_spans
 from crawler_gui.core.frontier import (
     PARKED_CRASHED,
@@ -94,7 +95,9 @@ from crawler_gui.errors import (
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 1
+#: 2: keys are the WHATWG URL Standard's canonical form (``core/leveldb_migrate.py`` moves the
+#: keys of a schema 1 pool when it is opened).
+SCHEMA_VERSION = 2
 DB_DIRNAME = "frontier"
 
 # ---- key layout (docs/storage.md) -------------------------------------------------------------
@@ -109,6 +112,9 @@ P_RETRY = b"r/"  # r/<url> -> retry record (JSON)
 REPLAN_SECONDS = 2.0
 P_HUB = b"h/"  # h/<url> -> hub record (JSON)
 P_HOST = b"s/"  # s/<host> -> host record
+P_COUNTER_MINUTE = b"c/m/"  # c/m/<minute u64> -> that minute's counters (JSON)
+P_COUNTER_HOST = b"c/h/"  # c/h/<host> -> the host's counters (JSON)
+K_COUNTER_DELAYS = b"c/d"  # the article-delay histogram (JSON)
 P_REFUSAL = b"n/"  # n/<url> -> reason TAB redirect target (a URL refused by policy; also F)
 
 # URL record: state, depth, attempts, seq, time; then the referrer (or redirect target), UTF-8.
@@ -444,6 +450,8 @@ class LevelDBPool:
         #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
         self._readers: list[tuple[threading.Event, threading.Event]] = []
         self._t_refused = 0
+        #: ``add_counters`` reads, adds and writes: one at a time.
+        self._counters_lock = asyncio.Lock()
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
@@ -522,6 +530,12 @@ class LevelDBPool:
                 )
             if found < 1:
                 raise PoolCorruptError(f"{self.path}: invalid schema version {found}")
+            if leveldb_migrate.needs_migration(db, found):
+                log.warning("pool %s: moving its keys to the current URL form", self.path)
+                moved = leveldb_migrate.migrate(db, _log_progress)
+                log.warning(
+                    "pool %s: %d records moved; schema %d", self.path, moved, SCHEMA_VERSION
+                )
         raw_seq = db.get(K_SEQ)
         self._seq = _SEQ.unpack(raw_seq)[0] if raw_seq else 0
         # The totals are counted from the records below (also by a rebuild: from zero).
@@ -1414,7 +1428,9 @@ class LevelDBPool:
         # (yielded, shown) but teaches no rate (``observe`` with no elapsed time).
         previous = hub.last_refresh
         elapsed = now - previous if previous > 0 else 0.0
-        hub.rate = hub.rate.observe(result.hub_new, result.hub_listed, elapsed, 1.0 / hub.span)
+        hub.rate = hub.rate.observe(
+            result.hub_new, result.hub_listed, elapsed, 1.0 / hub.span, result.hub_items
+        )
         cfg = self.config
         one = plan_one(
             self._hub_input(hub, self._hubs_per_host()),
@@ -1743,6 +1759,58 @@ class LevelDBPool:
             self._schedule(h, now)
         self._replan(now)  # the hub refresh mode or its bounds may have changed
 
+    # ---- per-minute counters (core/counters.py) ----------------------------------------------
+    async def add_counters(self, delta: Counters) -> None:
+        """Add ``delta`` to the counters the pool holds. The records it touches are read,
+        added to and encoded in a worker thread (a minute of a big crawl touches thousands of
+        hosts), then written in one batch."""
+        if not delta:
+            return
+        self._check_open()
+        async with self._counters_lock:
+            puts = await asyncio.to_thread(self._merged_counters, delta)
+            self._check_open()
+            with self._batch() as wb:
+                for key, value in puts:
+                    wb.put(key, value)
+
+    @_reads_checked
+    def _merged_counters(self, delta: Counters) -> list[tuple[bytes, bytes]]:
+        db = self._db
+        out: list[tuple[bytes, bytes]] = []
+
+        def merged(key: bytes, fields: dict[str, int]) -> None:
+            held = _counter_record(key, db.get(key))
+            merge_fields(held, fields)
+            out.append((key, snapshot_file.dumps(held)))
+
+        for minute, fields in delta.minutes.items():
+            merged(P_COUNTER_MINUTE + _SEQ.pack(max(0, minute)), fields)
+        for host, fields in delta.hosts.items():
+            merged(P_COUNTER_HOST + host.encode(), fields)
+        if delta.delays:
+            merged(K_COUNTER_DELAYS, delta.delays)
+        return out
+
+    async def counters(self) -> Counters:
+        """All the counters the pool holds (read in a worker thread)."""
+        self._check_open()
+        return await asyncio.to_thread(self.counters_sync)
+
+    @_reads_checked
+    def counters_sync(self) -> Counters:
+        db = self._db
+        out = Counters()
+        for key, raw in db.iterator(prefix=P_COUNTER_MINUTE):
+            suffix = key[len(P_COUNTER_MINUTE) :]
+            if len(suffix) == _SEQ.size:
+                out.minutes[_SEQ.unpack(suffix)[0]] = _counter_record(key, raw)
+        for key, raw in db.iterator(prefix=P_COUNTER_HOST):
+            host = key[len(P_COUNTER_HOST) :].decode("utf-8", "replace")
+            out.hosts[host] = _counter_record(key, raw)
+        out.delays = _counter_record(K_COUNTER_DELAYS, db.get(K_COUNTER_DELAYS))
+        return out
+
     # ---- observing ----------------------------------------------------------------------------
     async def totals(self) -> PoolTotals:
         if self._closed:  # readable during a snapshot load, as snapshot() is
@@ -2039,6 +2107,21 @@ class LevelDBPool:
 
 
 # ---- module helpers -----------------------------------------------------------------------------
+def _counter_record(key: bytes, raw: bytes | None) -> dict[str, int]:
+    """A counters record's fields; an unreadable one counts as empty (with a warning): the
+    report loses that minute or host, the crawl loses nothing."""
+    if raw is None:
+        return {}
+    try:
+        data = snapshot_file.loads(raw)
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        return {str(k): int(v) for k, v in data.items() if isinstance(v, int)}
+    except (ValueError, UnicodeDecodeError) as exc:
+        log.warning("unreadable counters record %r in the pool: %s", key[:80], exc)
+        return {}
+
+
 def _lookup(table: dict[str, _T], url: str) -> _T | None:
     """``table[url]``, trying the canonical form of ``url`` too (users type URLs)."""
     found = table.get(url)
@@ -2121,6 +2204,10 @@ def _open_db(path: Path, *, create: bool = True) -> Any:
         raise PoolCorruptError(
             f"cannot open the pool {root}: {_error_text(exc)}{_repair_hint(root)}"
         ) from exc
+
+
+def _log_progress(what: str, seen: int, moved: int) -> None:
+    log.info("pool migration: %s: %d seen, %d moved", what, seen, moved)
 
 
 def _recover_interrupted_load(root: Path) -> None:
@@ -2381,6 +2468,12 @@ def repair_pool(src: str | Path, dest: str | Path) -> RepairReport:
         )
     db = plyvel.DB(str(dest / DB_DIRNAME), paranoid_checks=True)
     try:
+        # An older pool's keys are moved to the current URL form first (its schema is raised
+        # below); on a current pool this moves nothing.
+        moved = leveldb_migrate.migrate_keys(db)
+        if moved:
+            report.fixed["keys moved to the current URL form"] += moved
+        db.delete(leveldb_migrate.K_MIGRATING)
         _restore_invariants(db, report)
     finally:
         db.close()

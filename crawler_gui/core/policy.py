@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from crawler_gui.core.freshness import ListSample
 
 from crawler_gui.errors import ConfigError
 
@@ -86,6 +90,10 @@ class FetchResult:
     hub_new: int | None = None
     #: A hub refresh only: how many items its list showed (0: unknown).
     hub_listed: int = 0
+    #: A hub refresh only: its list's items as the hub's memory of its last list keeps them
+    #: (``core/freshness.py``): an item new to *this hub* counts for its own publication rate
+    #: even when the pool knew it (a feed found it first). None: no list was read (a 304).
+    hub_items: ListSample | None = None
 
     @property
     def label(self) -> str:

@@ -40,6 +40,7 @@ from redis.typing import EncodableT, FieldT
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import HubInput, RateState, plan_one, plan_spans
 from crawler_gui.core.frontier import (
     AddReport,
@@ -99,7 +100,9 @@ from crawler_gui.errors import (
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
-SCHEMA_VERSION = 1
+#: 2: URLs in the WHATWG URL Standard's canonical form. A schema 1 pool is refused until
+#: ``crawler-gui migrate`` has rewritten it (:meth:`RedisPool.migrate`): two forms never mix.
+SCHEMA_VERSION = 2
 CHUNK = 2000  # URLs per add script: one script blocks Redis for a few milliseconds at most
 #: A worker makes the hub refresh plan again at most this often (seconds): it reads every hub
 #: record. In between, a hub whose rate changed gets its span at the last plan's level.
@@ -108,6 +111,8 @@ REDIS_REPLAN_SECONDS = 10.0
 EXPORT_CHUNK = 2000
 #: Waiting URLs one ``forget`` edit drops (a host's whole queue takes several).
 FORGET_CHUNK = 1000
+#: Commands per pipeline of a counters flush or read.
+COUNTER_PIPELINE = 1000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
 
 STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
@@ -302,6 +307,9 @@ class RedisPool:
         self._sync: redis.Redis | redis.cluster.RedisCluster | None = None
         self._scope_listener: Callable[[set[str]], None] | None = None
         self._scope_seen = -1
+        self._older_schema = False
+        #: The schema the pool was written with (found at open).
+        self.schema = SCHEMA_VERSION
 
     # ---- opening ------------------------------------------------------------------------------
     @classmethod
@@ -313,6 +321,7 @@ class RedisPool:
         *,
         worker: str | None = None,
         reconnect_seconds: float = RECONNECT_SECONDS,
+        older_schema: bool = False,
     ) -> RedisPool:
         """Open (or create) the pool ``name`` on the Redis server of ``url``.
 
@@ -322,6 +331,9 @@ class RedisPool:
         Redis Cluster: the cluster is detected. Without a worker id a unique one is made up
         (``hostname:pid:random``). Raises PoolError when the server cannot be reached,
         PoolVersionError when the pool was written by a newer version.
+
+        A pool of an older schema is refused (PoolVersionError saying how to migrate it)
+        unless ``older_schema`` (only :meth:`migrate` opens one, to rewrite it).
 
         Once open, an operation that finds the server gone (a redis-server restart, a network
         cut) retries with backoff for up to ``reconnect_seconds`` before it fails; the worker's
@@ -340,6 +352,7 @@ class RedisPool:
             groups=groups,
             reconnect_seconds=reconnect_seconds,
         )
+        pool._older_schema = older_schema
         try:
             await pool._start()
         except (ValueError, TypeError) as exc:  # redis-py's URL parser: a bad value, ...
@@ -349,6 +362,22 @@ class RedisPool:
             await pool.close()
             raise
         return pool
+
+    @classmethod
+    async def exists(cls, url: str) -> bool:
+        """Is there a pool of that name on that server? (Opening one would create it: a
+        read-only command asks first.)"""
+        redis_url, name, _worker, _groups = parse_pool_url_full(url)
+        pool = cls(redis_url, name, "probe", PoolConfig(), SystemClock())
+        try:
+            await pool._detect_cluster()
+            client = await pool._client()
+            with pool._errors():
+                return bool(await client.exists(pool.prefix + "meta"))
+        except (ValueError, TypeError) as exc:  # redis-py's URL parser
+            raise PoolURLError(f"invalid Redis URL {redact_url(url)!r}: {exc}") from exc
+        finally:
+            await pool.close()
 
     async def _start(self) -> None:
         await self._detect_cluster()
@@ -380,6 +409,13 @@ class RedisPool:
                 f"the Redis pool {self.name!r} has the single-server key layout, which a Redis "
                 "Cluster cannot serve; save it on its server and load it into the cluster"
             )
+        if version < SCHEMA_VERSION and not self._older_schema:
+            raise PoolVersionError(
+                f"the Redis pool {self.name!r} keeps its URLs in the form of an older "
+                f"crawler-gui (pool schema {version}); stop its workers and run "
+                "'crawler-gui migrate' once with this pool's URL"
+            )
+        self.schema = version
         self.groups = group_prefixes(self.name, groups)
         n = await self.reclaim_worker(self.worker)
         if n:
@@ -830,7 +866,11 @@ class RedisPool:
                     # A first refresh (the whole list new): counted, no rate learned.
                     elapsed = now - rec.last if rec.last > 0 else 0.0
                     state = rec.state.observe(
-                        result.hub_new or 0, result.hub_listed, elapsed, 1.0 / rec.span
+                        result.hub_new or 0,
+                        result.hub_listed,
+                        elapsed,
+                        1.0 / rec.span,
+                        result.hub_items,
                     )
                     one = plan_one(
                         HubInput(rec.span, state, self._min_span(rec.host)),
@@ -1109,6 +1149,70 @@ class RedisPool:
         with self._errors():
             paused, generation = await self._retrying(read)
         return paused == "1", int(str(generation or 0))
+
+    # ---- per-minute counters (core/counters.py) ----------------------------------------------
+    async def add_counters(self, delta: Counters) -> None:
+        """Add ``delta`` to the pool's counters with ``HINCRBY``: several workers add up.
+        Pipelined, not one transaction (the keys span slots on a Cluster): a flush cut off
+        half way keeps what reached the server, and the caller adds the rest again later."""
+        if not delta:
+            return
+        client = await self._client()
+        ops: list[tuple[str, str, str, int]] = []  # (command, key, field, n)
+        minutes_key = self.prefix + "cminutes"
+        for minute, fields in delta.minutes.items():
+            ops.append(("sadd", minutes_key, str(minute), 0))
+            key = f"{self.prefix}cm:{minute}"
+            ops.extend(("hincrby", key, name, n) for name, n in fields.items() if n)
+        for host, fields in delta.hosts.items():
+            key = self._group(host) + "chost"
+            ops.extend(("hincrby", key, f"{host}\t{name}", n) for name, n in fields.items() if n)
+        key = self.prefix + "cdelays"
+        ops.extend(("hincrby", key, name, n) for name, n in delta.delays.items() if n)
+        for i in range(0, len(ops), COUNTER_PIPELINE):
+            pipe = client.pipeline(transaction=False)
+            for op, key, name, n in ops[i : i + COUNTER_PIPELINE]:
+                if op == "sadd":
+                    pipe.sadd(key, name)
+                else:
+                    pipe.hincrby(key, name, n)
+            with self._errors():
+                await pipe.execute()
+
+    async def counters(self) -> Counters:
+        """All the counters of the pool (every worker's, added up)."""
+        client = await self._client()
+        out = Counters()
+        with self._errors():
+            minutes = sorted(int(m) for m in await client.smembers(self.prefix + "cminutes"))
+            for i in range(0, len(minutes), COUNTER_PIPELINE):
+                part = minutes[i : i + COUNTER_PIPELINE]
+                pipe = client.pipeline(transaction=False)
+                for minute in part:
+                    pipe.hgetall(f"{self.prefix}cm:{minute}")
+                for minute, fields in zip(part, await pipe.execute(), strict=True):
+                    out.minutes[minute] = _int_fields(fields)
+            for group in self.groups:
+                async for name, value in client.hscan_iter(group + "chost", count=1000):
+                    host, _tab, what = str(name).partition("\t")
+                    if what and str(value).lstrip("-").isdigit():
+                        out.hosts.setdefault(host, {})[what] = int(value)
+            out.delays = _int_fields(await client.hgetall(self.prefix + "cdelays"))
+        return out
+
+    async def _clear_counters(self) -> None:
+        """A snapshot load replaces the pool: its counters start afresh (docs/redis.md)."""
+        client = await self._client()
+        with self._errors():
+            minutes = [str(m) for m in await client.smembers(self.prefix + "cminutes")]
+            keys = [f"{self.prefix}cm:{m}" for m in minutes]
+            keys += [self.prefix + "cminutes", self.prefix + "cdelays"]
+            keys += [g + "chost" for g in self.groups]
+            for i in range(0, len(keys), COUNTER_PIPELINE):
+                pipe = client.pipeline(transaction=False)
+                for key in keys[i : i + COUNTER_PIPELINE]:
+                    pipe.delete(key)
+                await pipe.execute()
 
     # ---- the workers' heartbeats ------------------------------------------------------------
     async def heartbeat(self, state: str, pages: int, rate: float, started: float) -> None:
@@ -1412,6 +1516,35 @@ class RedisPool:
         records = itertools.chain(snapshot_file.scope_records(domains), chunks())
         return await asyncio.to_thread(snapshot_file.write_snapshot, Path(path), records)
 
+    @classmethod
+    async def migrate(cls, url: str, work_dir: str | Path) -> int | None:
+        """Rewrite a pool of an older schema with its URLs in the current canonical form;
+        ``None`` when it is current already, else the number of records rewritten.
+
+        The pool is saved to a snapshot file in ``work_dir`` and loaded back: loading
+        canonicalizes every URL and swaps each key group in at once (``load_snapshot``), and
+        the schema is raised only after the last group. A migration stopped half-way (a
+        killed process) leaves an older-schema pool that is refused as before; running it
+        again finishes it (a canonical URL is its own canonical form). Needs every worker
+        stopped (``load_snapshot`` refuses while URLs are in flight)."""
+        pool = await cls.open(url, older_schema=True, worker="migrate")
+        try:
+            if pool.schema >= SCHEMA_VERSION:
+                return None
+            path = Path(work_dir) / f"{pool.name}.migrate.snapshot"
+            try:
+                await pool.save_snapshot(path)
+                count = await pool.load_snapshot(path)
+            finally:
+                path.unlink(missing_ok=True)
+            client = await pool._client()
+            with pool._errors():
+                await client.hset(pool.prefix + "meta", "schema", SCHEMA_VERSION)
+            log.info("redis pool %s migrated to schema %d", pool.name, SCHEMA_VERSION)
+            return count
+        finally:
+            await pool.close()
+
     async def load_snapshot(self, path: str | Path) -> int:
         """Replace the pool with a snapshot file. Needs nothing in flight (PoolBusyError).
 
@@ -1440,6 +1573,7 @@ class RedisPool:
         except BaseException:
             await stage.discard()
             raise
+        await self._clear_counters()
         if len(self.groups) > 1 or self.groups[0] != self.prefix:
             with self._errors():  # the swaps raised each group's; the workers read this one
                 await client.hincrby(self.prefix + "meta", "generation", 1)
@@ -1587,6 +1721,11 @@ def _hub_fields(raw: str) -> tuple[str, str, str, str, str, str, int, int, str]:
     f = raw.split("\t", 11)
     f += [""] * (12 - len(f))
     return f[0], f[1], f[2], f[3], f[4], f[5], _int_or0(f[6]), _int_or0(f[7]), f[8]
+
+
+def _int_fields(raw: Any) -> dict[str, int]:
+    """A counters hash as ``{field: count}`` (fields that are not integers are skipped)."""
+    return {str(k): int(v) for k, v in dict(raw or {}).items() if str(v).lstrip("-").isdigit()}
 
 
 def _int_or0(text: str) -> int:

@@ -140,6 +140,7 @@ def parse_record(rec: dict[str, Any]) -> SnapshotRecord:
         name = rec["host"]
         if not isinstance(name, str) or not name or "\t" in name:
             raise SnapshotFormatError("a host record has no host")
+        name = _canonical_host(name)
         paused, user_delay = snapshot_file.host_control(rec)
         return HostRecord(
             name, _num(rec, "min_delay"), _num(rec, "backoff_until"), paused, user_delay
@@ -154,6 +155,15 @@ def _valid_url(value: object) -> tuple[str, str]:
         return canonicalize(value)
     except InvalidURLError as exc:
         raise SnapshotFormatError(f"the snapshot holds an invalid URL: {exc}") from exc
+
+
+def _canonical_host(name: str) -> str:
+    """A snapshot's host name in the current canonical form (a snapshot from an older version
+    may hold an older one); a name that is no valid host is kept as it is."""
+    try:
+        return canonicalize(f"http://{name}/")[1]
+    except InvalidURLError:
+        return name
 
 
 def _int(rec: dict[str, Any], key: str) -> int:

@@ -17,6 +17,10 @@ Per host:
   1-2 on other hosts;
 * ``/old/a<n>.html`` -- 301 to the article (relative ``Location``);
 * ``/go/<n>.html`` -- 302 to an article on another host (absolute ``Location``);
+* with a link mix (``aliases``, ``dead_links``: the mean number per article, e.g. 0.5): links
+  from an article to ``/r/a<n>-<k>.html``, a 301 alias of its own for a same-host article, and
+  to ``/gone/a<n>-<k>.html``, a page that never existed (404) -- the mix of a real news site,
+  where a crawler makes about two requests per page it stores (``benchmarks/crawl.py --mix``);
 * ``/robots.txt`` -- allow all; some hosts disallow ``/private/`` and link to a page there.
 
 With ``feeds=True`` (the demo crawl), every third host (1, 4, 7, ...) also serves ``/feed.xml``
@@ -49,15 +53,19 @@ import hashlib
 import html
 import logging
 import random
+import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
 from typing import Any, Self
 
 from aiohttp import web
 
 from crawler_gui.demo.news_templates import comment_block, dateline
+
+#: The demo site is in China: its pages print local times (+08:00) without the offset.
+_CHINA = timezone(timedelta(hours=8))
 
 __all__ = ["DemoSite", "ServedSite", "serve_on_hosts"]
 
@@ -139,6 +147,10 @@ class _Article:
     failures: int = 0
     slow: bool = False
     size: int = 10_000
+    #: The link mix (``aliases``, ``dead_links``): same-host articles linked through a 301
+    #: alias of their own (``/r/a<n>-<k>.html``), and links to pages that never existed.
+    aliases: list[int] = field(default_factory=list)
+    gone: int = 0
 
 
 @dataclass(slots=True)
@@ -160,6 +172,12 @@ class _Host:
     @property
     def content_type(self) -> str:
         return "text/html" if self.gbk else "text/html; charset=utf-8"
+
+
+def _share(rng: random.Random, mean: float) -> int:
+    """A count whose mean is ``mean``: its whole part, plus one with the fraction's chance."""
+    whole = int(mean)
+    return whole + (rng.random() < mean - whole)
 
 
 def _other_host(rng: random.Random, n: int, this: int) -> int:
@@ -264,6 +282,9 @@ class DemoSite(ServedSite):
         base: str = "127.0.0.",
         feeds: bool = False,
         validators: bool = True,
+        now: float | None = None,
+        aliases: float = 0.0,
+        dead_links: float = 0.0,
     ) -> None:
         if not 1 <= hosts <= 254:
             raise ValueError("hosts must be between 1 and 254")
@@ -273,6 +294,10 @@ class DemoSite(ServedSite):
             raise ValueError("base must be a loopback prefix like '127.0.0.'")
         if latency < 0 or slow_delay < 0 or not 0 <= slow_share <= 1:
             raise ValueError("latency, slow_delay and slow_share must be non-negative")
+        if not (0 <= aliases <= 20 and 0 <= dead_links <= 20):
+            raise ValueError("aliases and dead_links must be between 0 and 20")
+        self.aliases = aliases
+        self.dead_links = dead_links
         self.port = port
         self.feeds = feeds
         #: Off: hubs carry no ETag/Last-Modified and conditional requests are not honoured
@@ -284,6 +309,10 @@ class DemoSite(ServedSite):
         self.latency = latency
         self.slow_delay = slow_delay
         self.seed = seed
+        #: The site's "now" (POSIX seconds, a whole minute; default: when it was made). Its
+        #: articles were published in the day and a half before it, so a demo crawl's
+        #: freshness (delay from publication to fetch) reads hours, not years.
+        self.now = float(int(time.time() if now is None else now) // 60 * 60)
         self.base = base
         self.articles_per_host = articles_per_host
         self.hosts: list[str] = []
@@ -375,6 +404,14 @@ class DemoSite(ServedSite):
             out[0].go_targets.append((2, 0))
         if not any(a.tracking is not None for h in out for a in h.articles):
             first[6].tracking = first[6].same[0]
+        if self.aliases or self.dead_links:  # own generator: the default site stays the same
+            mix = random.Random(f"{self.seed}/mix")
+            for host in out:
+                for art in host.articles:
+                    art.aliases = [
+                        mix.randrange(per_host) for _ in range(_share(mix, self.aliases))
+                    ]
+                    art.gone = _share(mix, self.dead_links)
         for host in out:
             routes: dict[str, tuple[str, Any]] = {
                 "/": ("home", None),
@@ -385,6 +422,8 @@ class DemoSite(ServedSite):
             for art in host.articles:
                 routes[art.path] = ("article", art)
                 routes[f"/old/a{art.index}.html"] = ("old", art)
+                for k, target in enumerate(art.aliases):
+                    routes[f"/r/a{art.index}-{k}.html"] = ("old", host.articles[target])
             for k in range(len(host.go_targets)):
                 routes[f"/go/{k}.html"] = ("go", k)
             if host.disallow_private:
@@ -456,7 +495,11 @@ class DemoSite(ServedSite):
 
     def dead_urls(self) -> set[str]:
         """Linked URLs that answer 404."""
-        return {self._url(h.index, a.dead) for h in self._hosts for a in h.articles if a.dead}
+        out = {self._url(h.index, a.dead) for h in self._hosts for a in h.articles if a.dead}
+        for h in self._hosts:
+            for a in h.articles:
+                out.update(self._url(h.index, f"/gone/a{a.index}-{k}.html") for k in range(a.gone))
+        return out
 
     def private_urls(self) -> set[str]:
         """Linked URLs under a robots.txt ``Disallow: /private/`` (they would answer 200)."""
@@ -477,6 +520,11 @@ class DemoSite(ServedSite):
                     other, k = h.go_targets[a.go]
                     tgt = self._hosts[other - 1].articles[k]
                     out[self._url(h.index, f"/go/{a.go}.html")] = (302, self._url(other, tgt.path))
+                for n, alias_of in enumerate(a.aliases):
+                    out[self._url(h.index, f"/r/a{a.index}-{n}.html")] = (
+                        301,
+                        self._url(h.index, h.articles[alias_of].path),
+                    )
         return out
 
     def recovering_urls(self) -> dict[str, int]:
@@ -572,6 +620,13 @@ class DemoSite(ServedSite):
             links.append(f'<li><a href="/old/a{a.old}.html">旧链接 archived link</a></li>')
         if a.go is not None:
             links.append(f'<li><a href="/go/{a.go}.html">合作媒体 partner story</a></li>')
+        for k, target in enumerate(a.aliases):
+            title = html.escape(h.articles[target].title)
+            links.append(f'<li><a href="/r/a{a.index}-{k}.html">{title}</a></li>')
+        links += [
+            f'<li><a href="/gone/a{a.index}-{k}.html">已删除 removed story</a></li>'
+            for k in range(a.gone)
+        ]
         elsewhere = [f"<li>{self._link(h, o, k)}</li>" for o, k in a.cross]
         section = _SECTIONS[a.section]
         when = self.published(h.index, a.index)
@@ -603,10 +658,12 @@ class DemoSite(ServedSite):
 
     def published(self, host_index: int, article_index: int) -> str:
         """When an article was published, in the local time its page prints (the site is in
-        China: +08:00, not printed): ``yyyy-mm-ddThh:mm:ss``, deterministic from the seed."""
+        China: +08:00, not printed): ``yyyy-mm-ddThh:mm:ss``, 5 minutes to 36 hours before the
+        site's :attr:`now`, deterministic from the seed and ``now``."""
         rng = random.Random(f"{self.seed}/{host_index}/{article_index}/time")
-        day = 1 + article_index % 28
-        return f"2024-03-{day:02d}T{rng.randrange(7, 23):02d}:{rng.randrange(60):02d}:00"
+        back = rng.randrange(5, 36 * 60) * 60  # whole minutes
+        when = datetime.fromtimestamp(self.now - back, _CHINA)
+        return when.strftime("%Y-%m-%dT%H:%M:%S")
 
     def article_title(self, host_index: int, article_index: int) -> str:
         return self._hosts[host_index - 1].articles[article_index].title

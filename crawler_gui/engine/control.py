@@ -41,6 +41,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from crawler_gui.core.counters import Counters, counters_from_data, counters_to_data
 from crawler_gui.core.frontier import (
     AddReport,
     FailedRow,
@@ -215,6 +216,15 @@ def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
     }
 
 
+def totals_from_data(d: Mapping[str, Any]) -> PoolTotals:
+    try:
+        totals = dict(d)
+        totals["refused"] = dict(totals["refused"])
+        return PoolTotals(**totals)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ControlError(f"malformed pool totals from the crawl: {exc}") from exc
+
+
 def snapshot_from_data(d: Mapping[str, Any]) -> PoolSnapshot:
     try:
         totals = dict(d["totals"])
@@ -353,6 +363,10 @@ class RunControl(Protocol):
     async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]: ...
 
     async def host_robots(self, host: str) -> RobotsText | None: ...
+
+    def pending_counters(self) -> Counters:
+        """What the crawl counted and has not added to the pool yet (a live report)."""
+        ...
 
 
 @runtime_checkable
@@ -661,6 +675,17 @@ class ControlServer:
             "dropped_clients": self.dropped_clients,
         }
 
+    async def _op_report(self, _req: Mapping[str, Any]) -> dict[str, Any]:
+        """What a crawl report needs (``engine/report.py``): the pool's counters with those
+        the crawl has not flushed yet, and the pool's totals."""
+        counters = await self.session.frontier.counters()
+        counters.merge(self.session.crawler.pending_counters())
+        return {
+            "counters": counters_to_data(counters),
+            "totals": totals_to_data(await self.session.frontier.totals()),
+            "state": self._state(),
+        }
+
     async def _op_start(self, _req: Mapping[str, Any]) -> str:
         self.session.crawler.start()
         return self._state()
@@ -952,6 +977,16 @@ class AttachedFrontier:
     async def retry_now(self, url: str) -> bool:
         return bool(await self._session.client.call("retry_now", url=url))
 
+    async def counters(self) -> Counters:
+        """The crawl's counters, those it has not flushed to the pool yet included."""
+        data = await self._session.client.call("report")
+        return counters_from_data(data["counters"])
+
+    async def totals(self) -> PoolTotals:
+        """The pool's totals, as the crawl that holds it reads them."""
+        data = await self._session.client.call("report")
+        return totals_from_data(data["totals"])
+
     async def give_up(self, url: str) -> bool:
         return bool(await self._session.client.call("give_up", url=url))
 
@@ -1100,6 +1135,11 @@ class AttachedCrawler:
         data = await self._session.client.call("host_robots", host=host)
         return None if data is None else RobotsText(*data)
 
+    def pending_counters(self) -> Counters:
+        """Nothing here: the crawl adds its own unflushed counts to what it reports
+        (``AttachedFrontier.counters``)."""
+        return Counters()
+
     async def close(self) -> None:
         for task in list(self._background):
             task.cancel()
@@ -1214,6 +1254,25 @@ async def open_or_attach(
     if isinstance(location, Path):
         await asyncio.to_thread(remove_stale, location)
     return session
+
+
+async def read_live_report(
+    pool_dir: Path, error: PoolInUseError
+) -> tuple[Counters, PoolTotals, str]:
+    """A crawl report's data of a pool in use, from the crawl that holds it: its counters
+    (with those not flushed yet), the pool's totals and the crawl's state; ``error`` is
+    raised when no crawl answers."""
+    try:
+        client = await ControlClient.connect(pool_dir, wait=CONNECT_WAIT)
+    except ControlError as exc:
+        log.info("could not attach: %s", exc)
+        raise error from exc
+    try:
+        data = await client.call("report")
+    finally:
+        await client.close()
+    totals = totals_from_data(data["totals"])
+    return counters_from_data(data["counters"]), totals, str(data["state"])
 
 
 async def read_live_stats(pool_dir: Path, error: PoolInUseError) -> dict[str, Any]:

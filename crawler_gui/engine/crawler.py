@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from crawler_gui.core.clock import Clock, SystemClock
+from crawler_gui.core.counters import Counters
+from crawler_gui.core.freshness import ListSample, list_sample
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
@@ -76,6 +78,9 @@ def _log_error(what: str, exc: BaseException) -> None:
 #: worker thread, off the event loop (the GUI thread under the window): a 512 KB page of links
 #: costs about 80 ms to parse and 40 ms to check; 64 KB about a tenth of that.
 THREAD_PARSE_BYTES = 64 * 1024
+#: A hub list longer than this is hashed for the hub's memory of it on a worker thread (some
+#: 3-8 µs a link: a sitemap of 50,000 links would hold the loop 150-400 ms).
+THREAD_SAMPLE_LINKS = 2000
 #: The links of one page go to the pool in slices of this many, the loop free in between (a
 #: 10 MB page has some 300,000 links; a slice costs the loop about 5 ms).
 LINK_SLICE = 500
@@ -108,6 +113,9 @@ HEAD_BYTES = 256 * 1024
 INDEX_CHILDREN = 20
 #: How often the crawl's disk use (pool, page store, WARC) is measured for ``stats()``.
 DISK_USE_SECONDS = 10.0
+#: How often the per-minute counters reach the pool (``Frontier.add_counters``): a crash
+#: loses at most this much of the report's history, never anything of the crawl.
+COUNTERS_SECONDS = 60.0
 #: A worker waiting for work looks at the pool at most this often when other workers announce
 #: changes (:class:`PoolSignal`): bounds its round trips while the others crawl.
 REMOTE_WAKE_SECONDS = 0.05
@@ -384,6 +392,14 @@ class Crawler:
         self._disk_task: asyncio.Task[dict[str, int]] | None = None
         if store is not None:
             store.hub_history = settings.hub_history
+        #: Per-minute counts not yet added to the pool's counters (``core/counters.py``):
+        #: flushed every :data:`COUNTERS_SECONDS` and when the run ends.
+        self._counters = Counters()
+        self._counters_flushing = asyncio.Lock()
+        self._counters_task: asyncio.Task[None] | None = None
+        self._counters_stop = asyncio.Event()
+        if articles is not None:
+            articles.on_article = self._counters.article
 
     # ---- run control ---------------------------------------------------------------------------
     @property
@@ -412,6 +428,10 @@ class Crawler:
         self._set_state(CrawlState.RUNNING)
         self._stats.start()
         committer = asyncio.get_running_loop().create_task(self._committer(), name="results")
+        self._counters_stop.clear()
+        self._counters_task = asyncio.get_running_loop().create_task(
+            self._counters_loop(), name="counters"
+        )
         try:
             await self.fetcher.start()
             await self._start_signal()
@@ -721,6 +741,10 @@ class Crawler:
             committer.cancel()
             await asyncio.wait({committer}, timeout=5)
         self._committer_stopping = False
+        counting, self._counters_task = self._counters_task, None
+        if counting is not None:  # (a flag, not cancel(): see above)
+            self._counters_stop.set()
+            await asyncio.wait({counting}, timeout=30)
         try:
             await self._commit()
             await self._flush()
@@ -728,6 +752,39 @@ class Crawler:
             if not quiet:
                 raise
             _log_error("results of the last fetches could not be saved", exc)
+        finally:
+            await self.flush_counters()
+
+    # ---- the report's per-minute counters, in the pool ------------------------------------------
+    async def _counters_loop(self) -> None:
+        stop = self._counters_stop
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), COUNTERS_SECONDS)
+            if not stop.is_set():
+                await self.flush_counters()
+
+    def pending_counters(self) -> Counters:
+        """A copy of what was counted and not yet flushed to the pool (a live report)."""
+        out = Counters()
+        out.merge(self._counters)
+        return out
+
+    async def flush_counters(self) -> None:
+        """Add what was counted since the last flush to the pool's counters (one batch; off
+        the fetch path). What cannot be saved stays here for the next flush."""
+        async with self._counters_flushing:
+            delta = self._counters.take()
+            if not delta:
+                return
+            try:
+                await self.frontier.add_counters(delta)
+            except asyncio.CancelledError:
+                self._counters.merge(delta)
+                raise
+            except Exception as exc:
+                self._counters.merge(delta)
+                log.warning("the report's counters could not be saved (%s); kept for later", exc)
 
     def pause(self) -> None:
         """No new fetches; those in flight finish. On a shared pool (Redis) the pause reaches
@@ -1087,6 +1144,7 @@ class Crawler:
         self._pages_started += 1
         if lease.is_hub:
             self.hub_fetches += 1
+            self._counters.hub_fetch(self.clock.now())
         task = asyncio.get_running_loop().create_task(self._process(lease))
         self._tasks[task] = lease
         task.add_done_callback(self._task_done)
@@ -1163,7 +1221,7 @@ class Crawler:
                 result = FetchResult(
                     error=ErrorKind.OUT_OF_SCOPE, message="outside the crawl's scope"
                 )
-                self._count(result)
+                self._count(result, host=lease.host)
                 self._complete(url, result)
                 return
             if self.settings.obey_robots and not await self._robots_allow(lease):
@@ -1178,7 +1236,7 @@ class Crawler:
                     )
                 else:
                     result = FetchResult(error=ErrorKind.ROBOTS, message="disallowed by robots.txt")
-                self._count(result)
+                self._count(result, host=lease.host)
                 self._complete(url, result)
                 return
             conditional = (
@@ -1196,14 +1254,16 @@ class Crawler:
                     error=ErrorKind.OUT_OF_SCOPE,
                     message=f"redirect to {result.redirect_to} leaves the scope",
                 )
-            self._count(result, outcome.size, outcome.elapsed)
+            self._count(result, outcome.size, outcome.elapsed, host=lease.host)
             extract: tuple[int, str] | None = None
             if outcome.ok:
                 seq, kind, found = await self._handle_page(lease, outcome, conditional)
                 extract = seq, kind
                 if lease.is_hub and found is not None:
                     # What the refresh found, for the hub's learned rate (core/freshness.py).
-                    result = replace(result, hub_new=found[0], hub_listed=found[1])
+                    result = replace(
+                        result, hub_new=found[0], hub_listed=found[1].links, hub_items=found[1]
+                    )
             elif outcome.not_modified and lease.is_hub:
                 # Nothing new since the last refresh: a successful refresh that found no
                 # links (the pool counts a 304 as done). No body, no parse, nothing stored;
@@ -1241,14 +1301,19 @@ class Crawler:
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )
 
-    def _count(self, result: FetchResult, size: int = 0, elapsed: float = 0.0) -> None:
-        """Count one URL in the stats: a refusal by our own policy where no request was sent
-        (address, robots.txt, scope) is not a fetch and not an error."""
+    def _count(
+        self, result: FetchResult, size: int = 0, elapsed: float = 0.0, *, host: str = ""
+    ) -> None:
+        """Count one URL in the stats and the pool's counters: a refusal by our own policy
+        where no request was sent (address, robots.txt, scope) is not a fetch and not an
+        error."""
         if result.status is None and result.error is not None and result.error.refusal:
             self._stats.record_refusal()
+            self._counters.refusal(self.clock.now())
         else:
             error = result.error.value if result.error else None
             self._stats.record(result.status, error, size, elapsed)
+            self._counters.fetch(self.clock.now(), host, result.status, error, size)
 
     async def _robots_allow(self, lease: Lease) -> bool:
         robots = self.robots
@@ -1267,13 +1332,13 @@ class Crawler:
 
     async def _handle_page(
         self, lease: Lease, outcome: FetchOutcome, conditional: Mapping[str, str] | None = None
-    ) -> tuple[int, str, tuple[int, int] | None]:
+    ) -> tuple[int, str, tuple[int, ListSample] | None]:
         """Parse, queue the links, store the page with its fetch detail (``conditional``: the
         validators a hub's refresh sent, recorded with the request headers); returns its store
         sequence number and sniffed kind (for extraction), and for a page whose links were
-        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and how
-        many it lists."""
-        found: tuple[int, int] | None = None
+        followed how many of its list's items (:meth:`_is_item`) the pool had not seen and
+        the items as the hub's memory keeps them (``core/freshness.py``)."""
+        found: tuple[int, ListSample] | None = None
         kind = sniff_kind(outcome.content_type, outcome.body)
         title, encoding, decided_by, links = "", "", "", list[str]()
         others: list[tuple[str, str, str]] = []  # out-links not submitted, with why
@@ -1284,6 +1349,7 @@ class Crawler:
         if lease.is_hub:
             hub_kind = sniff_hub_kind(outcome.body, outcome.content_type or "", outcome.final_url)
         if hub_kind is not HubKind.PAGE:
+            self._counters.feed_fetch(self.clock.now())
             # A feed or a sitemap: its items are its links, as a list page's.
             title, links = await self._feed_links(outcome, big, follow)
         elif kind == "html":
@@ -1316,7 +1382,10 @@ class Crawler:
                     items, nav = links, []
                 await self._add_links(lease.depth + 1, outcome.final_url, nav, detail)
                 added = await self._add_links(lease.depth + 1, outcome.final_url, items, detail)
-                found = added, len(set(items))
+                if len(items) > THREAD_SAMPLE_LINKS:  # a sitemap: hashed off the loop
+                    found = added, await asyncio.to_thread(list_sample, items)
+                else:
+                    found = added, list_sample(items)
             elif links:
                 await self._add_links(lease.depth + 1, outcome.final_url, links, detail)
         if kind == "html" and hub_kind is HubKind.PAGE and self.settings.discover_feeds:

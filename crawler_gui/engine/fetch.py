@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
-from urllib.parse import quote, unquote, urljoin, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 import aiohttp
 from aiohttp.client_proto import ResponseHandler
@@ -38,7 +38,7 @@ from aiohttp.client_reqrep import ClientRequest
 from aiohttp.tracing import Trace
 
 from crawler_gui.core.policy import ErrorKind, FetchResult
-from crawler_gui.core.urls import REASONS, host_too_long
+from crawler_gui.core.urls import REASONS, host_too_long, join
 from crawler_gui.engine.robots import RobotsRefused
 from crawler_gui.engine.safety import (
     AddressPolicy,
@@ -146,6 +146,23 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
 
 
 def _host_key(url: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an http(s) URL, or ``None``; parsed once per
+    ``scheme://authority`` (every URL of a host has the same)."""
+    cut = url.find("/", url.find("://") + 3)
+    head = url if cut < 0 else url[:cut]
+    if head in _HOST_KEYS:
+        return _HOST_KEYS[head]
+    key = _parse_host_key(head)
+    if len(_HOST_KEYS) >= 4096:
+        _HOST_KEYS.clear()
+    _HOST_KEYS[head] = key
+    return key
+
+
+_HOST_KEYS: dict[str, tuple[str, str, int] | None] = {}
+
+
+def _parse_host_key(url: str) -> tuple[str, str, int] | None:
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -251,6 +268,7 @@ class Fetcher:
         self.settings = settings
         self.policy = AddressPolicy(settings.allow_private, allow_networks)
         self._session: aiohttp.ClientSession | None = None
+        self._request_headers: list[tuple[str, str]] | None = None
         self._timeout = aiohttp.ClientTimeout(
             total=settings.total_timeout,
             sock_connect=settings.connect_timeout,
@@ -323,7 +341,13 @@ class Fetcher:
 
     def request_headers(self) -> list[tuple[str, str]]:
         """The headers every request sends, as recorded with each page: values of headers
-        that carry credentials (``Authorization``, ``Cookie``, ``*token*``...) are hidden."""
+        that carry credentials (``Authorization``, ``Cookie``, ``*token*``...) are hidden.
+        Made once per fetcher (its settings do not change: a new fetcher is made)."""
+        if self._request_headers is None:
+            self._request_headers = self._make_request_headers()
+        return list(self._request_headers)
+
+    def _make_request_headers(self) -> list[tuple[str, str]]:
         s = self.settings
         out = [
             ("User-Agent", s.user_agent),
@@ -435,10 +459,9 @@ class Fetcher:
                 assert status is not None
                 if status in _PERMANENT:
                     out.permanent_redirect = True
-                try:
-                    target = _defrag(urljoin(current, _clean_location(location)))
-                except ValueError:
-                    target = ""
+                # Resolved by the URL standard, as a browser follows it.
+                joined = join(current, _clean_location(location))
+                target = _defrag(joined) if joined is not None else ""
                 target_key = _host_key(target) if target else None
                 if target_key is None:
                     out.error = ErrorKind.BAD_REDIRECT

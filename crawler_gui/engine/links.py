@@ -1,6 +1,8 @@
 """Link and title extraction with selectolax (lexbor): fast enough for thousands of pages a second.
 
-Links are made absolute (``<base href>`` honoured) but not canonicalized: the pool does that.
+Links are made absolute (``<base href>`` honoured) by the WHATWG URL Standard, as a browser
+follows them (``core.urls.join``; plain relative links by a faster string path that gives the same
+result), but not canonicalized: the pool does that.
 The fragment is cut off (it never changes what the server sends) and fragment-only links
 (``#top``) are dropped, as is everything that is not http(s) once joined (``javascript:``,
 ``mailto:``, ``data:``, ``tel:``, ``ftp:`` ...).
@@ -9,7 +11,9 @@ The fragment is cut off (it never changes what the server sends) and fragment-on
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
+
+from crawler_gui.core.urls import join
 
 try:
     from selectolax.lexbor import LexborHTMLParser as _Parser
@@ -71,11 +75,8 @@ def extract_links(html: str | bytes, page_url: str) -> tuple[list[str], str]:
         href = base_node.attributes.get("href")
         if href:
             href = href.strip(_WHITESPACE).translate(_CONTROL)
-            try:
-                joined = urljoin(page_url, href)
-            except ValueError:
-                joined = ""
-            if _is_http(joined):
+            joined = join(page_url, href)
+            if joined is not None and _is_http(joined):
                 base = joined
     fast = _origin_and_dir(base)
     seen: set[str] = set()
@@ -98,10 +99,13 @@ def extract_links(html: str | bytes, page_url: str) -> tuple[list[str], str]:
         if first == "#":
             continue
         hash_at = href.find("#")
+        whole = href  # a space before the "#" is part of the path: the standard join keeps it
         if hash_at > 0:
             href = href[:hash_at]
-        url: str
-        if fast is not None and first == "/" and "/." not in href and "\\" not in href:
+        url = ""  # empty: joined below by the standard, from the whole href
+        if href[-1] <= " ":
+            pass
+        elif fast is not None and first == "/" and "/." not in href and "\\" not in href:
             url = f"{fast[0]}:{href}" if href.startswith("//") else fast[1] + href
         elif href.startswith(("http://", "https://")) and "/." not in href and "\\" not in href:
             url = href
@@ -114,17 +118,16 @@ def extract_links(html: str | bytes, page_url: str) -> tuple[list[str], str]:
             and not href.startswith(".")
         ):
             url = fast[2] + href
-        else:
+        if not url:
             if ":" in href and not _is_http(href):
                 scheme = href.split(":", 1)[0].lower()
-                if scheme.isalpha() and scheme not in ("http", "https"):
+                # A scheme is ASCII (``é:x`` is a relative path, as the standard says).
+                if scheme.isascii() and scheme.isalpha() and scheme not in ("http", "https"):
                     continue  # javascript:, mailto:, data:, tel: ... (no join needed)
-            try:
-                url = urljoin(base, href)
-            except ValueError:
+            joined = join(base, whole)
+            if joined is None or not _is_http(joined):
                 continue
-            if not _is_http(url):
-                continue
+            url = joined
             hash_at = url.find("#")
             if hash_at >= 0:
                 url = url[:hash_at]

@@ -183,6 +183,7 @@ class AddressPolicy:
                 raise ConfigError(f"invalid allowed network {text!r}: {exc}") from exc
         self.allow_networks = tuple(networks)
         self._cache: dict[str, bool] = {}
+        self._host_cache: dict[str, bool | None] = {}
 
     def check(self, ip: str) -> bool:
         """True when connecting to ``ip`` is allowed."""
@@ -205,7 +206,17 @@ class AddressPolicy:
 
     def check_host(self, host: str) -> bool | None:
         """Judge a URL host before connecting: ``None`` for a name (the resolver decides),
-        True/False for an IP literal. A non-canonical numeric IPv4 form is always refused."""
+        True/False for an IP literal. A non-canonical numeric IPv4 form is always refused.
+        Judged once per host (asked before every request)."""
+        if host in self._host_cache:
+            return self._host_cache[host]
+        verdict = self._judge_host(host)
+        if len(self._host_cache) > 4096:
+            self._host_cache.clear()
+        self._host_cache[host] = verdict
+        return verdict
+
+    def _judge_host(self, host: str) -> bool | None:
         if host.startswith("["):
             host = host[1:].split("]", 1)[0]
         if ":" in host:

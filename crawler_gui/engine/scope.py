@@ -36,6 +36,10 @@ REASONS: dict[str, str] = {
 DENY_REASONS = frozenset({"denied_domain", "denied_pattern"})
 
 
+#: Authorities whose host :meth:`Scope.check` remembers (cleared when full).
+_HOST_MEMO = 4096
+
+
 def _strip_host(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("["):  # [v6]:port
@@ -130,6 +134,8 @@ class Scope:
     ) -> None:
         self.follow_external = follow_external
         self._seed_domains: set[str] = set()
+        #: Host of each ``scheme://authority`` seen by :meth:`check` (bounded).
+        self._hosts: dict[str, str] = {}
         self._allow_domains = frozenset(d for d in map(_clean_domain, allow_domains) if d)
         self._deny_domains = frozenset(d for d in map(_clean_domain, deny_domains) if d)
         self._allow_patterns = _compile(allow_patterns, "allow")
@@ -156,7 +162,16 @@ class Scope:
 
     def check(self, url: str) -> str | None:
         """``None`` if ``url`` is in scope, else a short reason (a key of :data:`REASONS`)."""
-        host = host_of_url(url)
+        # A page's links name a few hosts many times: the host is found once per
+        # ``scheme://authority`` (everything before the path), not parsed again per link.
+        cut = url.find("/", url.find("://") + 3)
+        head = url if cut < 0 else url[:cut]
+        host = self._hosts.get(head)
+        if host is None:
+            host = host_of_url(head)
+            if len(self._hosts) >= _HOST_MEMO:
+                self._hosts.clear()
+            self._hosts[head] = host
         if not host:
             return "no_host"
         if self._deny_domains and _matches_domain(host, self._deny_domains):

@@ -1040,6 +1040,8 @@ class SettingsDialog(QDialog):
         w = QDoubleSpinBox(self)
         w.setRange(lo, hi)
         w.setDecimals(1)
+        if suffix == " s":  # seconds, in the window's language ("%1 s" of fmt.duration)
+            suffix = " " + QCoreApplication.translate("fmt", "%1 s").replace("%1", "").strip()
         w.setSuffix(suffix)
         return w
 

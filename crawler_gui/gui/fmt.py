@@ -55,7 +55,9 @@ def clock(ts: float) -> str:
 
 
 def seconds(value: float) -> str:
-    return f"{value:.1f} s" if value < 10 else f"{value:.0f} s"
+    """``"1.5 s"``, ``"12 s"`` (a response time, a delay), in the window's language."""
+    number = f"{value:.1f}" if value < 10 else f"{value:.0f}"
+    return _fill(QCoreApplication.translate("fmt", "%1 s"), number)
 
 
 def count(n: int | float) -> str:

@@ -30,10 +30,12 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.core import snapshot_file
-from crawler_gui.core.frontier import Frontier, PoolSnapshot, SharedFrontier
+from crawler_gui.core.counters import Counters
+from crawler_gui.core.frontier import Frontier, PoolSnapshot, PoolTotals, SharedFrontier
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.control import AttachedSession
 from crawler_gui.engine.control import RunControl as CrawlerView
+from crawler_gui.engine.report import save_report
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import CrawlerGuiError
@@ -79,6 +81,10 @@ class PoolView(Protocol):
     async def give_up(self, url: str) -> bool: ...
 
     async def refresh_hub(self, url: str) -> bool: ...
+
+    async def counters(self) -> Counters: ...
+
+    async def totals(self) -> PoolTotals: ...
 
     async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int: ...
 
@@ -443,6 +449,16 @@ class MainWindow(QMainWindow):
             sp.SP_FileDialogContentsView,
             self.tr("Export pages, articles or URL outcomes as JSON Lines, CSV or WARC"),
         )
+        self.act_report = self._action(
+            self.tr("Save &report…"),
+            lambda: spawn(self.save_report(), "report"),
+            None,
+            None,
+            self.tr(
+                "Save the crawl report: one HTML file with totals, throughput, status codes, "
+                "failing hosts, articles per host and freshness"
+            ),
+        )
         self.act_quit = self._action(self.tr("&Quit"), self.close, QKeySequence.StandardKey.Quit)
         self.act_about = self._action(self.tr("&About"), lambda: spawn(self.about(), "about"))
         self.act_compact = self._action(self.tr("Compact overview"), self._set_compact)
@@ -460,6 +476,7 @@ class MainWindow(QMainWindow):
             self.act_save,
             self.act_load,
             self.act_export,
+            self.act_report,
             None,
             self.act_quit,
         ):
@@ -521,6 +538,7 @@ class MainWindow(QMainWindow):
             self.act_save,
             self.act_load,
             self.act_export,
+            self.act_report,
             self.act_settings,
         ):
             a.setEnabled(has and state != CrawlState.STOPPING)
@@ -1194,6 +1212,53 @@ class MainWindow(QMainWindow):
         )
         log.info("exported %d %s records to %s", n, kind, path)
         return n
+
+    async def save_report(self, path: Path | None = None) -> Path | None:
+        """File → Save report…: the crawl report of ``crawler-gui report`` (one HTML file),
+        gathered and written off the GUI thread behind a busy dialog. Attached to a crawl in
+        another process, the crawl sends its counters (its page store is its own)."""
+        session = self.session
+        if session is None:
+            return None
+        if path is None:
+            path = await dialogs.ask_file(
+                self,
+                self.tr("Save report"),
+                save=True,
+                name_filter=self.tr("HTML (*.html)"),
+                suffix="html",
+            )
+        if path is None or self.session is not session:
+            return None
+        where = session.store_dir if is_local(session) else session.location
+        if isinstance(where, Path) and inside(path, where):
+            await self.error(
+                self.tr("Save report"),
+                self.tr("The file is inside the pool: write the report somewhere else."),
+                ValueError(str(path)),
+            )
+            return None
+        try:
+            await dialogs.run_busy(
+                self,
+                self.tr("Save report"),
+                self.tr("Writing the crawl report to %1…").replace("%1", str(path)),
+                save_report(
+                    session.frontier,
+                    session.display_name,
+                    path,
+                    store=session.store if is_local(session) else None,
+                    pending=session.crawler.pending_counters(),
+                    state=session.crawler.state.value,
+                ),
+                cancel=False,
+            )
+        except (CrawlerGuiError, OSError) as exc:
+            await self.error(self.tr("Save report"), self.tr("The report was not saved."), exc)
+            return None
+        self.statusBar().showMessage(self.tr("Report saved to %1").replace("%1", str(path)), 10000)
+        log.info("crawl report saved to %s", path)
+        return path
 
     async def load_snapshot(self, path: Path | None = None, *, confirm: bool = True) -> int | None:
         if self.session is None:

@@ -13,6 +13,7 @@ from crawler_gui.core.freshness import (
     Regime,
     SpanReason,
     allocate,
+    list_sample,
     mean_delay,
     oracle_mean_delay,
     poisson_sf,
@@ -330,3 +331,164 @@ def test_a_quiet_hub_is_slowed_down_step_by_step() -> None:
         span, why = plan(state)
         spans.append(span)
     assert spans == [pytest.approx(240.0), 300.0, 300.0, 300.0]
+
+
+# ---- a hub that bursts again and again (docs/freshness.md, "recurring bursts") ------------------
+def _alternating(t: float) -> float:
+    """The live demo site's bursty hub: 0.5 a minute, then 30 a minute, every 2 minutes."""
+    return (30 if int(t // 120) % 2 else 0.5) * PER_MINUTE
+
+
+def _plan_first(state: RateState, span_max: float = 600.0) -> tuple[float, SpanReason]:
+    from crawler_gui.core.freshness import HubInput, plan_spans
+
+    others = [HubInput(60.0, _learned(2 * PER_MINUTE), 0.0)] * 23
+    plans, _level = plan_spans(
+        [HubInput(60.0, state, 0.0), *others], adaptive=True, span_min=5.0, span_max=span_max
+    )
+    return plans[0]
+
+
+def test_a_hub_that_bursts_again_and_again_keeps_the_span_its_bursts_need_in_its_lulls() -> None:
+    """Its articles are published in bursts, so the rate its list must not scroll off at is
+    the burst's (the article-weighted rate), in its lulls too: its list of 20 lasts 40 s at
+    30 a minute. On the long-run rate (15 a minute) the bound let a lull's span reach those
+    40 s, and the first refresh of the next burst came too late (the live site's losses)."""
+    from crawler_gui.core.freshness import SCROLL_SHARE
+
+    state, _ = refresh_history(_alternating, span=20, refreshes=36, visible=20)  # 12 min
+    burst = state.burst_rate(1 / 60)
+    assert burst == pytest.approx(30 * PER_MINUTE, rel=0.25)
+    assert state.long_rate(1 / 60) < 0.7 * burst
+    for _ in range(4):  # into the lull: quiet refreshes
+        state = state.observe(0, 20, 20.0, prior_rate=1 / 60)
+    assert state.burst_rate(1 / 60) > 0.7 * burst  # still remembered (BURST_MEMORY)
+    span, why = _plan_first(state)
+    assert why is SpanReason.SCROLL
+    assert span == pytest.approx(SCROLL_SHARE * 20 / state.burst_rate(1 / 60), rel=1e-3)
+    assert span < 0.75 * 20 / (30 * PER_MINUTE)
+
+
+def test_a_steady_hub_s_article_weighted_rate_is_its_rate() -> None:
+    for per_minute in (0.5, 3.0, 12.0):
+        rate = per_minute * PER_MINUTE
+        state, _ = refresh_history(lambda t, r=rate: r, span=30, refreshes=120, visible=60)
+        assert state.burst_rate(1 / 60) == pytest.approx(rate, rel=0.35)
+
+
+def test_a_single_burst_is_forgotten_within_minutes() -> None:
+    """One burst teaches no rhythm: its weight fades with BURST_MEMORY, and the hub is slowed
+    down again after it (issue 12: "slowed down again after the burst")."""
+    from crawler_gui.core.freshness import BURST_MEMORY
+
+    calm, burst = 1 * PER_MINUTE, 30 * PER_MINUTE
+    state, _ = refresh_history(lambda t: calm, span=30, refreshes=120, visible=60)
+    state, _ = refresh_history(lambda t: burst, span=15, refreshes=10, visible=60, state=state)
+    peak = state.burst_rate(1 / 60)
+    assert peak > 20 * PER_MINUTE
+    assert _plan_first(state)[1] in (SpanReason.SCROLL, SpanReason.BURST)
+    held = _plan_first(state)[0]
+    state, _ = refresh_history(
+        lambda t: calm, span=30, refreshes=int(3 * BURST_MEMORY / 30), visible=60, state=state
+    )
+    assert state.burst_rate(1 / 60) < 0.3 * peak
+    span, why = _plan_first(state)
+    assert why is not SpanReason.SCROLL and span > 2 * held
+
+
+def test_a_fluke_does_not_hold_a_slow_hub_fast() -> None:
+    """Two articles in a one-second interval ("refresh now") say (n² − n)/Δt = 2 a second; the
+    prior (BURST_PRIOR articles at the long rate) keeps that from holding a slow hub fast."""
+    state, _ = refresh_history(lambda t: PER_MINUTE, span=60, refreshes=60, visible=20)
+    state = state.observe(2, 20, 1.0, prior_rate=1 / 60)
+    assert state.burst_rate(1 / 60) < 0.3
+    assert 0.5 * 20 / state.burst_rate(1 / 60) > 30
+
+
+# ---- a hub's own rate: links new to *its* list (docs/freshness.md) ----------------------------
+def _list_history(
+    per_minute: float, refreshes: int, span: float = 30.0, *, feed_first: bool, size: int = 20
+) -> RateState:
+    """A list of the newest ``size`` of articles published at ``per_minute``, refreshed every
+    ``span`` seconds. ``feed_first``: a feed on the same host found every article before the
+    list's refresh did (the pool knew them: 0 new to the pool at every refresh)."""
+    rng = random.Random(5)
+    state = RateState()
+    published = 0
+    for _ in range(refreshes):
+        before = published
+        published += poisson(rng, per_minute * PER_MINUTE * span)
+        items = [
+            f"http://news.example.com/a/{n}" for n in range(max(0, published - size), published)
+        ]
+        new_to_pool = 0 if feed_first else min(size, published - before)
+        state = state.observe(new_to_pool, len(items), span, 1 / 60, list_sample(items))
+    return state
+
+
+def test_a_hub_learns_its_own_rate_when_a_feed_finds_its_articles_first() -> None:
+    state = _list_history(6.0, refreshes=120, feed_first=True)
+    assert state.observed == 0  # it yielded nothing new to the pool ...
+    assert state.own_observed >= 300
+    assert state.own_rate(1 / 60) == pytest.approx(6 * PER_MINUTE, rel=0.15)  # ... its own rate
+    assert state.rate(1 / 60)[0] < 0.5 * PER_MINUTE  # the share follows the articles it finds first
+    alone = _list_history(6.0, refreshes=120, feed_first=False)
+    assert alone.own_rate(1 / 60) == pytest.approx(alone.long_rate(1 / 60), rel=1e-6)
+
+
+def test_a_list_that_scrolled_past_the_hub_s_memory_is_censored_on_its_own_rate() -> None:
+    """40 a minute on a list of 20 refreshed every minute: all 20 are new to the hub each time."""
+    state = _list_history(40.0, refreshes=60, span=60.0, feed_first=True)
+    assert state.own_rate(1 / 60) > 1.15 * 20 * PER_MINUTE
+
+
+def test_the_first_list_and_a_304_teach_no_new_links() -> None:
+    items = [f"http://a.example/{n}" for n in range(20)]
+    state = RateState().observe(
+        20, 20, 0.0, 1 / 60, list_sample(items)
+    )  # first refresh: remembered only
+    assert (state.own_observed, state.seen_step) == (0, 1)
+    assert len(state.seen) == 20 * 12
+    state = state.observe(0, 0, 60.0, 1 / 60, None)  # a 304: nothing new, the list kept
+    assert state.own_observed == 0 and len(state.seen) == 20 * 12
+    state = state.observe(
+        0, 20, 60.0, 1 / 60, list_sample([*items[2:], "http://a.example/x", "http://a.example/y"])
+    )
+    assert state.own_observed == 2
+    # A pool from before the memory (no list remembered): the pool's count stands in once.
+    legacy = RateState(refreshes=3, long_time=180.0, own_time=180.0, last_visible=20)
+    assert legacy.observe(3, 20, 60.0, 1 / 60, list_sample(items)).own_observed == 3
+
+
+def test_the_memory_of_a_long_list_is_a_bounded_hash_sample() -> None:
+    """A sitemap of 5,000 links keeps at most SEEN_MAX of them; the new links are counted on
+    the sample and scaled (an unbiased estimate), the memory stays bounded."""
+    from crawler_gui.core.freshness import KEY_DIGITS, SEEN_MAX
+
+    links = [f"http://big.example/a/{n}" for n in range(5000)]
+    state = RateState().observe(5000, 5000, 0.0, 1 / 60, list_sample(links))
+    assert len(state.seen) <= SEEN_MAX * KEY_DIGITS and state.seen_step == 32
+    state = state.observe(
+        0,
+        5000,
+        600.0,
+        1 / 60,
+        list_sample(links[1000:] + [f"http://big.example/b/{n}" for n in range(1000)]),
+    )
+    assert state.own_observed == pytest.approx(1000, rel=0.35)
+    # A shorter list later: compared on the coarser of the two samples.
+    shorter = list_sample(f"http://big.example/b/{n}" for n in range(100))
+    state = state.observe(0, 100, 600.0, 1 / 60, shorter)
+    assert state.seen_step == 1 and len(state.seen) == 100 * KEY_DIGITS
+    assert RateState.from_json(state.to_json()) == state
+    for bad in ('{"seen": "xyz"}', '{"seen": "0123456789ab0"}', '{"seen": 5}'):
+        with pytest.raises(ValueError, match="seen links"):
+            RateState.from_json(bad)
+    with pytest.raises(ValueError, match="seen links"):
+        RateState.from_json(json_dumps({"seen": "0" * KEY_DIGITS * (SEEN_MAX + 1)}))
+
+
+def json_dumps(data: object) -> str:
+    import json
+
+    return json.dumps(data)

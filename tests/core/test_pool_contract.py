@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from crawler_gui.core.freshness import list_sample
 from crawler_gui.core.frontier import (
     AddRequest,
     Frontier,
@@ -1196,3 +1197,128 @@ def test_a_hosts_pause_and_delay_travel_in_snapshots(harness: PoolHarness, tmp_p
     assert (a.paused, a.user_delay < 0) == (True, True)
     assert (b.paused, b.user_delay) == (False, 12.5)
     assert urls_of(run(pool.pop(10, 0))) == ["http://b.example.com/1"]
+
+
+def refresh_lists(
+    harness: PoolHarness,
+    pool: Any,
+    seconds: float,
+    rates: dict[str, float],
+    *,
+    feed_first: frozenset[str] = frozenset(),
+    listed: int = 20,
+    site: dict[str, dict[str, float]] | None = None,
+) -> dict[str, dict[str, float]]:
+    """As :func:`refresh_hubs`, with each refresh reporting its list (the newest ``listed``
+    articles, ``hub_items``). The hubs of ``feed_first`` have a feed on their host that found
+    every article first: 0 new to the pool at every refresh. Returns (and continues from,
+    ``site``) each hub's articles published, its fraction pending and its last refresh."""
+    clock = harness.clock
+    site = site or {"published": {}, "pending": {}, "last": {}}
+    published, pending, last = site["published"], site["pending"], site["last"]
+    for url in rates:
+        published.setdefault(url, 0)
+        pending.setdefault(url, 0.0)
+    end = clock.now() + seconds
+
+    async def steps() -> None:
+        while clock.now() < end:
+            for lease in await pool.pop(10, 100):
+                url, now = lease.url, clock.now()
+                pending[url] += rates[url] * (now - last.get(url, now - 60))
+                last[url] = now
+                new = int(pending[url])
+                pending[url] -= new
+                published[url] += new
+                count = int(published[url])
+                items = tuple(f"{url}a{n}" for n in range(max(0, count - listed), count))
+                hub_new = 0 if url in feed_first else min(new, listed)
+                await pool.set_status(
+                    url,
+                    FetchResult(
+                        status=200,
+                        elapsed=0.1,
+                        hub_new=hub_new,
+                        hub_listed=len(items),
+                        hub_items=list_sample(items),
+                    ),
+                )
+            due = await pool.next_due()
+            clock.advance(max(1.0, min(end, due or end) - clock.now()))
+
+    run(steps())
+    return site
+
+
+def test_a_hub_learns_its_own_rate_when_a_feed_finds_its_articles_first(
+    harness: PoolHarness, tmp_path: Any
+) -> None:
+    """A list hub on a host whose feed finds every article first yields nothing new to the
+    pool, yet learns its own publication rate (the links new to *its* list), and remembers its
+    last list across reopen and snapshot (an unchanged list teaches no new article then)."""
+    pool = harness.open(fast_config(hub_span_min=5.0, hub_span_max=600.0))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))
+    rates = {FAST: 6 / 60, SLOW: 0.5 / 60}
+    site = refresh_lists(harness, pool, 1800, rates, feed_first=frozenset({FAST}))
+    rows = hub_rows(pool)
+    assert rows[FAST].yielded == 0  # nothing new to the pool ...
+    assert rows[FAST].rate == pytest.approx(6 / 60, rel=0.3)  # ... its own rate all the same
+    assert rows[SLOW].rate == pytest.approx(0.5 / 60, rel=0.3)
+    before = rows[SLOW].rate
+
+    def same_list_reported_new(pool: Any) -> float:
+        """Refresh SLOW once with its last list unchanged but every item reported new to
+        the pool: only a hub that remembers its last list sees that nothing is new."""
+        harness.clock.advance(600)
+        for lease in run(pool.pop(10, 100)):
+            n = int(site["published"][lease.url])
+            items = tuple(f"{lease.url}a{k}" for k in range(max(0, n - 20), n))
+            result = FetchResult(
+                status=200,
+                elapsed=0.1,
+                hub_new=len(items),
+                hub_listed=20,
+                hub_items=list_sample(items),
+            )
+            run(pool.set_status(lease.url, result))
+        return float(hub_rows(pool)[SLOW].rate)
+
+    path = tmp_path / "pool.snapshot"
+    run(pool.save_snapshot(path))
+    pool = harness.reopen()
+    assert same_list_reported_new(pool) < before
+    run(pool.set_hubs([HubSpec(FAST, 60)]))
+    run(pool.set_hubs([HubSpec(FAST, 60), HubSpec(SLOW, 60)]))  # SLOW forgot its list
+    run(pool.load_snapshot(path))
+    assert same_list_reported_new(pool) < before
+
+
+def test_a_hub_that_bursts_again_and_again_is_held_fast_in_its_lulls(
+    harness: PoolHarness,
+) -> None:
+    """The live demo site's bursty hub (0.5 and 30 a minute, every 2 minutes, a list of 20):
+    its span stays short enough in the lulls that the next burst cannot scroll its list off
+    before it is looked at again, on the article-weighted rate the pool keeps for it."""
+    pool = harness.open(fast_config(hub_span_min=2.0, hub_span_max=300.0))
+    others = [f"http://other{i}.example.com/news/" for i in range(10)]
+    run(pool.set_hubs([HubSpec(url, 60) for url in [FAST, *others]]))
+    rates = dict.fromkeys(others, 8.0 / 60) | {FAST: 0.5 / 60}
+    site = None
+    spans: list[tuple[str, float, str]] = []
+    for minute in range(16):
+        burst = minute // 2 % 2 == 1
+        rates[FAST] = (30.0 if burst else 0.5) / 60
+        site = refresh_lists(harness, pool, 60, rates, site=site)
+        row = hub_rows(pool)[FAST]
+        spans.append(("burst" if burst else "lull", row.planned, row.reason))
+    # After two bursts, every lull minute keeps it well under the 40 s its list of 20 lasts
+    # at 30 a minute (the bound is SCROLL_SHARE of it at the estimated burst rate; 3/4 of it
+    # leaves room for the estimate's error). On the long-run rate alone its lull spans reached
+    # 50-60 s: the next burst's first articles scrolled off before it was looked at again.
+    lulls = [(span, why) for phase, span, why in spans[4:] if phase == "lull"]
+    assert len(lulls) == 6
+    assert all(span <= 0.75 * 20 / (30 / 60) for span, _ in lulls), spans
+    assert all(why == "scroll" for _span, why in lulls), spans
+    # The budget is still the user's: eleven 60 s spans.
+    rows = hub_rows(pool)
+    assert sum(1 / r.planned for r in rows.values()) == pytest.approx(11 / 60, rel=0.01)

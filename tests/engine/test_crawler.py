@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.demo.site import DemoSite
@@ -802,5 +804,61 @@ def test_a_hub_refresh_reports_its_new_links_and_listed_items_to_the_pool(
                 await session.crawler.stop()
                 assert (row.last_new, row.listed, row.kind) == (5, 8, "page")
                 assert row.rate > 0 and row.reason != "new"
+
+    run(main)
+
+
+@pytest.mark.parametrize("thread_from", [None, 2], ids=["on the loop", "on a thread"])
+def test_a_hub_refresh_reports_its_list_so_the_hub_counts_links_a_feed_found_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, thread_from: int | None
+) -> None:
+    """A list whose new articles the pool already knows (a feed on the host found them first):
+    nothing new to the pool, but the refresh reports its list, and the hub counts the links
+    new to *its* list for its own publication rate (docs/freshness.md). A long list is hashed
+    on a worker thread (``thread_from``: lowered so this one is), to the same result."""
+    from aiohttp import web
+
+    from crawler_gui.engine import crawler as crawler_module
+    from tests.engine.conftest import serve
+
+    if thread_from is not None:
+        monkeypatch.setattr(crawler_module, "THREAD_SAMPLE_LINKS", thread_from)
+
+    fetches = {"hub": 0}
+
+    async def hub(_request: web.Request) -> web.Response:
+        fetches["hub"] += 1
+        shown = 3 if fetches["hub"] == 1 else 8  # 5 more at the second refresh
+        items = "".join(f'<li><a href="/a/{n}.html">{n}</a></li>' for n in range(shown))
+        return web.Response(
+            text=f'<title>news</title><a href="/">home</a><ul>{items}</ul>',
+            content_type="text/html",
+        )
+
+    async def page(_request: web.Request) -> web.Response:
+        return web.Response(text="<title>x</title>", content_type="text/html")
+
+    async def main() -> None:
+        app = web.Application()
+        app.router.add_get("/news/", hub)
+        app.router.add_get("/{tail:.*}", page)
+        async with serve(app) as base:
+            settings = replace(FAST, mode=CrawlMode.CONTINUOUS, hub_span_min=0.1)
+            async with await CrawlSession.open(tmp_path / "pool", settings) as session:
+                # The feed found the next five first.
+                await session.frontier.add_many([f"{base}/a/{n}.html" for n in range(3, 8)])
+                await session.crawler.set_hubs([HubSpec(f"{base}/news/", 0.5)])
+                session.crawler.start()
+                url = (await session.crawler.hubs())[0].url
+                while True:
+                    state = session.frontier._hubs[url].rate  # the pool's learned state
+                    if state.refreshes >= 1:
+                        break
+                    await asyncio.sleep(0.05)
+                await session.crawler.stop()
+                assert (state.last_new, state.observed) == (0, 3)  # nothing new to the pool
+                assert state.own_observed == 5  # ... five new to its list
+                assert state.own_rate(1 / 0.5) > 0
+                assert len(state.seen) == 8 * 12
 
     run(main)

@@ -740,3 +740,26 @@ def test_connector_checks_the_connected_peer_before_sending() -> None:
         assert hits == []
 
     asyncio.run(main())
+
+
+def test_a_location_is_resolved_by_the_url_standard() -> None:
+    """A browser reads ``\\`` in a Location as ``/`` (the WHATWG URL Standard); ``urljoin``
+    kept it, and the crawler fetched a URL no browser would."""
+
+    async def moved(request: web.Request) -> web.Response:
+        return web.Response(status=301, headers={"Location": "\\b\\.\\c?x=1"})
+
+    async def main() -> None:
+        async with serve(app_with({"/a": moved, "/b/c": _ok})) as base:
+            out = await _fetch(base + "/a")
+        assert out.ok and out.final_url == base + "/b/c?x=1"
+
+    asyncio.run(main())
+
+
+def test_request_headers_are_made_once_and_handed_out_as_copies() -> None:
+    fetcher = Fetcher(fast_settings())
+    first = fetcher.request_headers()
+    first.append(("X-Mine", "1"))
+    assert ("X-Mine", "1") not in fetcher.request_headers()
+    assert fetcher.request_headers() == fetcher.request_headers()

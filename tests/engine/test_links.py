@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from urllib.parse import urljoin
-
+from crawler_gui.core.urls import canonicalize, join
 from crawler_gui.engine.links import extract_links
 
 PAGE = "https://news.example.com/world/asia/index.html"
@@ -99,7 +98,8 @@ def test_title_stripped_and_whitespace_collapsed() -> None:
     assert extract_links("<html><body>no title</body></html>", PAGE)[1] == ""
 
 
-def test_fast_paths_agree_with_urljoin() -> None:
+def test_fast_paths_agree_with_the_standard_join() -> None:
+    """The fast string joins give the pool the same keys as the WHATWG join."""
     hrefs = [
         "a",
         "a/b",
@@ -126,10 +126,10 @@ def test_fast_paths_agree_with_urljoin() -> None:
         links, _ = extract_links(html, page)
         expected: list[str] = []
         for h in hrefs:
-            url = urljoin(page, h).split("#", 1)[0]
-            if url.lower().startswith(("http://", "https://")) and url not in expected:
+            url = (join(page, h) or "").split("#", 1)[0]
+            if url.startswith(("http://", "https://")) and url not in expected:
                 expected.append(url)
-        assert links == expected, page
+        assert [canonicalize(u)[0] for u in links] == [canonicalize(u)[0] for u in expected]
 
 
 def test_large_page_many_links() -> None:

@@ -102,3 +102,34 @@ def test_ip_seed_scopes_to_that_ip() -> None:
     scope = Scope(["http://127.0.0.1:8080/"])
     assert scope.check("http://127.0.0.1:9090/x") is None
     assert scope.check("http://127.0.0.2:8080/x") == "off_domain"
+
+
+def test_a_host_remembered_per_authority_judges_every_form_alike() -> None:
+    """``check`` finds a URL's host once per ``scheme://authority``: URLs whose host hides
+    behind a query, a fragment, user info or an odd case judge as a fresh parse does, and
+    the memory stays bounded."""
+    scope = Scope(["https://www.bbc.co.uk/news"], deny_patterns=[r"/private/"])
+    urls = [
+        "https://www.bbc.co.uk?evil.com/x",
+        "https://evil.com?www.bbc.co.uk/x",
+        "https://evil.com#www.bbc.co.uk/x",
+        "https://www.bbc.co.uk@evil.com/x",
+        "https://evil.com@www.bbc.co.uk/x",
+        "https://WWW.BBC.CO.UK/x",
+        "https://www.bbc.co.uk/private/x",
+        "not a url",
+    ]
+    for _round in range(2):  # the second round answers from the memory
+        assert [scope.check(u) for u in urls] == [
+            None,
+            "off_domain",
+            "off_domain",
+            "off_domain",
+            None,
+            None,
+            "denied_pattern",
+            "no_host",
+        ]
+    for i in range(scope_module._HOST_MEMO + 10):
+        scope.check(f"https://h{i}.example.org/")
+    assert len(scope._hosts) <= scope_module._HOST_MEMO

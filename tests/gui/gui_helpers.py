@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler_gui.core.clock import Clock
+from crawler_gui.core.counters import Counters
 from crawler_gui.core.frontier import (
     AddReport,
     FailedRow,
@@ -224,6 +225,9 @@ class LoopbackCrawler:
 
     async def host_robots(self, host: str) -> RobotsText | None:
         return None  # nothing is fetched here: no robots.txt
+
+    def pending_counters(self) -> Counters:
+        return Counters()  # nothing is counted here: every count is the pool's
 
 
 class PoolSession:

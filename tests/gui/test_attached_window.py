@@ -166,6 +166,27 @@ def test_save_snapshot_and_row_actions_reach_the_crawl(window, setup, aloop, tmp
     run(aloop, scenario())
 
 
+def test_save_report_reads_the_crawls_counters(window, setup, aloop, tmp_path):
+    """File → Save report, local or attached: the report holds the pool's counters (attached:
+    sent by the crawl through its control channel)."""
+    from crawler_gui.core.counters import Counters
+
+    counts = Counters()
+    for _ in range(7):
+        counts.fetch(1_700_000_000.0, "news.example.com", 200, None, 100)
+    counts.fetch(1_700_000_000.0, "bad.example.com", None, "timeout", 0)
+
+    async def scenario():
+        await setup.backing.frontier.add_counters(counts)
+        target = tmp_path / "report.html"
+        assert await window.save_report(target) == target
+        page = target.read_text(encoding="utf-8")
+        assert '<th scope="row">Pages fetched (with an HTTP status)</th><td>7</td>' in page
+        assert "bad.example.com" in page and "timeout × 1" in page
+
+    run(aloop, scenario())
+
+
 def test_closing_the_window(window, setup, aloop):
     """Local: closing stops the crawl and closes the pool. Attached: the crawl runs on."""
     crawler = setup.backing.crawler

@@ -126,7 +126,8 @@ def test_closing_mid_crawl_leaves_nothing_running_and_loses_nothing(aloop, qsett
     finally:
         run(aloop, pool.close())
     assert after.pending == 0  # every lease finished or went back to the pool
-    assert after.done >= before.done and after.hubs == before.hubs
+    # no hub lost (a page that finished during the close may have found a feed: one more)
+    assert after.done >= before.done and after.hubs >= before.hubs
 
     def settled(t):  # URLs in a state (hubs in flight are not URLs of the pool)
         return t.waiting + t.done + t.failed + t.retrying + t.redirected

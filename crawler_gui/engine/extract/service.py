@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 import time
 from collections import deque
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from crawler_gui.core.counters import DELAY_BOUNDS as COUNTER_DELAY_BOUNDS
 from crawler_gui.core.freshness import FreshnessWindow, published_seconds
 from crawler_gui.engine.extract.headline import learn_suffix
 from crawler_gui.engine.extract.model import Extraction
@@ -46,11 +46,9 @@ _TITLES_PER_HOST = 12
 #: Newest articles kept for the window.
 RECENT_ARTICLES = 2000
 #: Upper bounds (seconds) of the article-delay histogram's buckets: 10 s to a day, the range
-#: in which news is found; older articles (an archive page, a late find) go to ``inf``.
-DELAY_BOUNDS: tuple[float, ...] = (
-    *(10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0),
-    *(3600.0, 7200.0, 14400.0, 21600.0, 43200.0, 86400.0, math.inf),
-)
+#: in which news is found; older articles (an archive page, a late find) go to ``inf``. The
+#: pool's counters (``core/counters.py``) keep the same buckets for the report.
+DELAY_BOUNDS: tuple[float, ...] = COUNTER_DELAY_BOUNDS
 
 
 def delay_seconds(published: str | None, found_at: float) -> float | None:
@@ -153,6 +151,9 @@ class Articles:
         self._titles: dict[str, deque[str]] = {}
         self._suffix: dict[str, str] = {}
         self._pending: set[asyncio.Future[Extraction]] = set()
+        #: Told of every article found during the crawl: (found at, host, delay from
+        #: publication or None); the crawl's per-minute counters in the pool.
+        self.on_article: Callable[[float, str, float | None], None] | None = None
 
     def keep_recent(self, n: int) -> None:
         """Keep only the newest ``n`` articles in :attr:`recent` (0: none). A headless crawl
@@ -254,6 +255,8 @@ class Articles:
             delay = delay_seconds(ex.article.published, found_at) if timed else None
             if delay is not None:
                 self.delays.observe(delay)
+            if self.on_article is not None and timed:
+                self.on_article(found_at, host, delay)
             self.recent.append(
                 ArticleSummary(
                     url=url,
