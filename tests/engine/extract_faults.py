@@ -1,5 +1,6 @@
 """An extraction function for the pool tests: a page with ``CRASH`` in it kills its worker
-with a segfault, one with ``HANG`` never returns; others are extracted normally."""
+with a segfault, one with ``HANG`` never returns, one with ``NICENESS`` answers with its
+worker's niceness; others are extracted normally."""
 
 from __future__ import annotations
 
@@ -16,4 +17,6 @@ def extract(body: bytes, url: str, content_type: str | None, **kw: Any) -> Extra
         os.kill(os.getpid(), signal.SIGSEGV)
     if b"HANG" in body:
         time.sleep(3600)
+    if b"NICENESS" in body:  # says how nice its worker runs
+        return Extraction.failed(f"nice {os.nice(0)}")
     return extract_page(body, url, content_type, **kw)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import time
 from pathlib import Path
 
@@ -225,6 +226,18 @@ def test_a_crash_or_hang_costs_only_that_page() -> None:
     assert kinds[1].startswith("other:the extraction worker died (signal SIGSEGV")
     assert kinds[3] == "other:took longer than 8 s"
     assert time.monotonic() - start < 60
+
+
+def test_workers_run_below_the_crawl_so_the_loop_takes_the_cpu_back_at_once() -> None:
+    from crawler_gui.engine.extract.pool import WORKER_NICE
+
+    async def main() -> str | None:
+        async with ExtractPool(1, function="tests.engine.extract_faults:extract") as pool:
+            got = await pool.extract(ExtractJob("http://x.example/n", b"<html>NICENESS</html>"))
+        return got.error
+
+    expected = min(19, os.nice(0) + WORKER_NICE)
+    assert asyncio.run(main()) == f"nice {expected}"
 
 
 def test_submit_waits_while_the_queue_is_full() -> None:

@@ -72,7 +72,16 @@ class ExtractJob:
         ).encode("utf-8")
 
 
+#: How much lower an extraction worker runs than the crawl (``os.nice`` increment): the crawl's
+#: event loop (and the window, under qasync) takes the CPU back at once when it has work, and a
+#: worker sharing its core cannot hold it up for a time slice; extraction keeps every cycle the
+#: loop leaves, and when it falls behind, its queue's backpressure slows the fetching.
+WORKER_NICE = 10
+
+
 def _worker_main(conn: Connection, function: str) -> None:  # pragma: no cover - in a child
+    with contextlib.suppress(OSError, AttributeError):  # (no os.nice on Windows)
+        os.nice(WORKER_NICE)
     module, _, name = function.partition(":")
     func = getattr(importlib.import_module(module), name)
     while True:
