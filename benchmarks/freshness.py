@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.demo.live import FEED_HOSTS, LiveNewsSite
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings
@@ -95,7 +96,8 @@ async def run_policy(
             hubs = {row.url: row for row in (await session.frontier.snapshot()).hubs}
             # Articles each hub saw on its list for the first time (its own, whoever found
             # them first): the pool's learned state, which HubRow does not carry.
-            states = getattr(session.frontier, "_hubs", {})
+            frontier = session.frontier
+            states = frontier._hubs if isinstance(frontier, LevelDBPool) else {}
             own = {url: hub.rate.own_observed for url, hub in states.items()}
             await session.crawler.stop()
         finally:

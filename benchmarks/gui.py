@@ -316,7 +316,7 @@ def fill_pool(path: Path, urls: int, hosts: int) -> float:
                 for i in range(start, min(urls, start + batch))
             ]
             pool.add_many_sync(chunk)
-        assert pool.totals().waiting == urls, pool.totals()
+        assert pool.totals_sync().waiting == urls, pool.totals_sync()
     finally:
         pool.close_sync()
     return time.perf_counter() - t0
@@ -389,7 +389,7 @@ def role_scale(args: argparse.Namespace) -> None:
         pool.set_status_many_sync([(u, FetchResult(status=503)) for u in fail])
         leased = leased[len(fail) :]
         leased += [x.url for x in pool.pop_sync(args.scale_leases - len(leased), 0)]
-        t = pool.totals()
+        t = pool.totals_sync()
         setup = {
             "waiting": t.waiting,
             "pending": t.pending,
@@ -490,7 +490,7 @@ def role_scale(args: argparse.Namespace) -> None:
             stop.set()
             await drive
         rss_end = rss_mb()
-        t = pool.totals()
+        t = pool.totals_sync()
         end = {
             "waiting": t.waiting,
             "pending": t.pending,

@@ -69,6 +69,14 @@ class ConfigError(CrawlerGuiError, ValueError):
     """A setting or a command-line argument is invalid."""
 
 
+class RedisUnreachableError(PoolError):
+    """The Redis server of a pool URL cannot be reached (refused, unknown host, timeout)."""
+
+
+class RedisAuthError(PoolError):
+    """The Redis server refused our credentials (or needs some and got none)."""
+
+
 class PoolURLError(PoolError, ConfigError):
     """A pool URL that cannot be used as written (a bad port, an unknown option, a bad name):
     an argument error (exit code 2 on the command line), never a traceback."""

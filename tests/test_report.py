@@ -85,7 +85,7 @@ def test_report_of_a_demo_crawl_matches_the_pool_and_the_page_store(tmp_path: Pa
     p = LevelDBPool.open(pool, create=False)
     try:
         counters = p.counters_sync()
-        totals = p.totals()
+        totals = p.totals_sync()
     finally:
         p.close_sync()
     # The counters the crawl flushed at its end hold every article it found.

@@ -92,7 +92,7 @@ async def crawl_command(args: argparse.Namespace) -> int:
                 print(f"seed refused: {url}: {text}", file=sys.stderr)
         # URLs refused under the last run's settings that these settings allow come back.
         await crawler.reconsider_refusals()
-        totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
+        totals = await session.frontier.totals()
         # On a shared pool, URLs in flight at other workers may still bring new links.
         if not (totals.waiting or totals.hubs or totals.retrying or totals.pending):
             print(
@@ -257,7 +257,7 @@ class _Progress:
 
     async def show(self, *, live: bool) -> None:
         stats = self.session.crawler.stats()
-        t = (await self.session.frontier.snapshot(since=2**62, retry_limit=0)).totals
+        t = await self.session.frontier.totals()
         line = (
             f"{stats.pages_per_s_10s:7.1f} pages/s | done {t.done:,} | waiting {t.waiting:,} | "
             f"in flight {t.pending:,} | retrying {t.retrying:,} | "

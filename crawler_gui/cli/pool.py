@@ -75,7 +75,7 @@ async def stats_command(args: argparse.Namespace) -> int:
 
 
 async def _totals(pool: LevelDBPool | RedisPool) -> dict[str, Any]:
-    totals = asdict((await pool.snapshot(since=2**62, retry_limit=0)).totals)
+    totals = asdict(await pool.totals())
     totals["refused"] = dict(totals["refused"])
     return totals
 

@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.engine.export import (
     article_records,
     check_choice,
@@ -70,19 +69,15 @@ async def _export_outcomes(args: argparse.Namespace) -> int:
     count = 0
     async with opened_pool(args.pool_dir) as pool:
         with output(args.output) as out:
-            if isinstance(pool, LevelDBPool):
-                count = write_records(out, pool.iter_outcomes(), fmt=fmt, kind="outcomes")
-            else:  # read in batches on the loop; one CSV header
-                batch: list[dict[str, Any]] = []
-                async for rec in pool.iter_outcomes():
-                    batch.append(rec)
-                    if len(batch) >= 1000:
-                        count += write_records(
-                            out, batch, fmt=fmt, kind="outcomes", header=count == 0
-                        )
-                        batch = []
-                if batch or count == 0:
+            # read in batches (every backend's iter_outcomes is async); one CSV header
+            batch: list[dict[str, Any]] = []
+            async for rec in pool.iter_outcomes():
+                batch.append(rec)
+                if len(batch) >= 1000:
                     count += write_records(out, batch, fmt=fmt, kind="outcomes", header=count == 0)
+                    batch = []
+            if batch or count == 0:
+                count += write_records(out, batch, fmt=fmt, kind="outcomes", header=count == 0)
     print(f"{count} records exported", file=sys.stderr)
     return 0
 

@@ -10,7 +10,7 @@ All times are POSIX seconds from the pool's injected clock.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import RateState, prior_rate
-from crawler_gui.core.policy import FetchResult
+from crawler_gui.core.policy import FetchResult, PoolConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +99,10 @@ def referrer_of(extra: str | None) -> str | None:
     return extra.split(_SEP, 1)[0] or None
 
 
-#: URL states by their one-letter code in both backends' URL records.
+#: URL states by their one-letter code in both backends' URL records: W waiting, D done,
+#: F failed (also a URL refused by policy, which the refusal index tells apart), X redirected
+#: (its record keeps the target), R retrying. (``status.lua``'s outcome codes add N refused
+#: and T throttled, which never get stored as states.)
 STATE_BY_CODE = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
 
 
@@ -478,6 +481,11 @@ class Frontier(Protocol):
         """Raise the minimum politeness delay of one host (robots.txt ``Crawl-delay``)."""
         ...
 
+    def iter_outcomes(self) -> AsyncIterator[dict[str, Any]]:
+        """Every URL's outcome as an export record (:func:`outcome_record`): ``export
+        --records outcomes``. An async iterator on every backend (read in batches)."""
+        ...
+
     async def set_host_paused(self, host: str, paused: bool) -> None:
         """Pause (or resume) one host: a paused host's URLs and hubs are not handed out (by
         any worker of a shared pool) until it is resumed. Persisted in the pool."""
@@ -521,7 +529,36 @@ class Frontier(Protocol):
         """Put back every lease whose time is over; return how many."""
         ...
 
+    async def hubs(self) -> list[HubSpec]:
+        """The hub list (URL and span of each hub)."""
+        ...
+
+    def set_config(self, config: PoolConfig) -> None:
+        """Change policy live (the settings dialog): politeness, retries, limits, hub plan."""
+        ...
+
     async def snapshot(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot: ...
+
+    async def totals(self) -> PoolTotals:
+        """The counts alone (the progress line, idle checks): cheaper than a snapshot."""
+        ...
+
+    def known(self, url: str) -> bool | None:
+        """Whether the pool holds ``url`` in any state, answered at once from memory (a local
+        pool); None where the answer would take a round trip (a shared pool), so that the
+        caller hands the URL to ``add`` and lets the pool de-duplicate it."""
+        ...
+
+    @property
+    def storage_dir(self) -> Path | None:
+        """The pool's folder on this machine (None for a pool on a server): the crawl pauses
+        when its disk fills up."""
+        ...
+
+    def recover(self) -> bool:
+        """Reopen what a failed write (disk full) left blocked. False when there was nothing
+        to recover from; raises the pool's error when it still fails."""
+        ...
 
     async def next_due(self) -> float | None:
         """When the next URL or hub becomes poppable; None when nothing is waiting."""
@@ -550,3 +587,50 @@ class Frontier(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class SharedFrontier(Frontier, Protocol):
+    """A pool shared by many workers (Redis): what only such a pool has. Callers test
+    ``isinstance(pool, SharedFrontier)``."""
+
+    #: This worker's id (``--worker``), in its leases and heartbeats.
+    worker: str
+
+    async def set_paused(self, paused: bool) -> int:
+        """Pause or resume every worker of the pool; return the control generation."""
+        ...
+
+    async def paused(self) -> bool: ...
+
+    async def control(self) -> tuple[bool, int]:
+        """The pool-wide pause flag and its generation (one round trip)."""
+        ...
+
+    async def heartbeat(self, state: str, pages: int, rate: float, started: float) -> None:
+        """Say this worker is alive (every :data:`HEARTBEAT_SECONDS`)."""
+        ...
+
+    async def forget_worker(self, worker: str | None = None) -> None:
+        """Remove a worker's heartbeat (this worker's by default: a clean exit)."""
+        ...
+
+    async def workers(self) -> list[WorkerRow]:
+        """Every worker with a heartbeat, as its last heartbeat described it."""
+        ...
+
+    async def reclaim_worker(self, worker: str) -> int:
+        """Put back every lease of ``worker`` (seen dead); return how many."""
+        ...
+
+    async def add_scope_domains(self, domains: Iterable[str]) -> int:
+        """Add registered domains to the shared scope; return how many were new."""
+        ...
+
+    async def replace_scope_domains(self, domains: Iterable[str]) -> None: ...
+
+    async def scope_domains(self) -> set[str]: ...
+
+    def watch_scope(self, listener: Callable[[set[str]], None] | None) -> None:
+        """Call ``listener`` with the whole shared scope when another worker changes it."""
+        ...

@@ -1,4 +1,5 @@
-"""The durable URL pool on LevelDB (plyvel): the seed's UrlPool and UrlDB in one crash-safe store.
+"""The durable URL pool on LevelDB (plyvel): the UrlPool and UrlDB of the crawler this project
+replaced, in one crash-safe store.
 
 Everything lives in LevelDB, not only the permanent states: waiting queues, leases, retry
 counts, hubs and per-host bookkeeping. RAM holds one small record per host (with a read-ahead
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import heapq
+import itertools
 import logging
 import math
 import os
@@ -26,7 +28,7 @@ import threading
 import time
 from bisect import insort
 from collections import Counter, deque
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,7 +54,6 @@ from crawler_gui.core.frontier import (
     Refusal,
     WaitingPage,
     WaitingRow,
-    delay_and_basis,
     hub_learned,
     outcome_record,
     pack_failure,
@@ -62,7 +63,18 @@ from crawler_gui.core.frontier import (
     unpack_failure,
     unpack_retry,
 )
-from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
+from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig
+from crawler_gui.core.pool_rules import (
+    checked_adds,
+    checked_hubs,
+    host_delay_and_basis,
+    hub_next_due,
+    hub_outcome,
+    outcome_of,
+    retry_delay,
+    retry_schedule,
+)
+from crawler_gui.core.snapshot_records import HostRecord, HubRecord, UrlRecord, read_records
 from crawler_gui.core.urls import canonicalize, host_of
 from crawler_gui.errors import (
     CrawlerGuiError,
@@ -121,7 +133,6 @@ _SEQ = struct.Struct(">Q")
 
 W, D, F, X, R = b"W", b"D", b"F", b"X", b"R"  # waiting, done, failed, redirected, retrying
 STATE_NAMES = {W: "waiting", D: "done", F: "failed", X: "redirected", R: "retrying"}
-STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 
 READ_AHEAD = 16
 CHUNK = 5000
@@ -402,9 +413,6 @@ class _Batch:
 
 class LevelDBPool:
     """A durable URL pool in one directory. Implements the ``Frontier`` interface."""
-
-    #: ``is_known`` is an in-process lookup the engine may call on the event loop.
-    cheap_is_known = True
 
     def __init__(self, path: Path, db: Any, config: PoolConfig, clock: Clock) -> None:
         self.path = path
@@ -886,28 +894,12 @@ class LevelDBPool:
         now = self.clock.now()
         db_get = self._db.get
         cfg = self.config
-        max_depth = cfg.max_depth
         cap = cfg.max_per_host
-        max_len = cfg.max_url_length
         batch: dict[str, None] = {}
         dirty: dict[_Host, None] = {}
         wb = self._batch()
         seq = self._seq
-        for item in items:
-            if isinstance(item, str):
-                raw, depth, referrer = item, 0, None
-            else:
-                raw, depth, referrer = item.url, item.depth, item.referrer
-            try:
-                url, hostname = canonicalize(raw, max_length=max_len)
-            except InvalidURLError as exc:
-                self._refused[exc.reason] += 1
-                report.refused.append((raw, exc.reason))
-                continue
-            if max_depth is not None and depth > max_depth:
-                self._refused["too_deep"] += 1
-                report.refused.append((raw, "too_deep"))
-                continue
+        for raw, url, hostname, depth, referrer in checked_adds(items, cfg, report, self._refused):
             if url in batch or url in self._hubs or url in self._leases:
                 report.duplicate += 1
                 continue
@@ -1106,10 +1098,20 @@ class LevelDBPool:
         wb.write()
         return n
 
-    def iter_outcomes(self) -> Iterator[dict[str, Any]]:
+    async def iter_outcomes(self) -> AsyncIterator[dict[str, Any]]:
+        """Every URL's outcome (see ``Frontier.iter_outcomes``), read by
+        :meth:`iter_outcomes_sync` in a worker thread, a batch at a time."""
+        records = self.iter_outcomes_sync()
+        try:
+            while batch := await asyncio.to_thread(list, itertools.islice(records, CHUNK)):
+                for rec in batch:
+                    yield rec
+        finally:
+            records.close()
+
+    def iter_outcomes_sync(self) -> Generator[dict[str, Any], None, None]:
         """Every URL's outcome as an export record (``outcome_record``), from a consistent
-        view of the database; for ``export --records outcomes`` (the command line: this
-        reads the whole pool, without yielding to any loop)."""
+        view of the database (this reads the whole pool, without yielding to any loop)."""
         self._check_open()
         with self._db.snapshot() as snap:
             refusals = {
@@ -1235,7 +1237,6 @@ class LevelDBPool:
         leases = self._leases
         hosts = self._hosts
         pol = cfg.politeness
-        min_delay, factor, max_delay = pol.min_delay, pol.delay_factor, pol.max_delay
         for url, result in results:
             entry = leases.pop(url, None)
             if entry is None:
@@ -1251,12 +1252,10 @@ class LevelDBPool:
             status = result.status
             h.last_status = str(status) if status is not None else result.label
             h.last_elapsed = result.elapsed
-            h.delay, basis = delay_and_basis(
-                result.elapsed, factor, min_delay, max_delay, h.min_delay, h.user_delay
-            )
+            h.delay, basis = host_delay_and_basis(pol, result.elapsed, h.min_delay, h.user_delay)
             h.basis = basis.encode()
             h.next_allowed = now + h.delay
-            outcome = Outcome.DONE if status == 200 else classify(result)
+            outcome = outcome_of(result)
             if outcome is Outcome.THROTTLED:
                 until = now + cfg.retry.throttle_delay(result.retry_after)
                 if until > h.backoff_until:
@@ -1305,10 +1304,7 @@ class LevelDBPool:
                     h.failed += 1
                     self._t_failed += 1
                 else:
-                    if outcome is Outcome.THROTTLED:
-                        delay = cfg.retry.throttle_delay(result.retry_after)
-                    else:
-                        delay = cfg.retry.delay(attempts)
+                    delay = retry_delay(cfg.retry, outcome, attempts, result.retry_after)
                     r = _Retry(
                         url,
                         h.name,
@@ -1406,18 +1402,16 @@ class LevelDBPool:
         hub.last_refresh = now
         hub.last_result = result.label
         hub.crashes = 0  # a result came back: the process survived this hub
-        if outcome in (Outcome.RETRY,) or (
-            outcome is Outcome.FAILED and result.error is not None and result.error.retryable
-        ):
-            # Network failures never park a hub: they back off, up to its span.
-            hub.fails += 1
-            hub.due = now + min(hub.span, self.config.retry.delay(hub.fails))
-        elif outcome is Outcome.THROTTLED:
-            hub.fails = 0
-            hub.due = now + max(hub.span, self.config.retry.throttle_delay(result.retry_after))
-        else:
-            hub.fails = 0
-            hub.due = now + hub.planned
+        retry = self.config.retry
+        hub.due, hub.fails = hub_next_due(
+            now,
+            hub_outcome(result, outcome),
+            fails=hub.fails,
+            span=hub.span,
+            planned=hub.planned,
+            throttle=retry.throttle_delay(result.retry_after),
+            schedule=retry_schedule(retry),
+        )
         heapq.heappush(self._hub_heap, (hub.due, url))
         wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
         if now - self._planned_at >= REPLAN_SECONDS:
@@ -1501,21 +1495,7 @@ class LevelDBPool:
     def set_hubs_sync(self, hubs: Sequence[HubSpec]) -> AddReport:
         self._check_open()
         report = AddReport()
-        wanted: dict[str, tuple[str, float]] = {}
-        for spec in hubs:
-            try:
-                url, hostname = canonicalize(spec.url, max_length=self.config.max_url_length)
-            except InvalidURLError as exc:
-                self._refused[exc.reason] += 1
-                report.refused.append((spec.url, exc.reason))
-                continue
-            if not (spec.span > 0 and math.isfinite(spec.span)):
-                report.refused.append((spec.url, "bad_span"))
-                continue
-            if url in wanted:
-                report.duplicate += 1
-                continue
-            wanted[url] = (hostname, float(spec.span))
+        wanted = checked_hubs(hubs, self.config, report, self._refused)
         wb = self._batch(sync=True)
         for url in list(self._hubs):
             if url not in wanted:
@@ -1543,7 +1523,10 @@ class LevelDBPool:
         self._version += 1
         return report
 
-    def hubs(self) -> list[HubSpec]:
+    async def hubs(self) -> list[HubSpec]:
+        return self.hubs_sync()
+
+    def hubs_sync(self) -> list[HubSpec]:
         return [HubSpec(h.url, h.span) for h in self._hubs.values()]
 
     async def refresh_hub(self, url: str) -> bool:
@@ -1625,14 +1608,7 @@ class LevelDBPool:
         if h.basis.strip():  # the delay in force, made again from the last result's inputs
             pol = self.config.politeness
             last = h.next_allowed - h.delay
-            h.delay, basis = delay_and_basis(
-                h.last_elapsed,
-                pol.delay_factor,
-                pol.min_delay,
-                pol.max_delay,
-                h.min_delay,
-                h.user_delay,
-            )
+            h.delay, basis = host_delay_and_basis(pol, h.last_elapsed, h.min_delay, h.user_delay)
             h.basis = basis.encode()
             # A longer delay moves the next request later; a shorter one counts from it.
             h.next_allowed = max(h.next_allowed, last + h.delay)
@@ -1836,7 +1812,12 @@ class LevelDBPool:
         return out
 
     # ---- observing ----------------------------------------------------------------------------
-    def totals(self) -> PoolTotals:
+    async def totals(self) -> PoolTotals:
+        if self._closed:  # readable during a snapshot load, as snapshot() is
+            raise PoolClosedError("the pool is closed")
+        return self.totals_sync()
+
+    def totals_sync(self) -> PoolTotals:
         return PoolTotals(
             waiting=self._t_waiting,
             pending=len(self._leases),
@@ -1914,7 +1895,7 @@ class LevelDBPool:
         return PoolSnapshot(
             time=now,
             version=self._version,
-            totals=self.totals(),
+            totals=self.totals_sync(),
             hosts=host_rows,
             hosts_complete=since is None,
             pending=pending,
@@ -1974,6 +1955,13 @@ class LevelDBPool:
             return "pending"
         raw = self._db.get(P_URL + url.encode())
         return STATE_NAMES[raw[:1]] if raw is not None else None
+
+    def known(self, url: str) -> bool | None:
+        return self.is_known(url)  # an in-process lookup: cheap enough for the event loop
+
+    @property
+    def storage_dir(self) -> Path | None:
+        return self.path
 
     def is_known(self, url: str) -> bool:
         """True if the pool already has this URL in any state, or as a hub (cheap, sync)."""
@@ -2322,26 +2310,18 @@ def _build_staging(src: Path, staging: Path) -> int:
         wb = db.write_batch()
         pending_ops = 0
         in_batch: set[str] = set()  # URLs of the unwritten batch; earlier ones are in the db
-        for rec in snapshot_file.read_snapshot(src):
+        for rec in read_records(src):
             count += 1
-            kind = rec["t"]
-            if kind == "url":
-                url, hostname = _valid_url(rec["url"])
-                state = STATE_CODES.get(rec["state"])
-                if state is None:
-                    raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
-                depth, attempts, seq = (_int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq"))
-                t = _num(rec, "time")
+            if isinstance(rec, UrlRecord):
+                url, hostname, state = rec.url, rec.host, rec.state.encode()
+                depth, attempts, seq, extra = rec.depth, rec.attempts, rec.seq, rec.extra
                 max_seq = max(max_seq, seq)
                 h = hosts.get(hostname) or hosts.setdefault(hostname, _Host(hostname))
-                extra = rec.get("target") if state == X else rec.get("referrer")
-                if extra is not None and not isinstance(extra, str):
-                    raise SnapshotFormatError("a referrer or target is not text")
                 ukey = P_URL + url.encode()
                 if url in in_batch or db.get(ukey) is not None:
                     raise SnapshotFormatError(f"the snapshot holds {url} twice")
                 in_batch.add(url)
-                wb.put(ukey, _urec(state, depth, attempts, seq, t, extra))
+                wb.put(ukey, _urec(state, depth, attempts, seq, rec.time, extra))
                 if state == W:
                     wb.put(_qkey(hostname, depth, seq), _qval(url, attempts, extra))
                     h.waiting += 1
@@ -2356,38 +2336,28 @@ def _build_staging(src: Path, staging: Path) -> int:
                     wb.put(
                         P_RETRY + url.encode(),
                         snapshot_file.dumps(
-                            {
-                                "a": attempts,
-                                "e": str(rec.get("last_error", "")),
-                                "n": _num(rec, "next_try"),
-                            }
+                            {"a": attempts, "e": rec.last_error, "n": rec.next_try}
                         ),
                     )
-            elif kind == "hub":
-                url, hostname = _valid_url(rec["url"])
-                span = _num(rec, "span")
-                if span <= 0:
-                    raise SnapshotFormatError(f"hub {url} has a span that is not positive")
-                hosts.setdefault(hostname, _Host(hostname))
-                hub = _Hub(url, hostname, span)
-                hub.last_refresh = _num(rec, "last_refresh")
-                hub.last_result = str(rec.get("last_result", ""))
-                hub.due = _num(rec, "due")
-                hub.read_extra(rec)
-                wb.put(P_HUB + url.encode(), snapshot_file.dumps(hub.to_json()))
-            elif kind == "scope":
-                snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
-            elif kind == "host":
-                name = rec["host"]
-                if not isinstance(name, str) or not name:
-                    raise SnapshotFormatError("a host record has no host")
-                name = _canonical_host(name)
-                h = hosts.get(name) or hosts.setdefault(name, _Host(name))
-                h.min_delay = _num(rec, "min_delay")
-                h.backoff_until = _num(rec, "backoff_until")
-                h.paused, h.user_delay = snapshot_file.host_control(rec)
-            else:
-                raise SnapshotFormatError(f"unknown record type {kind!r}")
+            elif isinstance(rec, HubRecord):
+                hosts.setdefault(rec.host, _Host(rec.host))
+                hub = _Hub(rec.url, rec.host, rec.span)
+                hub.last_refresh = rec.last_refresh
+                hub.last_result = rec.last_result
+                hub.due = rec.due
+                hub.crashes, hub.fails, hub.parked, hub.rate = (
+                    rec.crashes,
+                    rec.fails,
+                    rec.parked,
+                    rec.rate,
+                )
+                wb.put(P_HUB + rec.url.encode(), snapshot_file.dumps(hub.to_json()))
+            elif isinstance(rec, HostRecord):
+                h = hosts.get(rec.host) or hosts.setdefault(rec.host, _Host(rec.host))
+                h.min_delay = rec.min_delay
+                h.backoff_until = rec.backoff_until
+                h.paused, h.user_delay = rec.paused, rec.user_delay
+            # (a ScopeRecord is the crawl's, not the pool's: kept by the caller)
             pending_ops += 1
             if pending_ops >= 20000:
                 wb.write()
@@ -2416,38 +2386,6 @@ def _build_staging(src: Path, staging: Path) -> int:
         os.fsync(f.fileno())
     snapshot_file.fsync_dir(staging)
     return count
-
-
-def _valid_url(value: object) -> tuple[str, str]:
-    if not isinstance(value, str):
-        raise SnapshotFormatError("a URL record holds no URL")
-    try:
-        return canonicalize(value)
-    except InvalidURLError as exc:
-        raise SnapshotFormatError(f"the snapshot holds an invalid URL: {exc}") from exc
-
-
-def _canonical_host(name: str) -> str:
-    """A snapshot's host name in the current canonical form (a snapshot from an older version
-    may hold an older one); a name that is no valid host is kept as it is."""
-    try:
-        return canonicalize(f"http://{name}/")[1]
-    except InvalidURLError:
-        return name
-
-
-def _int(rec: dict[str, Any], key: str) -> int:
-    v = rec[key]
-    if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-        raise SnapshotFormatError(f"field {key!r} must be a non-negative integer")
-    return v
-
-
-def _num(rec: dict[str, Any], key: str) -> float:
-    v = rec[key]
-    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-        raise SnapshotFormatError(f"field {key!r} must be a number")
-    return float(v)
 
 
 # ---- repair ------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Policy as small values with pure functions: fetch results, how each is classified, retry
 backoff, and per-host politeness.
 
-Nothing here keeps state or reads a clock; the pool passes ``now`` in.
+Nothing here keeps state or reads a clock; the pool passes ``now`` in. A value out of range
+is a :class:`~crawler_gui.errors.ConfigError` (a ``ValueError`` too).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from crawler_gui.core.freshness import ListSample
+
+from crawler_gui.errors import ConfigError
 
 
 class ErrorKind(enum.StrEnum):
@@ -68,10 +71,11 @@ class FetchResult:
     """What became of one fetch; the engine hands it to ``Frontier.set_status``.
 
     ``status`` is the HTTP status of the last response (``None`` when the fetch failed before
-    any response: then ``error`` says why, the seed's "status 0"). ``redirect_to`` is the
-    canonical-or-raw target of a 3xx the engine did not follow itself; ``final_url`` is where a
-    followed redirect chain ended. ``elapsed`` is the response time in seconds, used for the
-    politeness delay; ``retry_after`` comes from a 429/503 ``Retry-After`` header.
+    any response: then ``error`` says why, the replaced crawler's "status 0").
+    ``redirect_to`` is the canonical-or-raw target of a 3xx the engine did not follow itself;
+    ``final_url`` is where a followed redirect chain ended. ``elapsed`` is the response time
+    in seconds, used for the politeness delay; ``retry_after`` comes from a 429/503
+    ``Retry-After`` header.
     """
 
     status: int | None = None
@@ -134,9 +138,9 @@ def classify(result: FetchResult) -> Outcome:
 class RetryPolicy:
     """How often and how late a failing URL is tried again.
 
-    ``failure_threshold`` is the seed's: the number of failed attempts a URL may have; the
-    attempt that goes over it makes the failure permanent. The delay before attempt ``n + 1``
-    after ``n`` failures is ``base * factor ** (n - 1)``, at most ``maximum``.
+    ``failure_threshold`` is the replaced crawler's: the number of failed attempts a URL may
+    have; the attempt that goes over it makes the failure permanent. The delay before attempt
+    ``n + 1`` after ``n`` failures is ``base * factor ** (n - 1)``, at most ``maximum``.
     """
 
     failure_threshold: int = 3
@@ -150,9 +154,9 @@ class RetryPolicy:
 
     def __post_init__(self) -> None:
         if self.failure_threshold < 0:
-            raise ValueError("failure_threshold must be >= 0")
+            raise ConfigError("failure_threshold must be >= 0")
         if self.base < 0 or self.factor < 1 or self.maximum < 0:
-            raise ValueError("backoff must be non-negative and not shrink")
+            raise ConfigError("backoff must be non-negative and not shrink")
 
     def gives_up(self, failures: int) -> bool:
         """True when ``failures`` failed attempts make the failure permanent."""
@@ -185,9 +189,9 @@ class Politeness:
 
     def __post_init__(self) -> None:
         if self.min_delay < 0 or self.delay_factor < 0 or self.max_delay < 0:
-            raise ValueError("politeness delays must be non-negative")
+            raise ConfigError("politeness delays must be non-negative")
         if self.max_in_flight < 1:
-            raise ValueError("max_in_flight must be at least 1")
+            raise ConfigError("max_in_flight must be at least 1")
 
     def delay_after(self, elapsed: float, host_minimum: float = 0.0) -> float:
         floor = max(self.min_delay, host_minimum)
@@ -198,18 +202,17 @@ class Politeness:
 class PoolConfig:
     """Everything that shapes a pool's behaviour; persisted nowhere, given at open."""
 
-    #: Seconds a popped URL stays leased before the pool takes it back (the seed's
+    #: Seconds a popped URL stays leased before the pool takes it back (the replaced crawler's
     #: ``pending_threshold``).
     pending_threshold: float = 300.0
-    #: Maximum depth of an added URL (the seed's ``limit_level``); ``None`` is unlimited.
+    #: Maximum depth of an added URL (the replaced crawler's ``limit_level``); ``None``: no
+    #: limit.
     max_depth: int | None = None
     #: Maximum waiting URLs per host; further adds are counted as overflow. ``None`` is unlimited.
     max_per_host: int | None = None
     max_url_length: int = 2048
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     politeness: Politeness = field(default_factory=Politeness)
-    #: Default refresh span of a hub, seconds.
-    hub_span: float = 300.0
     #: ``adaptive``: hubs share the budget of their spans by learned rate
     #: (``core/freshness.py``); ``fixed``: each hub on its own span.
     hub_refresh: str = "adaptive"
@@ -227,10 +230,10 @@ class PoolConfig:
 
     def __post_init__(self) -> None:
         if self.pending_threshold <= 0:
-            raise ValueError("pending_threshold must be positive")
+            raise ConfigError("pending_threshold must be positive")
         if self.max_depth is not None and self.max_depth < 0:
-            raise ValueError("max_depth must be >= 0")
+            raise ConfigError("max_depth must be >= 0")
         if self.max_per_host is not None and self.max_per_host < 1:
-            raise ValueError("max_per_host must be >= 1")
+            raise ConfigError("max_per_host must be >= 1")
         if self.sync_seconds is not None and not self.sync_seconds >= 0:
-            raise ValueError("sync_seconds must be >= 0")
+            raise ConfigError("sync_seconds must be >= 0")

@@ -23,6 +23,7 @@ import os
 import socket
 import uuid
 import zlib
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -66,10 +67,23 @@ from crawler_gui.core.frontier import (
     unpack_failure,
     unpack_retry,
 )
-from crawler_gui.core.leveldb_pool import _canonical_host, _int, _num, _valid_url
-from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig, classify
+from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, PoolConfig
+from crawler_gui.core.pool_rules import (
+    checked_adds,
+    checked_hubs,
+    hub_outcome,
+    outcome_of,
+    retry_schedule,
+)
 from crawler_gui.core.pool_url import parse_pool_url, parse_pool_url_full
 from crawler_gui.core.redact import redact_url
+from crawler_gui.core.snapshot_records import (
+    HostRecord,
+    HubRecord,
+    SnapshotRecord,
+    UrlRecord,
+    read_records,
+)
 from crawler_gui.core.urls import canonicalize
 from crawler_gui.errors import (
     InvalidURLError,
@@ -78,6 +92,8 @@ from crawler_gui.errors import (
     PoolError,
     PoolURLError,
     PoolVersionError,
+    RedisAuthError,
+    RedisUnreachableError,
     SnapshotFormatError,
 )
 
@@ -100,7 +116,6 @@ COUNTER_PIPELINE = 1000
 STAGING_TTL = 3600  # seconds a half-built snapshot load may linger after a crash
 
 STATE_NAMES = {"W": "waiting", "D": "done", "F": "failed", "X": "redirected", "R": "retrying"}
-STATE_CODES = {v: k for k, v in STATE_NAMES.items()}
 _OUTCOME_CODES = {
     Outcome.DONE: "D",
     Outcome.FAILED: "F",
@@ -128,7 +143,8 @@ DEFAULT_CLUSTER_GROUPS = 16
 #: Snapshot versions remembered per client, to answer ``snapshot(since=...)`` on a pool of
 #: several key groups (whose version is a vector; see ``RedisPool.snapshot``).
 _VERSION_MEMO = 16
-#: ``since`` at or above this means "no host rows, only totals" on any layout.
+#: The ``since`` of :meth:`RedisPool.totals`'s read: above any real version, so that the
+#: snapshot script returns no host rows.
 _NO_HOSTS = 2**53
 #: A worker's row is dropped from the ``workers`` hash after this long without a heartbeat.
 WORKER_FORGET_SECONDS = 86400.0
@@ -145,14 +161,6 @@ _NO_RETRY = frozenset({"swap"})
 #: What "the server is not there right now" looks like (BusyLoadingError, a server still
 #: loading its data after a restart, is a ConnectionError).
 _TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
-
-
-class RedisUnreachableError(PoolError):
-    """The Redis server of a pool URL cannot be reached (refused, unknown host, timeout)."""
-
-
-class RedisAuthError(PoolError):
-    """The Redis server refused our credentials (or needs some and got none)."""
 
 
 def _connect_error(url: str, exc: Exception) -> PoolError:
@@ -583,25 +591,10 @@ class RedisPool:
 
     async def _add_chunk(self, items: list[AddRequest | str], always: bool) -> AddReport:
         report = AddReport()
-        cfg = self.config
-        refused: dict[str, int] = {}
+        refused: Counter[str] = Counter()
         batch: dict[str, None] = {}
         by_group: dict[str, tuple[list[str | int], list[str]]] = {}
-        for item in items:
-            if isinstance(item, str):
-                raw, depth, referrer = item, 0, None
-            else:
-                raw, depth, referrer = item.url, item.depth, item.referrer
-            try:
-                url, host = canonicalize(raw, max_length=cfg.max_url_length)
-            except InvalidURLError as exc:
-                refused[exc.reason] = refused.get(exc.reason, 0) + 1
-                report.refused.append((raw, exc.reason))
-                continue
-            if cfg.max_depth is not None and depth > cfg.max_depth:
-                refused["too_deep"] = refused.get("too_deep", 0) + 1
-                report.refused.append((raw, "too_deep"))
-                continue
+        for raw, url, host, depth, referrer in checked_adds(items, self.config, report, refused):
             if url in batch:
                 report.duplicate += 1
                 continue
@@ -611,12 +604,12 @@ class RedisPool:
             args += [url, host, min(max(0, int(depth)), 65535), referrer or ""]
         if refused and not by_group:
             by_group[self.groups[0]] = ([], [])
-        cap = -1 if cfg.max_per_host is None else cfg.max_per_host
+        cap = -1 if self.config.max_per_host is None else self.config.max_per_host
         for group, (args, raws) in by_group.items():
             head: list[str | int] = ["1" if always else "0", cap, len(refused)]
             for reason, n in refused.items():
                 head += [reason, n]
-            refused = {}  # counted once, by the first group's script
+            refused = Counter()  # counted once, by the first group's script
             reply = await self._run("add", group, *head, *args)
             report.added += int(reply[0])
             report.duplicate += int(reply[1])
@@ -803,16 +796,13 @@ class RedisPool:
             raise PoolClosedError("the pool is closed")
         if not results:
             return
-        cfg = self.config
-        pol, retry = cfg.politeness, cfg.retry
+        pol, retry = self.config.politeness, self.config.retry
         head: list[str | int | float] = [
             retry.failure_threshold,
             pol.min_delay,
             pol.delay_factor,
             pol.max_delay,
-            retry.base,
-            retry.factor,
-            retry.maximum,
+            " ".join(_fmt(d) for d in retry_schedule(retry)),
         ]
         by_group: dict[str, list[str | int | float]] = {}
         learned = await self._hub_learning(results)
@@ -952,7 +942,7 @@ class RedisPool:
 
     def _status_fields(self, url: str, result: FetchResult) -> list[str | int | float]:
         status = result.status
-        outcome = Outcome.DONE if status == 200 else classify(result)
+        outcome = outcome_of(result)
         try:
             canonical = canonicalize(url)[0]
         except InvalidURLError:
@@ -961,25 +951,18 @@ class RedisPool:
         if outcome is Outcome.DONE and result.final_url:
             with contextlib.suppress(InvalidURLError):
                 final, final_host = canonicalize(result.final_url)
-        if outcome is Outcome.RETRY or (
-            outcome is Outcome.FAILED and result.error is not None and result.error.retryable
-        ):
-            hub_kind = "r"
-        elif outcome is Outcome.THROTTLED:
-            hub_kind = "t"
-        else:
-            hub_kind = "n"
         return [
             url,
             canonical,
             _OUTCOME_CODES[outcome],
             str(status) if status is not None else result.label,
+            # the politeness delay is the script's, from the host's own inputs (delay_and_basis)
             float(result.elapsed),
             self.config.retry.throttle_delay(result.retry_after),
             # the retry's backoff is the script's (0 here: read as next try - failure time)
             pack_retry(result, 0.0, outcome is Outcome.THROTTLED),
             result.label,
-            hub_kind,
+            hub_outcome(result, outcome).value,
             final,
             final_host,
             (result.redirect_to or "") if outcome is Outcome.REDIRECTED else "",
@@ -995,22 +978,8 @@ class RedisPool:
         if self._closed:
             raise PoolClosedError("the pool is closed")
         report = AddReport()
-        wanted: dict[str, tuple[str, float]] = {}
-        refused: dict[str, int] = {}
-        for spec in hubs:
-            try:
-                url, host = canonicalize(spec.url, max_length=self.config.max_url_length)
-            except InvalidURLError as exc:
-                refused[exc.reason] = refused.get(exc.reason, 0) + 1
-                report.refused.append((spec.url, exc.reason))
-                continue
-            if not (spec.span > 0 and math.isfinite(spec.span)):
-                report.refused.append((spec.url, "bad_span"))
-                continue
-            if url in wanted:
-                report.duplicate += 1
-                continue
-            wanted[url] = (host, float(spec.span))
+        refused: Counter[str] = Counter()
+        wanted = checked_hubs(hubs, self.config, report, refused)
         by_group: dict[str, list[str | float]] = {g: [] for g in self.groups}
         for url, (host, span) in wanted.items():
             by_group[self._group(host)] += [url, host, span]
@@ -1168,13 +1137,10 @@ class RedisPool:
     async def paused(self) -> bool:
         return (await self.control())[0]
 
-    async def generation(self) -> int:
-        """Raised by every pause/resume and every snapshot load: a worker that sees it change
-        re-reads the control state (and drops any cached view of the pool)."""
-        return (await self.control())[1]
-
     async def control(self) -> tuple[bool, int]:
-        """(paused, generation) in one round trip: what a worker polls."""
+        """(paused, generation) in one round trip: what a worker polls. The generation is
+        raised by every pause/resume and every snapshot load: a worker that sees it change
+        re-reads the control state (and drops any cached view of the pool)."""
 
         async def read() -> list[Any]:
             client = await self._client()
@@ -1371,12 +1337,24 @@ class RedisPool:
         per group). On several groups the snapshot's ``version`` is the sum of the groups'
         versions, and this client remembers which group versions each sum stood for: a
         ``since`` it did not hand out itself gives every host (``hosts_complete``)."""
+        return await self._picture(since, retry_limit, totals_only=False)
+
+    async def totals(self) -> PoolTotals:
+        return (await self._picture(None, 0, totals_only=True)).totals
+
+    async def _picture(
+        self, since: int | None, retry_limit: int, *, totals_only: bool
+    ) -> PoolSnapshot:
+        """A snapshot; ``totals_only`` asks the scripts for no host rows (a version above any
+        real one) and leaves the version memo alone."""
         now = self.clock.now()
         groups = self.groups
         limit = max(0, int(retry_limit))
-        if since is None:
-            sinces: tuple[int, ...] | None = None
-        elif len(groups) == 1 or since >= _NO_HOSTS:
+        if totals_only:
+            sinces: tuple[int, ...] | None = (_NO_HOSTS,) * len(groups)
+        elif since is None:
+            sinces = None
+        elif len(groups) == 1:
             sinces = (int(since),) * len(groups)
         else:
             sinces = self._versions.get(int(since))
@@ -1412,7 +1390,7 @@ class RedisPool:
             retrying.sort(key=lambda r: r.next_try)
             del retrying[limit:]
             version_total = sum(versions)
-            if since is None or since < _NO_HOSTS:  # not the totals-only calls of the engine
+            if not totals_only:
                 self._versions.pop(version_total, None)
                 self._versions[version_total] = tuple(versions)  # newest last
                 while len(self._versions) > _VERSION_MEMO:
@@ -1472,6 +1450,16 @@ class RedisPool:
         url = canonicalize(url)[0]
         raw = self._sync_client().hget(self._group_of_url(url) + "url", url)
         return int(str(raw).split("\t")[2]) if raw else 0
+
+    def known(self, url: str) -> bool | None:
+        return None  # a round trip: the pool de-duplicates what it is given
+
+    @property
+    def storage_dir(self) -> Path | None:
+        return None  # on the server
+
+    def recover(self) -> bool:
+        return False  # nothing local to reopen
 
     def is_known(self, url: str) -> bool:
         try:
@@ -1862,13 +1850,13 @@ def _fmt(x: float) -> str:
 LOAD_BATCH = 1000
 
 
-def _take(records: Iterator[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+def _take(records: Iterator[_T], n: int) -> list[_T]:
     return list(itertools.islice(records, n))
 
 
 class _StreamStaging:
-    """A snapshot file streamed into staging keys, one group prefix per key group, checked as
-    ``leveldb_pool._build_staging`` checks (``RedisPool.load_snapshot``)."""
+    """A snapshot file streamed into staging keys, one group prefix per key group, its records
+    checked by ``snapshot_records`` as every backend's are (``RedisPool.load_snapshot``)."""
 
     def __init__(self, pool: RedisPool, client: aredis.Redis, prefixes: dict[str, str]) -> None:
         self.pool = pool
@@ -1885,21 +1873,19 @@ class _StreamStaging:
         self.zsets: dict[str, dict[str, float]] = {}
 
     async def fill(self, src: Path) -> int:
-        records = snapshot_file.read_snapshot(src)
+        records = read_records(src)  # (read and checked in a worker thread, a batch at a time)
         count = 0
         try:
             while batch := await asyncio.to_thread(_take, records, LOAD_BATCH):
                 for rec in batch:
-                    self._record(rec, src)
+                    self._write(rec)
                     if self.ops >= LOAD_BATCH:
                         await self._flush()
                 count += len(batch)
             self._finish()
             await self._flush()
         finally:
-            close = getattr(records, "close", None)  # the file, also when a check failed
-            if close is not None:
-                close()
+            records.close()  # the file, also when a check failed
         return count
 
     def _sp(self, host: str) -> str:
@@ -1925,36 +1911,21 @@ class _StreamStaging:
         self.zsets.setdefault(key, {})[member] = score
         self.ops += 1
 
-    def _record(self, rec: dict[str, Any], src: Path) -> None:
-        try:
-            self._check_and_write(rec)
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, SnapshotFormatError):
-                raise
-            raise SnapshotFormatError(f"{src}: a record is malformed ({exc!r})") from exc
-
-    def _check_and_write(self, rec: dict[str, Any]) -> None:
-        kind = rec["t"]
-        if kind == "url":
-            url, host = _valid_url(rec["url"])
-            state = STATE_CODES.get(rec["state"])
-            if state is None:
-                raise SnapshotFormatError(f"unknown URL state {rec['state']!r}")
-            depth, attempts, seq = _int(rec, "depth"), _int(rec, "attempts"), _int(rec, "seq")
-            t = _num(rec, "time")
-            extra = rec.get("target") if state == "X" else rec.get("referrer")
-            if extra is not None and not isinstance(extra, str):
-                raise SnapshotFormatError("a referrer or target is not text")
-            self.max_seq = max(self.max_seq, seq)
-            depth, attempts = min(depth, 65535), min(attempts, 65535)
+    def _write(self, rec: SnapshotRecord) -> None:
+        if isinstance(rec, UrlRecord):
+            url, host, state = rec.url, rec.host, rec.state
+            self.max_seq = max(self.max_seq, rec.seq)
+            depth, attempts = min(rec.depth, 65535), min(rec.attempts, 65535)
             sp, h = self._sp(host), self._host(host)
-            value = "\t".join((state, str(depth), str(attempts), str(seq), _fmt(t), extra or ""))
+            value = "\t".join(
+                (state, str(depth), str(attempts), str(rec.seq), _fmt(rec.time), rec.extra or "")
+            )
             batch = self.hashes.get(sp + "url")
             if batch is not None and url in batch:
                 raise SnapshotFormatError(f"the snapshot holds {url} twice")
             self._hset(sp + "url", url, value)  # (a URL of an earlier batch: caught at flush)
             if state == "W":
-                self._zadd(f"{sp}q:{{{host}}}", url, float(min(depth, 8191) * (1 << 40) + seq))
+                self._zadd(f"{sp}q:{{{host}}}", url, float(min(depth, 8191) * (1 << 40) + rec.seq))
                 h.wait += 1
             elif state == "D":
                 h.done += 1
@@ -1964,38 +1935,27 @@ class _StreamStaging:
                 h.redir += 1
             else:
                 h.retr += 1
-                self._zadd(sp + "retry", url, _num(rec, "next_try"))
-                self._hset(sp + "rdata", url, str(rec.get("last_error", "")))
-        elif kind == "hub":
-            url, host = _valid_url(rec["url"])
-            span = _num(rec, "span")
-            if span <= 0:
-                raise SnapshotFormatError(f"hub {url} has a span that is not positive")
+                self._zadd(sp + "retry", url, rec.next_try)
+                self._hset(sp + "rdata", url, rec.last_error)
+        elif isinstance(rec, HubRecord):
+            url, host = rec.url, rec.host
             self._host(host)
-            last, due = _num(rec, "last_refresh"), _num(rec, "due")
-            result = str(rec.get("last_result", "")).replace("\t", " ")
-            parked = str(rec.get("parked", "") or "").replace("\t", " ")
-            crashes, fails = (_int(rec, k) if k in rec else 0 for k in ("crashes", "fails"))
-            fields = [host, _fmt(span), _fmt(last), _fmt(due), "0", result]
-            fields += [str(crashes), str(fails), parked, _fmt(span), ""]
-            learned = RateState.from_dict(rec.get("rate"), url)
+            result = rec.last_result.replace("\t", " ")
+            parked = rec.parked.replace("\t", " ")
+            fields = [host, _fmt(rec.span), _fmt(rec.last_refresh), _fmt(rec.due), "0", result]
+            fields += [str(rec.crashes), str(rec.fails), parked, _fmt(rec.span), ""]
+            learned = rec.rate
             fields.append(learned.to_json() if learned.refreshes or learned.observed else "")
             sp = self._sp(host)
             self._hset(sp + "hubs", url, "\t".join(fields))
             if not parked:  # a parked hub is due only when the user refreshes it
-                self._zadd(sp + "hubdue", url, due)
-        elif kind == "scope":
-            snapshot_file.scope_domain(rec)  # the crawl's, not the pool's: kept by the caller
-        elif kind == "host":
-            name = rec["host"]
-            if not isinstance(name, str) or not name or "\t" in name:
-                raise SnapshotFormatError("a host record has no host")
-            h = self._host(_canonical_host(name))
-            h.md = _num(rec, "min_delay")
-            h.bo = _num(rec, "backoff_until")
-            h.pa, h.ud = snapshot_file.host_control(rec)
-        else:
-            raise SnapshotFormatError(f"unknown record type {kind!r}")
+                self._zadd(sp + "hubdue", url, rec.due)
+        elif isinstance(rec, HostRecord):
+            h = self._host(rec.host)
+            h.md = rec.min_delay
+            h.bo = rec.backoff_until
+            h.pa, h.ud = rec.paused, rec.user_delay
+        # (a ScopeRecord is the crawl's, not the pool's: kept by the caller)
 
     def _finish(self) -> None:
         """The per-host rows, the host and ready sets and each group's totals."""

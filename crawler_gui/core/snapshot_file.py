@@ -30,7 +30,7 @@ import math
 import os
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -192,7 +192,7 @@ def read_scope(path: Path) -> frozenset[str]:
     return frozenset(scope_domain(rec) for rec in read_snapshot(path) if rec.get("t") == "scope")
 
 
-def read_snapshot(path: Path) -> Iterator[dict[str, Any]]:
+def read_snapshot(path: Path) -> Generator[dict[str, Any], None, None]:
     """Yield the records of a snapshot file, checking everything; raise SnapshotFormatError."""
     path = Path(path)
     try:

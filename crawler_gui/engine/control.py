@@ -39,12 +39,13 @@ import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from crawler_gui.core.counters import Counters, counters_from_data, counters_to_data
 from crawler_gui.core.frontier import (
     AddReport,
     FailedRow,
+    Frontier,
     HostRow,
     HubRow,
     HubSpec,
@@ -57,8 +58,10 @@ from crawler_gui.core.frontier import (
 )
 from crawler_gui.engine.crawler import make_scope
 from crawler_gui.engine.robots import RobotsText
+from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import StatsSnapshot
+from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolInUseError
 
 log = logging.getLogger(__name__)
@@ -193,14 +196,17 @@ def _decode(line: bytes) -> dict[str, Any]:
     return data
 
 
-def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
-    t = snap.totals
+def totals_to_data(t: PoolTotals) -> dict[str, Any]:
     totals = {f.name: getattr(t, f.name) for f in fields(t)}
     totals["refused"] = dict(t.refused)
+    return totals
+
+
+def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
     return {
         "time": snap.time,
         "version": snap.version,
-        "totals": totals,
+        "totals": totals_to_data(snap.totals),
         "hosts": snap.hosts,
         "hosts_complete": snap.hosts_complete,
         "pending": snap.pending,
@@ -208,6 +214,15 @@ def snapshot_to_data(snap: PoolSnapshot) -> dict[str, Any]:
         "hubs": snap.hubs,
         "next_due": snap.next_due,
     }
+
+
+def totals_from_data(d: Mapping[str, Any]) -> PoolTotals:
+    try:
+        totals = dict(d)
+        totals["refused"] = dict(totals["refused"])
+        return PoolTotals(**totals)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ControlError(f"malformed pool totals from the crawl: {exc}") from exc
 
 
 def snapshot_from_data(d: Mapping[str, Any]) -> PoolSnapshot:
@@ -305,16 +320,69 @@ def report_from_data(d: Mapping[str, Any]) -> AddReport:
 
 
 # ---- the server (in the crawl) -------------------------------------------------------------------
+@runtime_checkable
+class RunControl(Protocol):
+    """The run control a crawl offers: ``engine.crawler.Crawler``, and over the control
+    channel :class:`AttachedCrawler` (what the window and the control server use)."""
+
+    state_listeners: list[Callable[[CrawlState], None]]
+    scope: Scope
+
+    @property
+    def state(self) -> CrawlState: ...
+
+    def stats(self) -> StatsSnapshot: ...
+
+    def start(self) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+    async def stop(self, *, wait_in_flight: bool = True) -> None: ...
+
+    async def add_seeds(self, urls: Iterable[str]) -> AddReport: ...
+
+    async def hubs(self) -> list[HubSpec]: ...
+
+    async def set_hubs(self, hubs: Sequence[HubSpec]) -> AddReport: ...
+
+    def apply_settings(self, settings: CrawlSettings) -> None: ...
+
+    # one host (the window's host detail; the control server's host ops)
+    async def pause_host(self, host: str, paused: bool) -> None: ...
+
+    async def set_host_delay(self, host: str, seconds: float | None) -> None: ...
+
+    async def retry_failed_host(self, host: str) -> int: ...
+
+    async def forget_host_waiting(self, host: str) -> int: ...
+
+    async def host_waiting(self, host: str, page: int, page_size: int = 50) -> WaitingPage: ...
+
+    async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]: ...
+
+    async def host_robots(self, host: str) -> RobotsText | None: ...
+
+    def pending_counters(self) -> Counters:
+        """What the crawl counted and has not added to the pool yet (a live report)."""
+        ...
+
+
+@runtime_checkable
 class ServedSession(Protocol):
     """What the server needs of a crawl session (``CrawlSession``)."""
 
     settings: CrawlSettings
 
     @property
-    def frontier(self) -> Any: ...
+    def frontier(self) -> Frontier: ...
 
     @property
-    def crawler(self) -> Any: ...
+    def crawler(self) -> RunControl: ...
+
+    @property
+    def store(self) -> PageStore | None: ...
 
 
 class _Client:
@@ -444,9 +512,7 @@ class ControlServer:
             tmp = pointer.with_suffix(".tmp")
             tmp.write_text(json.dumps({"socket": str(path)}), encoding="utf-8")
             os.replace(tmp, pointer)
-        listeners = getattr(session.crawler, "state_listeners", None)
-        if listeners is not None:
-            listeners.append(self._on_state)
+        session.crawler.state_listeners.append(self._on_state)
         self._listening = True
         log.info("control channel of this crawl at %s", path)
         return self
@@ -597,9 +663,8 @@ class ControlServer:
 
     async def _op_stats(self, _req: Mapping[str, Any]) -> dict[str, Any]:
         crawler = self.session.crawler
-        snap = await self.session.frontier.snapshot(since=2**62, retry_limit=0)
-        totals = snapshot_to_data(snap)["totals"]
-        store = getattr(self.session, "store", None)
+        totals = totals_to_data(await self.session.frontier.totals())
+        store = self.session.store
         if store is not None:
             totals["pages_stored"] = int(store.count())
         return {
@@ -613,15 +678,11 @@ class ControlServer:
     async def _op_report(self, _req: Mapping[str, Any]) -> dict[str, Any]:
         """What a crawl report needs (``engine/report.py``): the pool's counters with those
         the crawl has not flushed yet, and the pool's totals."""
-        crawler = self.session.crawler
         counters = await self.session.frontier.counters()
-        pending = getattr(crawler, "pending_counters", None)
-        if callable(pending):
-            counters.merge(pending())
-        snap = await self.session.frontier.snapshot(since=2**62, retry_limit=0)
+        counters.merge(self.session.crawler.pending_counters())
         return {
             "counters": counters_to_data(counters),
-            "snapshot": snapshot_to_data(snap),
+            "totals": totals_to_data(await self.session.frontier.totals()),
             "state": self._state(),
         }
 
@@ -721,8 +782,8 @@ class ControlServer:
     async def close(self, final_state: CrawlState | str | None = None) -> None:
         """Tell every client the crawl ended (its pool is free now), close, remove the socket."""
         self._ending = True
-        listeners = getattr(self.session.crawler, "state_listeners", None)
-        if listeners is not None and self._on_state in listeners:
+        listeners = self.session.crawler.state_listeners
+        if self._on_state in listeners:
             listeners.remove(self._on_state)
         server, self._server = self._server, None
         if server is not None:
@@ -921,6 +982,11 @@ class AttachedFrontier:
         data = await self._session.client.call("report")
         return counters_from_data(data["counters"])
 
+    async def totals(self) -> PoolTotals:
+        """The pool's totals, as the crawl that holds it reads them."""
+        data = await self._session.client.call("report")
+        return totals_from_data(data["totals"])
+
     async def give_up(self, url: str) -> bool:
         return bool(await self._session.client.call("give_up", url=url))
 
@@ -1069,6 +1135,11 @@ class AttachedCrawler:
         data = await self._session.client.call("host_robots", host=host)
         return None if data is None else RobotsText(*data)
 
+    def pending_counters(self) -> Counters:
+        """Nothing here: the crawl adds its own unflushed counts to what it reports
+        (``AttachedFrontier.counters``)."""
+        return Counters()
+
     async def close(self) -> None:
         for task in list(self._background):
             task.cancel()
@@ -1090,6 +1161,8 @@ class AttachedSession:
     def __init__(self, pool_dir: Path, client: ControlClient) -> None:
         hello = client.hello
         self.pool_dir = pool_dir
+        #: (a session's ``location``: for an attached crawl, always its pool directory)
+        self.location: Path | str = pool_dir
         self.store_dir = pool_dir
         self.display_name = str(pool_dir)
         self.client = client
@@ -1198,7 +1271,7 @@ async def read_live_report(
         data = await client.call("report")
     finally:
         await client.close()
-    totals = snapshot_from_data(data["snapshot"]).totals
+    totals = totals_from_data(data["totals"])
     return counters_from_data(data["counters"]), totals, str(data["state"])
 
 

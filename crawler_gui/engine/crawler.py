@@ -10,7 +10,6 @@ import codecs
 import contextlib
 import functools
 import gc
-import inspect
 import json
 import logging
 import os
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
+from crawler_gui.core.clock import Clock, SystemClock
 from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import ListSample, list_sample
 from crawler_gui.core.frontier import (
@@ -33,6 +33,7 @@ from crawler_gui.core.frontier import (
     HubSpec,
     Lease,
     Refusal,
+    SharedFrontier,
     WaitingPage,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig, RetryPolicy
@@ -163,7 +164,6 @@ def pool_config(settings: CrawlSettings) -> PoolConfig:
             max_delay=max(settings.max_delay, settings.min_delay),
             max_in_flight=settings.per_host,
         ),
-        hub_span=settings.hub_span,
         hub_refresh=settings.hub_refresh,
         hub_span_min=settings.hub_span_min,
         hub_span_max=settings.hub_span_max,
@@ -206,8 +206,15 @@ def _header_text(value: str) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _always_known(_url: str) -> bool:
-    return True
+def _pool_knows(frontier: Frontier) -> Callable[[str], bool]:
+    """Whether a redirect's target is worth handing to the pool: not when the pool says it
+    has it; when it cannot say at once (None), the pool de-duplicates it."""
+    known = frontier.known
+
+    def check(url: str) -> bool:
+        return known(url) is not False
+
+    return check
 
 
 def own_storage_error(exc: BaseException) -> bool:
@@ -281,18 +288,6 @@ def load_seed_domains(scope_file: Path) -> list[str]:
     return [d for d in domains if isinstance(d, str)]
 
 
-async def list_hubs(frontier: Frontier) -> list[HubSpec]:
-    """A pool's hubs: ``hubs()`` is sync on the local pool and async on Redis (the
-    :class:`Frontier` protocol does not name it: none without it)."""
-    lister = getattr(frontier, "hubs", None)
-    if not callable(lister):
-        return []
-    result = lister()
-    if inspect.isawaitable(result):
-        result = await result
-    return list(result)
-
-
 def make_scope(settings: CrawlSettings, seed_domains: Iterable[str] = ()) -> Scope:
     """The crawl scope from settings, plus registered domains already seeded."""
     scope = Scope(
@@ -319,7 +314,7 @@ class Crawler:
         store: PageStore | None = None,
         warc: WarcWriter | None = None,
         robots: RobotsCache | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock | None = None,
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
         signal: PoolSignal | None = None,
@@ -342,9 +337,11 @@ class Crawler:
         self.scope = scope
         self.store = store
         self.warc = warc
-        self.robots = robots or RobotsCache(settings.user_agent, settings.robots_lifetime)
-        self.clock = clock
-        self._stats = CrawlStats(clock)
+        #: The crawl's time (the pool's clock, injected by the session): due times, fetch
+        #: times, idle checks. Loop time paces what is about I/O only (polls, disk checks).
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        self.robots = robots or self._robots_cache(settings)
+        self._stats = CrawlStats(self.clock.now)
         self._state = CrawlState.IDLE
         self._run_task: asyncio.Task[CrawlState] | None = None
         self._tasks: dict[asyncio.Task[None], Lease] = {}
@@ -372,14 +369,10 @@ class Crawler:
         self._pause_changes = 0
         self._pause_writes = 0
         self.last_error: str | None = None
-        # A cheap "does the pool have it" check, where the backend has one (a local pool).
-        # (only where it is local and cheap: a Redis round trip would block the loop).
-        is_known = getattr(frontier, "is_known", None)
-        cheap = getattr(frontier, "cheap_is_known", False)
-        # Elsewhere every redirect is handed back to the pool, which de-duplicates its target.
-        self._known: Callable[[str], bool] = (
-            is_known if cheap and callable(is_known) else _always_known
-        )
+        # A cheap "does the pool have it" check where the backend answers from memory (a
+        # local pool); elsewhere every redirect is handed back to the pool, which
+        # de-duplicates its target.
+        self._known: Callable[[str], bool] = _pool_knows(frontier)
         self.state_listeners: list[Callable[[CrawlState], None]] = []
         #: Why the crawl is paused for our own storage (disk full), or None.
         self.storage_error: str | None = None
@@ -649,9 +642,8 @@ class Crawler:
     # ---- our own disk full: pause, keep everything, go on once there is room -------------------
     def _storage_dirs(self) -> dict[str, Path | None]:
         """Our own folders: the pool's (None on Redis), the page store's and the WARC files'."""
-        pool = getattr(self.frontier, "path", None)
         return {
-            "pool": pool if isinstance(pool, Path) else None,
+            "pool": self.frontier.storage_dir,
             "pages": self.store.path if self.store is not None else None,
             "warc": self.warc.directory if self.warc is not None else None,
         }
@@ -699,9 +691,7 @@ class Crawler:
         """Resume after a storage pause: reopen what a failed write left blocked and look at
         the free space again. False (and paused again) when there is still no room."""
         try:
-            recover = getattr(self.frontier, "recover", None)
-            if callable(recover):
-                recover()
+            self.frontier.recover()
             if self.store is not None:
                 self.store.forget_failure()  # its records are pending: the next flush retries
             self._check_free_space(force=True)
@@ -820,31 +810,39 @@ class Crawler:
             self._wake.set()
 
     def _share_pause(self, paused: bool) -> None:
-        setter = getattr(self.frontier, "set_paused", None)
-        if not callable(setter):
+        pool = self.frontier
+        if not isinstance(pool, SharedFrontier):
             return
         # Until the pool holds this change, a read of its flag is older than the user's
         # click: it must not undo it (Resume flicked back to Paused for a poll's time).
         self._pause_changes += 1
         self._pause_writes += 1
-        task = asyncio.get_running_loop().create_task(setter(paused))
+        task = asyncio.get_running_loop().create_task(pool.set_paused(paused))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
         task.add_done_callback(self._pause_written)
+
+    def _robots_cache(self, settings: CrawlSettings) -> RobotsCache:
+        return RobotsCache(settings.user_agent, settings.robots_lifetime, clock=self.clock.now)
+
+    def wake(self) -> None:
+        """Look at the pool again now, not at the next poll (the crawl's clock was moved:
+        a test's ``ManualClock``)."""
+        self._wake.set()
 
     def _pause_written(self, _task: object) -> None:
         self._pause_writes -= 1
 
     async def _poll_shared_pause(self) -> None:
         """Follow the pool-wide pause flag that another worker or the GUI may have set."""
-        control = getattr(self.frontier, "control", None)
-        now = self.clock()
-        if not callable(control) or now - self._last_poll < SHARED_POLL_SECONDS:
+        pool = self.frontier
+        now = time.monotonic()  # (a poll of the server: loop time, not the crawl's clock)
+        if not isinstance(pool, SharedFrontier) or now - self._last_poll < SHARED_POLL_SECONDS:
             return
         self._last_poll = now
         changes = self._pause_changes
         try:
-            paused, _generation = await control()
+            paused, _generation = await pool.control()
         except Exception as exc:
             log.warning("cannot read the shared pause flag: %s", exc)
             return
@@ -1003,7 +1001,7 @@ class Crawler:
 
     async def hubs(self) -> list[HubSpec]:
         """The hub list as the pool has it (every backend lists its hubs)."""
-        return await list_hubs(self.frontier)
+        return await self.frontier.hubs()
 
     # ---- per-host control (the window's host detail) --------------------------------------
     async def pause_host(self, host: str, paused: bool) -> None:
@@ -1054,9 +1052,7 @@ class Crawler:
         old, self.settings = self.settings, settings
         if self.store is not None:
             self.store.hub_history = settings.hub_history
-        setter = getattr(self.frontier, "set_config", None)
-        if callable(setter):
-            setter(pool_config(settings))
+        self.frontier.set_config(pool_config(settings))
         fetch_fields = (
             "connect_timeout",
             "read_timeout",
@@ -1082,7 +1078,7 @@ class Crawler:
         if old.user_agent != settings.user_agent or old.allow_private != settings.allow_private:
             # (robots.txt refused for the host's address is fetched again under the new rule)
             self._retired_robots.append(self.robots)
-            self.robots = RobotsCache(settings.user_agent, settings.robots_lifetime)
+            self.robots = self._robots_cache(settings)
         scope_fields = (
             "allow_domains",
             "deny_domains",
@@ -1148,7 +1144,7 @@ class Crawler:
         self._pages_started += 1
         if lease.is_hub:
             self.hub_fetches += 1
-            self._counters.hub_fetch(self.clock())
+            self._counters.hub_fetch(self.clock.now())
         task = asyncio.get_running_loop().create_task(self._process(lease))
         self._tasks[task] = lease
         task.add_done_callback(self._task_done)
@@ -1163,13 +1159,13 @@ class Crawler:
             log.error("fetch task failed", exc_info=task.exception())
 
     async def _idle(self) -> bool:
-        snap = await self.frontier.snapshot(since=2**62, retry_limit=0)
-        t = snap.totals
+        t = await self.frontier.totals()
         if t.waiting or t.pending or t.retrying:
             return False
-        now = self.clock()
-        # (A parked hub waits for the user, not for the crawl: it keeps nobody busy.)
-        return all(hub.parked or hub.next_due - now > self.settings.idle_span for hub in snap.hubs)
+        # Nothing waiting, in flight or retrying: what the pool says is due next is a hub's
+        # refresh (a parked hub waits for the user, not for the crawl: it keeps nobody busy).
+        due = await self.frontier.next_due()
+        return due is None or due - self.clock.now() > self.settings.idle_span
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
         """Wait for a wake-up (a fetch ends, a commit, a notice) or until the pool's next URL
@@ -1179,7 +1175,7 @@ class Crawler:
         if not full:
             due = await self.frontier.next_due()
             if due is not None:
-                timeout = min(POLL_SECONDS, max(0.005, due - self.clock()))
+                timeout = min(POLL_SECONDS, max(0.005, due - self.clock.now()))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), timeout)
 
@@ -1249,7 +1245,7 @@ class Crawler:
             outcome = await self.fetcher.fetch(
                 url, hop_check=self._hop_check, known=self._known, conditional=conditional
             )
-            fetched_at = self.clock()
+            fetched_at = self.clock.now()
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
@@ -1275,7 +1271,7 @@ class Crawler:
                 # list's size is unknown here: 0).
                 result = replace(result, hub_new=0, hub_listed=0)
                 if self.store is not None:
-                    self.store.note_not_modified(url, self.clock(), outcome.headers)
+                    self.store.note_not_modified(url, self.clock.now(), outcome.headers)
             self._complete(url, result)
             if extract is not None and self.articles is not None:
                 # After the result is in: a page waiting here for room in the extraction
@@ -1313,11 +1309,11 @@ class Crawler:
         error."""
         if result.status is None and result.error is not None and result.error.refusal:
             self._stats.record_refusal()
-            self._counters.refusal(self.clock())
+            self._counters.refusal(self.clock.now())
         else:
             error = result.error.value if result.error else None
             self._stats.record(result.status, error, size, elapsed)
-            self._counters.fetch(self.clock(), host, result.status, error, size)
+            self._counters.fetch(self.clock.now(), host, result.status, error, size)
 
     async def _robots_allow(self, lease: Lease) -> bool:
         robots = self.robots
@@ -1353,7 +1349,7 @@ class Crawler:
         if lease.is_hub:
             hub_kind = sniff_hub_kind(outcome.body, outcome.content_type or "", outcome.final_url)
         if hub_kind is not HubKind.PAGE:
-            self._counters.feed_fetch(self.clock())
+            self._counters.feed_fetch(self.clock.now())
             # A feed or a sitemap: its items are its links, as a list page's.
             title, links = await self._feed_links(outcome, big, follow)
         elif kind == "html":
@@ -1405,7 +1401,7 @@ class Crawler:
                 url=lease.url,
                 final_url=outcome.final_url,
                 status=outcome.status or 0,
-                fetched_at=self.clock(),
+                fetched_at=self.clock.now(),
                 content_type=outcome.content_type or "",
                 encoding=encoding,
                 title=title,
@@ -1437,7 +1433,7 @@ class Crawler:
                 outcome.status or 0,
                 [(k, _header_text(v)) for k, v in (outcome.headers or {}).items()],
                 outcome.body,
-                self.clock(),
+                self.clock.now(),
                 outcome.peer,
             )
         return seq, kind, found
@@ -1492,7 +1488,7 @@ class Crawler:
                 fresh.append(url)
             if not fresh:
                 return 0
-            current = await list_hubs(self.frontier)
+            current = await self.frontier.hubs()
             known = {hub.url for hub in current}
             fresh = [url for url in fresh if url not in known]
             if not fresh:

@@ -319,11 +319,10 @@ class MetricsServer:
 
     async def _totals(self) -> PoolTotals | None:
         try:
-            snap = await self.crawler.frontier.snapshot(since=2**62, retry_limit=0)
+            return await self.crawler.frontier.totals()
         except Exception as exc:  # the pool may be closing or unreachable: still answer
-            log.debug("metrics: no pool snapshot (%s)", exc)
+            log.debug("metrics: no pool totals (%s)", exc)
             return None
-        return snap.totals
 
     async def figures(self) -> dict[str, Any]:
         """What one scrape reports (also what ``/health`` reads)."""

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
 
 from crawler_gui.core.counters import (
@@ -506,8 +506,16 @@ def render_html(data: ReportData) -> str:
     return "\n".join(p for p in parts if p) + "\n"
 
 
+class ReportSource(Protocol):
+    """The pool a report reads: any ``Frontier``, or the window's attached one."""
+
+    async def counters(self) -> Counters: ...
+
+    async def totals(self) -> PoolTotals: ...
+
+
 async def collect_report(
-    frontier: Any,
+    frontier: ReportSource,
     source: str,
     *,
     store: PageStore | None = None,
@@ -520,7 +528,7 @@ async def collect_report(
     counters = await frontier.counters()
     if pending is not None:
         counters.merge(pending)
-    totals = (await frontier.snapshot(since=2**62, retry_limit=0)).totals
+    totals = await frontier.totals()
     articles = None
     if store is not None:
         await store.flush()  # the records a crawl buffered: read from the disk
@@ -552,21 +560,20 @@ def write_atomically(path: Path, text: str) -> None:
                 tmp.unlink()
 
 
-async def save_report(session: Any, path: Path) -> ReportData:
-    """The window's File → Save report: the report of the session's pool written to ``path``.
+async def save_report(
+    frontier: ReportSource,
+    source: str,
+    path: Path,
+    *,
+    store: PageStore | None = None,
+    pending: Counters | None = None,
+    state: str | None = None,
+) -> ReportData:
+    """The window's File → Save report: the report of ``frontier`` written to ``path``.
     Gathering, rendering and writing run off the event loop (the pool's reads in its own
     threads, the page store's and the HTML in a worker thread). An attached session asks the
     crawl that holds the pool (the page store is that process's: no headlines then)."""
-    crawler = session.crawler
-    pending = getattr(crawler, "pending_counters", None)
-    state = crawler.state
-    data = await collect_report(
-        session.frontier,
-        str(getattr(session, "display_name", session.pool_dir)),
-        store=getattr(session, "store", None),
-        pending=pending() if callable(pending) else None,
-        state=str(getattr(state, "value", state)),
-    )
+    data = await collect_report(frontier, source, store=store, pending=pending, state=state)
     text = await asyncio.to_thread(render_html, data)
     await asyncio.to_thread(write_atomically, Path(path), text)
     return data

@@ -34,12 +34,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.crawler import (
     Crawler,
-    list_hubs,
     load_seed_domains,
     make_scope,
     pool_config,
@@ -164,6 +164,7 @@ async def open_redis_pool(
     *,
     worker: str | None = None,
     reconnect_seconds: float = RECONNECT_SECONDS,
+    clock: Clock | None = None,
 ) -> RedisPool:
     """Open a Redis pool with the crawl's policy. Clear PoolErrors for an unreachable server
     (RedisUnreachableError), refused credentials (RedisAuthError), a bad URL or a missing
@@ -174,7 +175,7 @@ async def open_redis_pool(
         raise redis_module_missing() from exc
     config = pool_config(settings) if settings is not None else None
     return await RedisPool.open(
-        url.strip(), config, worker=worker, reconnect_seconds=reconnect_seconds
+        url.strip(), config, clock, worker=worker, reconnect_seconds=reconnect_seconds
     )
 
 
@@ -384,6 +385,7 @@ async def _assemble(
     shared_domains: Iterable[str] = (),
     crawler_cls: type[Crawler] = Crawler,
     store: PageStore | None = None,
+    clock: Clock | None = None,
 ) -> CrawlSession:
     """Everything of a crawl above its pool, for both kinds of pool: the page store and WARC
     writer in ``root``, the scope (seeded domains from ``scope.json``, ``shared_domains`` and
@@ -405,7 +407,7 @@ async def _assemble(
         scope = make_scope(
             settings, sorted(set(shared_domains) | set(load_seed_domains(scope_file)))
         )
-        scope.add_seeds(h.url for h in await list_hubs(pool))
+        scope.add_seeds(h.url for h in await pool.hubs())
         if settings.extract == "on":
             from crawler_gui.engine.extract.pool import ExtractPool
             from crawler_gui.engine.extract.service import Articles
@@ -422,6 +424,7 @@ async def _assemble(
             warc=warc,
             scope_file=scope_file,
             articles=articles,
+            clock=clock,
         )
         session = cls(location, settings, pool, crawler, store, warc, site)
         session.owns_demo_site = owns_site and site is not None
@@ -492,7 +495,7 @@ class CrawlSession:
 
     def __init__(
         self,
-        pool_dir: Path | str,
+        location: Path | str,
         settings: CrawlSettings,
         frontier: Frontier,
         crawler: Crawler,
@@ -500,7 +503,7 @@ class CrawlSession:
         warc: WarcWriter | None,
         demo_site: DemoSite | LiveNewsSite | None,
     ) -> None:
-        self.pool_dir = pool_dir
+        self.location = location
         self.settings = settings
         self.frontier = frontier
         self.crawler = crawler
@@ -508,11 +511,11 @@ class CrawlSession:
         self.warc = warc
         self.demo_site = demo_site
         self.owns_demo_site = False
-        #: For a Redis pool: the pool URL is ``pool_dir`` (so the session can be opened again),
+        #: For a Redis pool: the pool URL is ``location`` (so the session can be opened again),
         #: ``store_dir`` the local folder of the pages, ``display_name`` the URL without its
         #: password. For a pool directory all three name that directory.
-        self.store_dir = Path(pool_dir) if isinstance(pool_dir, Path) else Path()
-        self.display_name = str(pool_dir)
+        self.store_dir = Path(location) if isinstance(location, Path) else Path()
+        self.display_name = str(location)
         self.worker: str | None = None
         #: A shared pool's heartbeat of this worker (``engine.heartbeat``), None otherwise.
         self.heartbeat: Heartbeat | None = None
@@ -521,7 +524,7 @@ class CrawlSession:
     @classmethod
     async def open(
         cls,
-        pool_dir: str | Path,
+        location: str | Path,
         settings: CrawlSettings,
         *,
         demo: bool = False,
@@ -530,18 +533,20 @@ class CrawlSession:
         worker: str | None = None,
         redis_retry: float = RECONNECT_SECONDS,
         live: bool = False,
+        clock: Clock | None = None,
     ) -> CrawlSession:
-        """Open (or create) the crawl in ``pool_dir``. With ``demo`` the built-in demo site is
+        """Open (or create) the crawl in ``location``. With ``demo`` the built-in demo site is
         started on loopback and its seeds and hubs are added. Raises the pool's and the store's
         clear errors (PoolInUseError, PoolCorruptError, StoreError, ...).
 
-        ``pool_dir`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
+        ``location`` may be a Redis pool URL (``redis://host:port/db?name=news``): see
         :meth:`open_redis`; ``store_dir``, ``worker`` and ``redis_retry`` are for that case
         only. ``live`` (with ``demo``) starts the live news site (``demo/live.py``) instead of
-        the demo site."""
-        if is_pool_url(pool_dir):
+        the demo site. ``clock`` is the crawl's time, given to the pool and the crawler alike
+        (``core/clock.py``; the system clock by default, a ``ManualClock`` in tests)."""
+        if is_pool_url(location):
             return await cls.open_redis(
-                str(pool_dir),
+                str(location),
                 settings,
                 store_dir=store_dir,
                 worker=worker,
@@ -549,10 +554,11 @@ class CrawlSession:
                 demo_site=demo_site,
                 redis_retry=redis_retry,
                 live=live,
+                clock=clock,
             )
         if store_dir is not None or worker is not None:
             raise ConfigError("store_dir and worker are for Redis pools only")
-        root = Path(pool_dir).expanduser()
+        root = Path(location).expanduser()
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root} is a file, not a pool directory")
         site = demo_site
@@ -562,8 +568,10 @@ class CrawlSession:
             settings = demo_settings(settings)
         pool: LevelDBPool | None = None
         try:
-            pool = await LevelDBPool.open_async(root, pool_config(settings))
-            session = await _assemble(cls, root, root, settings, pool, site, demo_site is None)
+            pool = await LevelDBPool.open_async(root, pool_config(settings), clock)
+            session = await _assemble(
+                cls, root, root, settings, pool, site, demo_site is None, clock=clock
+            )
         except BaseException:
             if pool is not None:
                 await pool.close()
@@ -585,6 +593,7 @@ class CrawlSession:
         demo_site: DemoSite | LiveNewsSite | None = None,
         redis_retry: float = RECONNECT_SECONDS,
         live: bool = False,
+        clock: Clock | None = None,
     ) -> CrawlSession:
         """Join the Redis pool ``url`` as one worker.
 
@@ -624,6 +633,7 @@ class CrawlSession:
                 settings,
                 worker=worker or url_worker or default_worker_id(),
                 reconnect_seconds=redis_retry,
+                clock=clock,
             )
             await asyncio.to_thread(root.mkdir, parents=True, exist_ok=True)
             shared = await pool.scope_domains()
@@ -638,6 +648,7 @@ class CrawlSession:
                 shared_domains=shared,
                 crawler_cls=SharedScopeCrawler,
                 store=store,
+                clock=clock,
             )
             store = None  # the session's now
             if not session.crawler.scope.seed_domains <= shared:

@@ -18,7 +18,7 @@ DEFAULT_USER_AGENT = (
 
 
 class CrawlMode(enum.StrEnum):
-    #: Hubs keep coming due forever, like the seed's ``while 1`` loop.
+    #: Hubs keep coming due forever, like the ``while 1`` loop of the crawler this one replaced.
     CONTINUOUS = "continuous"
     #: Stop when nothing is waiting, nothing is in flight and no hub is due within ``idle_span``.
     UNTIL_IDLE = "until_idle"
@@ -64,7 +64,8 @@ class CrawlSettings:
     deny_domains: tuple[str, ...] = ()
     allow_patterns: tuple[str, ...] = ()
     deny_patterns: tuple[str, ...] = ()
-    #: Follow links off the seeds' registered domains (off: the seed's tldextract scope).
+    #: Follow links off the seeds' registered domains (off: the tldextract scope of the crawler
+    #: this one replaced).
     follow_external: bool = False
     max_depth: int | None = None
     max_pages: int | None = None

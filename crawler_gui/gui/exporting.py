@@ -8,7 +8,6 @@ error leaves the previous file as it was.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from crawler_gui.core.frontier import Frontier
 from crawler_gui.engine.export import (
     EXPORT_FORMATS,
     WARC_RECORDS,
@@ -37,6 +37,7 @@ from crawler_gui.engine.export import (
     write_records,
     write_warc,
 )
+from crawler_gui.engine.store import PageStore
 from crawler_gui.gui import dialogs
 
 __all__ = ["ExportDialog", "export_to_file", "inside"]
@@ -123,8 +124,8 @@ async def export_to_file(
     kind: str,
     fmt: str,
     *,
-    store: Any = None,
-    frontier: Any = None,
+    store: PageStore | None = None,
+    frontier: Frontier | None = None,
     progress: QProgressDialog | None = None,
 ) -> int | None:
     """Write the ``kind`` records to ``target``; the number written, or None when cancelled
@@ -176,29 +177,15 @@ async def export_to_file(
                     )
 
             return await asyncio.to_thread(write_pages)
-        outcomes = frontier.iter_outcomes
-        if not inspect.isasyncgenfunction(outcomes):
-
-            def write_outcomes() -> int:
-                with atomic_text_file(target) as fh:
-                    return write_records(
-                        fh,
-                        outcomes(),
-                        fmt=fmt,
-                        kind=kind,
-                        progress=shown,
-                        cancelled=cancel.is_set,
-                        every=STEP,
-                    )
-
-            return await asyncio.to_thread(write_outcomes)
-        # A Redis pool reads its records on the loop, in batches; each batch is written in
-        # a worker thread (one CSV header: the first batch writes it).
+        if frontier is None:
+            raise ValueError("no pool to export from")
+        # The pool reads its records in batches; each batch is written in a worker thread
+        # (one CSV header: the first batch writes it).
         with atomic_text_file(target) as fh:
             n = 0
             batch: list[dict[str, Any]] = []
             first = True
-            async for rec in outcomes():
+            async for rec in frontier.iter_outcomes():
                 batch.append(rec)
                 if len(batch) >= STEP:
                     n += await asyncio.to_thread(_write_batch, fh, batch, fmt, kind, first)

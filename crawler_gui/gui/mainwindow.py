@@ -10,9 +10,9 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
-from typing import Any, Protocol, TypeGuard
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard, runtime_checkable
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QIcon, QKeySequence, QPixmap
@@ -30,11 +30,14 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.core import snapshot_file
-from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.core.counters import Counters
+from crawler_gui.core.frontier import Frontier, PoolSnapshot, PoolTotals, SharedFrontier
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.control import AttachedSession
+from crawler_gui.engine.control import RunControl as CrawlerView
 from crawler_gui.engine.report import save_report
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.exporting import ExportDialog, export_to_file, inside
@@ -61,21 +64,72 @@ log = logging.getLogger(__name__)
 SNAPSHOT_FILTER = "crawler-gui pool snapshots (*.cgpool *.jsonl.gz *.gz);;All files (*)"
 
 
+if TYPE_CHECKING:
+    from crawler_gui.engine.extract.service import Articles
+
+
+@runtime_checkable
+class PoolView(Protocol):
+    """What the window asks of a pool: a :class:`~crawler_gui.core.frontier.Frontier` in this
+    process, or an attached crawl's (``engine.control.AttachedFrontier``). A shared pool's
+    workers are asked of a :class:`~crawler_gui.core.frontier.SharedFrontier`."""
+
+    async def snapshot(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot: ...
+
+    async def retry_now(self, url: str) -> bool: ...
+
+    async def give_up(self, url: str) -> bool: ...
+
+    async def refresh_hub(self, url: str) -> bool: ...
+
+    async def counters(self) -> Counters: ...
+
+    async def totals(self) -> PoolTotals: ...
+
+    async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int: ...
+
+    async def load_snapshot(self, path: str | Path) -> int: ...
+
+
+@runtime_checkable
+class LocalCrawlerView(CrawlerView, Protocol):
+    """What only a crawl in this process has: its failure, its storage pauses, its
+    articles, and a scope the window may widen."""
+
+    storage_listeners: list[Callable[[str], None]]
+    failure: Exception | None
+    articles: Articles | None
+
+    async def add_scope_domains(self, domains: Iterable[str]) -> None: ...
+
+
+@runtime_checkable
 class SessionLike(Protocol):
     """What the window needs of a session: ``crawler_gui.engine.session.CrawlSession`` (a
-    crawl in this process) or ``crawler_gui.engine.control.AttachedSession`` (one running in
-    another process). Both crawlers have ``state_listeners``; a local crawler also has
-    ``storage_listeners``, ``failure`` and ``articles``, an attached session ``ended`` and
-    ``end_listeners`` (``is_attached`` tells which)."""
+    crawl in this process, :class:`LocalSessionLike`) or
+    ``crawler_gui.engine.control.AttachedSession`` (one running in another process, with
+    ``ended`` and ``end_listeners``); ``is_attached`` / ``is_local`` tell which."""
 
-    pool_dir: Any
+    #: The pool directory, or a Redis pool URL.
+    location: Path | str
     display_name: str
-    demo_site: Any
-    frontier: Any
-    crawler: Any
+    demo_site: object
+    frontier: PoolView
+    crawler: CrawlerView
     settings: CrawlSettings
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class LocalSessionLike(SessionLike, Protocol):
+    """A crawl in this process: its page store (None when pages are not kept) in
+    ``store_dir`` (the pool directory, or a Redis worker's own folder)."""
+
+    frontier: Frontier
+    crawler: LocalCrawlerView
+    store: PageStore | None
+    store_dir: Path
 
 
 SessionOpener = Callable[[Path | str, CrawlSettings], Awaitable[SessionLike]]
@@ -95,9 +149,14 @@ def is_attached(session: object) -> TypeGuard[AttachedSession]:
     return isinstance(session, AttachedSession)
 
 
-def is_shared(frontier: Any) -> bool:
+def is_local(session: SessionLike | None) -> TypeGuard[LocalSessionLike]:
+    """A session whose crawl runs in this process (not attached to another one)."""
+    return session is not None and not isinstance(session, AttachedSession)
+
+
+def is_shared(frontier: PoolView) -> TypeGuard[SharedFrontier]:
     """A pool shared by many workers (Redis): it has heartbeats to show."""
-    return callable(getattr(frontier, "workers", None))
+    return isinstance(frontier, SharedFrontier)
 
 
 #: A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``).
@@ -522,7 +581,7 @@ class MainWindow(QMainWindow):
         ]
         if is_attached(session):  # its crawl may end in the other process
             joined.append((session.end_listeners, self._on_session_end))
-        else:  # our own crawl pauses when its storage fails
+        elif is_local(session):  # our own crawl pauses when its storage fails
             joined.append((session.crawler.storage_listeners, self._on_storage_full))
         return joined
 
@@ -553,7 +612,7 @@ class MainWindow(QMainWindow):
         self._shared = session is not None and is_shared(session.frontier)
         self._workers_due = 0.0
         self.workers_model.own_worker = (
-            str(getattr(session.frontier, "worker", "")) if session and self._shared else ""
+            session.frontier.worker if session is not None and is_shared(session.frontier) else ""
         )
         if session is not None:  # (None: between two pools; the panes stay as they are)
             self._show_workers_pane(self._shared)
@@ -571,15 +630,14 @@ class MainWindow(QMainWindow):
     def _set_pages_source(self, session: SessionLike | None) -> None:
         """The Pages pane reads the page store of a pool open in this window (an attached
         window's crawl holds its store in the other process)."""
-        store = getattr(session, "store", None) if session is not None else None
-        if session is None or store is None or is_attached(session):
+        store = session.store if is_local(session) else None
+        if not is_local(session) or store is None:
             if session is not None or self.pages_pane.store is not None:
                 self.tasks.spawn(self.pages_pane.set_source(None, None, extracting=False), "pages")
             return
-        where = getattr(session, "store_dir", None) or session.pool_dir
-        extracting = getattr(session.settings, "extract", "off") == "on"
+        extracting = session.settings.extract == "on"
         self.tasks.spawn(
-            self.pages_pane.set_source(store, Path(where), extracting=extracting), "pages"
+            self.pages_pane.set_source(store, session.store_dir, extracting=extracting), "pages"
         )
 
     # ---- one host: detail and control (through the crawl's run-control API) -------------------
@@ -691,7 +749,7 @@ class MainWindow(QMainWindow):
         if session is None:
             return
         self._notify_state(session, state)
-        if state is not CrawlState.FAILED or is_attached(session):
+        if state is not CrawlState.FAILED or not is_local(session):
             return
         failure = session.crawler.failure
         if isinstance(failure, CrawlerGuiError):
@@ -713,7 +771,7 @@ class MainWindow(QMainWindow):
                 .replace("%3", fmt.count(stats.articles_found)),
             )
         elif state is CrawlState.FAILED:
-            failure = None if is_attached(session) else session.crawler.failure
+            failure = session.crawler.failure if is_local(session) else None
             self.notifier.notify(
                 self.tr("Crawl stopped"),
                 self.tr("%1 stopped on an error: %2")
@@ -784,7 +842,7 @@ class MainWindow(QMainWindow):
         )
         if answer != QMessageBox.StandardButton.Open or self.session is not session:
             return False
-        return await self.open_pool(Path(session.pool_dir))
+        return await self.open_pool(Path(session.location))
 
     def start_refresh(self) -> None:
         if not self._closed:
@@ -820,14 +878,15 @@ class MainWindow(QMainWindow):
         if session is not self.session:
             return  # the pool was switched while we waited
         workers = None
-        if self._shared and time.monotonic() >= self._workers_due:
+        frontier = session.frontier
+        if is_shared(frontier) and time.monotonic() >= self._workers_due:
             # the heartbeats change every few seconds: read them every WORKERS_SECONDS
             self._workers_due = time.monotonic() + WORKERS_SECONDS
-            workers = await session.frontier.workers()
+            workers = await frontier.workers()
             if session is not self.session:
                 return
         stats = session.crawler.stats()
-        articles = None if is_attached(session) else session.crawler.articles
+        articles = session.crawler.articles if is_local(session) else None
         if articles is not None:
             self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
@@ -1003,7 +1062,7 @@ class MainWindow(QMainWindow):
         each), after asking: a worker still alive would fetch those URLs a second time.
         Returns how many came back (None when not done)."""
         session = self.session
-        if session is None or not self._shared:
+        if session is None or not is_shared(session.frontier):
             return None
         if confirm:
             model = self.workers_model
@@ -1034,7 +1093,10 @@ class MainWindow(QMainWindow):
             )
             if answer != QMessageBox.StandardButton.Yes or self.session is not session:
                 return None
-        n = int(await session.frontier.reclaim_worker(worker))
+        frontier = session.frontier
+        if not is_shared(frontier):
+            return None
+        n = await frontier.reclaim_worker(worker)
         log.info("reclaimed %d leases of worker %s", n, worker)
         self.statusBar().showMessage(
             self.tr("%1 URLs of worker %2 went back to the pool")
@@ -1092,9 +1154,9 @@ class MainWindow(QMainWindow):
         """File → Export…: the records of ``crawler-gui export`` (asked for when not given)
         to a file, written in a worker thread with a progress dialog that can cancel."""
         session = self.session
-        if session is None or is_attached(session):
+        if not is_local(session):
             return None
-        store = getattr(session, "store", None)
+        store = session.store
         if kind is None or file_format is None:
             choice = await ExportDialog.ask(self, pages=store is not None)
             if choice is None:
@@ -1114,8 +1176,7 @@ class MainWindow(QMainWindow):
             )
         if path is None or self.session is not session:
             return None
-        where = getattr(session, "store_dir", None) or session.pool_dir
-        if isinstance(where, Path) and inside(path, where):
+        if inside(path, session.store_dir):
             await self.error(
                 self.tr("Export"),
                 self.tr("The file is inside the pool: write the export somewhere else."),
@@ -1171,7 +1232,7 @@ class MainWindow(QMainWindow):
             )
         if path is None or self.session is not session:
             return None
-        where = getattr(session, "store_dir", None) or session.pool_dir
+        where = session.store_dir if is_local(session) else session.location
         if isinstance(where, Path) and inside(path, where):
             await self.error(
                 self.tr("Save report"),
@@ -1184,7 +1245,14 @@ class MainWindow(QMainWindow):
                 self,
                 self.tr("Save report"),
                 self.tr("Writing the crawl report to %1…").replace("%1", str(path)),
-                save_report(session, path),
+                save_report(
+                    session.frontier,
+                    session.display_name,
+                    path,
+                    store=session.store if is_local(session) else None,
+                    pending=session.crawler.pending_counters(),
+                    state=session.crawler.state.value,
+                ),
                 cancel=False,
             )
         except (CrawlerGuiError, OSError) as exc:
@@ -1259,7 +1327,7 @@ class MainWindow(QMainWindow):
         its scope (without them, every link of those sites' pages would be refused as
         off-site). Without ``confirm`` they join."""
         session = self.session
-        if session is None:
+        if not is_local(session):  # (an attached crawl loads no snapshot)
             return
         new = sorted(loaded - session.crawler.scope.seed_domains)
         if not new:
@@ -1295,7 +1363,7 @@ class MainWindow(QMainWindow):
         if self._open_session is None:
             return False
         if url is None:
-            current = self.session.pool_dir if self.session is not None else ""
+            current = self.session.location if self.session is not None else ""
             last = (
                 current
                 if isinstance(current, str)
@@ -1320,7 +1388,7 @@ class MainWindow(QMainWindow):
             return False
         if path is None:
             path = await dialogs.ask_directory(
-                self, self.tr("Open URL pool"), str(self.session.pool_dir) if self.session else ""
+                self, self.tr("Open URL pool"), str(self.session.location) if self.session else ""
             )
         if path is None:
             return False
@@ -1340,11 +1408,11 @@ class MainWindow(QMainWindow):
         except (CrawlerGuiError, OSError) as exc:
             await self.error(self.tr("Open pool"), self.tr("The pool could not be opened."), exc)
             if old is not None:
-                again = old.pool_dir if isinstance(old.pool_dir, str) else Path(old.pool_dir)
+                again = old.location if isinstance(old.location, str) else Path(old.location)
                 try:
                     self.set_session(await self._open_session(again, self.settings))
                 except (CrawlerGuiError, OSError):
-                    log.exception("could not reopen %s", redact_url(str(old.pool_dir)))
+                    log.exception("could not reopen %s", redact_url(str(old.location)))
             return False
         self.set_session(new)
         if isinstance(path, str):

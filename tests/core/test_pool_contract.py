@@ -8,10 +8,18 @@ from typing import Any
 import pytest
 
 from crawler_gui.core.freshness import list_sample
-from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec, Refusal
+from crawler_gui.core.frontier import (
+    AddRequest,
+    Frontier,
+    HubSpec,
+    PoolTotals,
+    Refusal,
+    SharedFrontier,
+)
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
 from crawler_gui.core.redis_pool import group_of
 
+from ..protocol_check import protocol_mismatches
 from .conftest import PoolHarness, fast_config, run
 
 OK = FetchResult(status=200, elapsed=0.1)
@@ -42,8 +50,48 @@ def maybe_reopen(h: PoolHarness, flag: bool) -> Any:
     return h.reopen() if flag else h.pool
 
 
-def test_implements_the_frontier_protocol(harness: PoolHarness) -> None:
-    assert isinstance(harness.open(), Frontier)
+def test_implements_the_frontier_protocol_member_by_member(harness: PoolHarness) -> None:
+    pool = harness.open()
+    assert isinstance(pool, Frontier)
+    # names alone are what isinstance sees: parameters, defaults and async-ness too
+    assert protocol_mismatches(type(pool), Frontier) == []
+    shared = harness.backend.startswith("redis")
+    assert isinstance(pool, SharedFrontier) is shared
+    if shared:
+        assert protocol_mismatches(type(pool), SharedFrontier) == []
+        assert isinstance(pool.worker, str) and pool.worker
+
+
+def test_the_protocol_check_sees_a_wrong_signature() -> None:
+    class Sync:
+        def hubs(self) -> list[HubSpec]:
+            return []
+
+        async def totals(self, since: int = 0) -> PoolTotals: ...
+
+    problems = protocol_mismatches(Sync, Frontier)
+    assert "hubs: plain, the protocol says coroutine" in problems
+    assert any(p.startswith("totals: parameters") for p in problems)
+    assert "add: missing" in problems
+
+
+def test_totals_hubs_and_known(harness: PoolHarness) -> None:
+    pool = harness.open()
+    run(pool.add_many(["http://a.example.com/1", "http://b.example.com/2"]))
+    run(pool.set_hubs([HubSpec("http://h.example.com/", 600.0)]))
+    assert len(run(pool.pop(1, 0))) == 1
+    totals = run(pool.totals())
+    assert totals == run(pool.snapshot()).totals
+    assert (totals.waiting, totals.pending, totals.hubs) == (1, 1, 1)
+    assert run(pool.hubs()) == [HubSpec("http://h.example.com/", 600.0)]
+    if harness.backend == "leveldb":  # answered from memory
+        assert pool.known("http://a.example.com/1") is True
+        assert pool.known("http://z.example.com/") is False
+        assert pool.storage_dir == harness.where / "pool"
+    else:  # a round trip: the caller lets the pool de-duplicate
+        assert pool.known("http://a.example.com/1") is None
+        assert pool.storage_dir is None
+    assert pool.recover() is False  # nothing to recover from
 
 
 # ---- adding ------------------------------------------------------------------------------------
@@ -476,16 +524,12 @@ def test_refusals_are_final_kept_with_their_reason_and_requeued_when_allowed(
 
 
 def outcomes_of(pool: Any) -> dict[str, dict[str, Any]]:
-    """``iter_outcomes`` of either backend (sync on LevelDB, async on Redis), by URL."""
-    records = pool.iter_outcomes()
-    if hasattr(records, "__aiter__"):
+    """``iter_outcomes`` of a backend, by URL."""
 
-        async def collect() -> list[dict[str, Any]]:
-            return [rec async for rec in records]
+    async def collect() -> list[dict[str, Any]]:
+        return [rec async for rec in pool.iter_outcomes()]
 
-        listed = run(collect())
-    else:
-        listed = list(records)
+    listed = run(collect())
     return {rec["url"]: rec for rec in listed}
 
 

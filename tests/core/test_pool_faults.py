@@ -146,7 +146,7 @@ def test_closing_during_a_snapshot_save_does_not_crash(tmp_path: Path) -> None:
     assert not out.exists()
     assert not list(tmp_path.glob(".snap.cgpool.*.tmp"))
     reopened = LevelDBPool.open(pool_dir)
-    assert reopened.totals().waiting == 60_000
+    assert reopened.totals_sync().waiting == 60_000
     reopened.close_sync()
 
 

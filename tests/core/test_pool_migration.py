@@ -88,7 +88,7 @@ def check_migrated(path: Path, extra: int = 0) -> None:
         assert pool.url_state("http://127.0.0.1/a") == "done"
         assert pool.url_state("http://news.example.com/a/b") == "waiting"
         assert pool.url_state("http://news.example.com/~d") == "waiting"
-        totals = pool.totals()
+        totals = pool.totals_sync()
         assert (totals.waiting, totals.done) == (3 + extra, 1)
         report = run(pool.add_many([*OLD, "http://0x7f.1/a"]))
         assert report.added == 0  # every spelling is known: nothing fetched twice

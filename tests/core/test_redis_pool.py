@@ -167,7 +167,7 @@ def test_pause_and_generation_reach_every_client(any_redis: str) -> None:
         worker = await RedisPool.open(url, worker="w1")
         assert await worker.control() == (False, 0)
         assert await gui.set_paused(True) == 1
-        assert await worker.paused() and await worker.generation() == 1
+        assert await worker.control() == (True, 1)
         await gui.set_paused(False)
         assert await worker.control() == (False, 2)
         await gui.close()
@@ -385,7 +385,7 @@ def test_snapshot_since_on_several_key_groups(redis_server: str) -> None:
         await other.add("http://h3.example.com/more")
         for i in range(40):  # the engine's totals-only calls do not push the window's out
             await other.add(f"http://x{i}.example.com/")
-            assert (await gui.snapshot(since=2**62, retry_limit=0)).hosts == ()
+            assert (await gui.totals()).hosts == 12 + 1 + i
         delta = await gui.snapshot(since=full.version)
         assert not delta.hosts_complete
         assert {row.host for row in delta.hosts} == {"h3.example.com"} | {

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.session import CrawlSession
@@ -142,21 +143,45 @@ def test_max_pages_stops_the_crawl(tmp_path: Path) -> None:
     run(main)
 
 
-def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
+async def until(cond: Callable[[], Coroutine[Any, Any, bool]], what: str) -> None:
+    """Wait (on the loop, bounded by run()) until ``cond()`` holds."""
+    while not await cond():
+        await asyncio.sleep(0.02)
+
+
+async def waits_for_the_clock(session: CrawlSession, clock: ManualClock) -> bool:
+    """The crawl has nothing in flight and nothing due before the clock moves."""
+    totals = await session.frontier.totals()
+    due = await session.frontier.next_due()
+    return totals.pending == 0 and (due is None or due > clock.now())
+
+
+def test_continuous_mode_refreshes_hubs_on_their_span_of_the_crawls_clock(
+    tmp_path: Path,
+) -> None:
+    """Hub timing on a fake clock, without sleeping: the hub is refreshed when its span has
+    passed on the crawl's clock, and not before, however long the loop runs meanwhile."""
+
     async def main() -> None:
+        clock = ManualClock()
         async with DemoSite(hosts=2, articles_per_host=8) as site:
-            settings = replace(FAST, mode=CrawlMode.CONTINUOUS)
-            async with await open_demo(tmp_path, site, settings) as session:
+            settings = replace(FAST, mode=CrawlMode.CONTINUOUS, hub_refresh="fixed")
+            async with await CrawlSession.open(
+                tmp_path / "pool", settings, demo_site=site, clock=clock
+            ) as session:
                 hub = site.hub_urls()[0]
-                await session.crawler.set_hubs([HubSpec(hub, 0.3)])
-                started = asyncio.get_running_loop().time()
+                await session.crawler.set_hubs([HubSpec(hub, 300.0)])
                 session.crawler.start()
-                # Three fetches of the hub, however long a loaded machine takes for them
-                # (run() bounds the test); each waits out its 0.3 s span after the last.
-                while site.fetch_counts.get(hub, 0) < 3:
-                    await asyncio.sleep(0.05)
+                for fetches in (1, 2, 3):
+                    await until(lambda: waits_for_the_clock(session, clock), "quiet")
+                    assert site.fetch_counts.get(hub, 0) == fetches
+                    (row,) = (await session.frontier.snapshot()).hubs
+                    assert row.last_refresh == clock.now()  # (the clock has not moved)
+                    assert row.next_due == clock.now() + 300.0  # its span, on this clock
                     assert session.crawler.state is CrawlState.RUNNING
-                took = asyncio.get_running_loop().time() - started
+                    clock.advance(300.0)
+                    session.crawler.wake()
+                    await until(lambda n=fetches: _true(site.fetch_counts[hub] > n), "the refresh")
                 await session.crawler.stop()
                 refreshes = [r for r in session.store.iter_records() if r.url == hub]
                 # The first fetch is stored; the demo's hub never changes, so every refresh
@@ -165,7 +190,82 @@ def test_continuous_mode_refreshes_hubs(tmp_path: Path) -> None:
                 state = session.store.hub_state(hub)
                 assert state["not_modified"] >= 2 and state["etag"]
                 assert site.not_modified >= 2
-                assert took >= 2 * 0.3  # refreshed on its span, not back to back
+
+    run(main)
+
+
+async def _true(value: bool) -> bool:
+    return value
+
+
+def test_retries_wait_for_their_backoff_on_the_crawls_clock(tmp_path: Path) -> None:
+    """The demo's recovering articles fail first: their retries come due when the backoff
+    (or Retry-After) has passed on the crawl's clock, and the crawl, busy until then, waits
+    for the clock without sleeping."""
+
+    async def main() -> None:
+        clock = ManualClock()
+        async with DemoSite(hosts=6, articles_per_host=24) as site:
+            recovering = site.recovering_urls()
+            assert recovering
+            settings = replace(FAST, retry_base=3600.0)
+            async with await CrawlSession.open(
+                tmp_path / "pool", settings, demo_site=site, clock=clock
+            ) as session:
+                session.crawler.start()
+                for _ in range(max(recovering.values()) + 1):
+                    await until(lambda: waits_for_the_clock(session, clock), "quiet")
+                    totals = await session.frontier.totals()
+                    if not totals.retrying:
+                        break
+                    assert session.crawler.state is CrawlState.RUNNING  # busy: retries due
+                    due = [r.next_try for r in (await session.frontier.snapshot()).retrying]
+                    assert min(due) > clock.now()  # not before the clock moves
+                    clock.set(max(due))
+                    session.crawler.wake()
+                assert await session.crawler.wait() is CrawlState.FINISHED
+                assert set(fetched_final_urls(session)) == site.expected_urls()
+                for url, failures in recovering.items():
+                    assert site.fetch_counts[url] == failures + 1, url
+
+    run(main)
+
+
+def test_politeness_delay_is_kept_on_the_crawls_clock(tmp_path: Path) -> None:
+    """One host, a 10-minute politeness delay on a fake clock: one fetch of the host per
+    delay, each after the clock has moved by it (and none while it stands still)."""
+
+    async def main() -> None:
+        clock = ManualClock()
+        async with DemoSite(hosts=1, articles_per_host=8, slow_share=0.0) as site:
+            settings = replace(FAST, min_delay=600.0)
+            # (not as the demo's crawl, whose settings keep their own short delay; no hubs)
+            async with await CrawlSession.open(tmp_path / "pool", settings, clock=clock) as session:
+                await session.crawler.add_seeds(site.seed_urls())
+                crawler = session.crawler
+
+                async def host_served_since(allowed: float) -> bool:
+                    (row,) = (await session.frontier.snapshot()).hosts
+                    return row.next_allowed > allowed or crawler.state is not CrawlState.RUNNING
+
+                crawler.start()
+                per_round: list[int] = []
+                for _ in range(200):
+                    await until(lambda: waits_for_the_clock(session, clock), "quiet")
+                    if crawler.state is CrawlState.FINISHED:
+                        break
+                    (host,) = (await session.frontier.snapshot()).hosts
+                    assert host.delay == 600.0 and host.next_allowed == clock.now() + 600.0
+                    before = crawler.stats().pages
+                    clock.advance(600.0)
+                    crawler.wake()
+                    allowed = host.next_allowed
+                    await until(lambda a=allowed: host_served_since(a), "the next fetch")
+                    await until(lambda: waits_for_the_clock(session, clock), "quiet")
+                    per_round.append(crawler.stats().pages - before)
+                assert await crawler.wait() is CrawlState.FINISHED
+                assert len(per_round) > 8 and max(per_round) == 1  # one fetch per delay
+                assert len(fetched_final_urls(session)) > 8
 
     run(main)
 

@@ -112,7 +112,7 @@ def test_metrics_of_a_real_crawl(tmp_path: Path) -> None:
                         assert resp.status == 200
                         health = await resp.json()
                 stats = session.crawler.stats()
-                totals = (await session.frontier.snapshot(since=2**62, retry_limit=0)).totals
+                totals = await session.frontier.totals()
                 assert session.crawler.articles is not None
                 recent = list(session.crawler.articles.recent)
             finally:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler_gui.core.clock import Clock
+from crawler_gui.core.counters import Counters
 from crawler_gui.core.frontier import (
     AddReport,
     FailedRow,
@@ -26,6 +27,7 @@ from crawler_gui.core.leveldb_pool import LevelDBPool
 from crawler_gui.core.policy import FetchResult
 from crawler_gui.core.redis_pool import RedisPool
 from crawler_gui.engine.crawler import make_scope
+from crawler_gui.engine.robots import RobotsText
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot
 
@@ -127,7 +129,10 @@ def stats(**kw: Any) -> StatsSnapshot:
 
 
 class LoopbackCrawler:
-    """Implements the Crawler run-control API over a real pool; "fetches" mark URLs done."""
+    """Implements the Crawler run-control API over a real pool; "fetches" mark URLs done
+    (the window's ``LocalCrawlerView``: tests/gui/test_protocols.py checks it)."""
+
+    state: CrawlState
 
     def __init__(self, frontier: LevelDBPool, settings: CrawlSettings) -> None:
         self.frontier = frontier
@@ -172,7 +177,8 @@ class LoopbackCrawler:
         if self.state == CrawlState.PAUSED:
             self.state = CrawlState.RUNNING
 
-    async def stop(self) -> None:
+    async def stop(self, *, wait_in_flight: bool = True) -> None:
+        del wait_in_flight  # (a batch is short: it always finishes)
         if self._task is not None:
             self.state = CrawlState.STOPPING
             await self._task
@@ -193,7 +199,7 @@ class LoopbackCrawler:
         return await self.frontier.set_hubs(hubs)
 
     async def hubs(self) -> list[HubSpec]:
-        return self.frontier.hubs()
+        return await self.frontier.hubs()
 
     def apply_settings(self, settings: CrawlSettings) -> None:
         self.settings = settings
@@ -217,15 +223,22 @@ class LoopbackCrawler:
     async def host_failed(self, host: str, limit: int = 200) -> list[FailedRow]:
         return await self.frontier.failed_urls(host, limit)
 
-    async def host_robots(self, host: str) -> None:
+    async def host_robots(self, host: str) -> RobotsText | None:
         return None  # nothing is fetched here: no robots.txt
+
+    def pending_counters(self) -> Counters:
+        return Counters()  # nothing is counted here: every count is the pool's
 
 
 class PoolSession:
+    """The window's session over a real pool (its ``LocalSessionLike``), without pages."""
+
     demo_site = None
+    store = None
 
     def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
-        self.pool_dir = pool_dir
+        self.location: Path | str = pool_dir
+        self.store_dir = Path(pool_dir) if isinstance(pool_dir, Path) else Path()
         self.display_name = str(pool_dir)
         self.frontier = frontier
         self.settings = settings

@@ -65,7 +65,7 @@ def setup(request, aloop, tmp_path):
 def window(setup, aloop, qtbot, qsettings, gui_log):
     session: Any = setup.backing
     if setup.attached:
-        session = run(aloop, AttachedSession.attach(setup.backing.pool_dir))
+        session = run(aloop, AttachedSession.attach(setup.backing.location))
     yield from shown_window(aloop, session, qsettings, opener)
 
 
@@ -85,7 +85,7 @@ def test_add_seeds_through_the_dialog_reaches_the_crawl(window, setup, aloop):
         window.act_add.trigger()
         await with_dialog(AddSeedsDialog, fill)
         await wait_for(lambda: window.hosts_model.rowCount() == 2)
-        assert setup.backing.frontier.totals().waiting == 2
+        assert setup.backing.frontier.totals_sync().waiting == 2
         assert window.overview.value("waiting") == "2"
 
     run(aloop, scenario())
@@ -102,7 +102,7 @@ def test_hubs_dialog_sets_the_crawls_hubs_and_hub_percent(window, setup, aloop):
         await with_dialog(HubsDialog, fill)
         await wait_for(lambda: window.hubs_model.rowCount() >= 15)
         await wait_for(lambda: setup.backing.crawler.settings.hub_percent == 25)
-        assert any(h.url == "http://news.sina.com.cn/" for h in setup.backing.frontier.hubs())
+        assert any(h.url == "http://news.sina.com.cn/" for h in setup.backing.frontier.hubs_sync())
 
     run(aloop, scenario())
 
@@ -224,7 +224,7 @@ def test_two_windows_attach_and_the_crawls_end_offers_to_open_the_pool(
     crawler = setup.backing.crawler
     windows = []
     for _ in range(2):
-        session = run(aloop, AttachedSession.attach(setup.backing.pool_dir))
+        session = run(aloop, AttachedSession.attach(setup.backing.location))
         w = MainWindow(session, qsettings=qsettings, open_session=opener, refresh_ms=50)
         w.show()
         w.start_refresh()

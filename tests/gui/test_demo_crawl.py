@@ -122,7 +122,7 @@ def test_closing_mid_crawl_leaves_nothing_running_and_loses_nothing(aloop, qsett
     delete_now(w)
     pool = LevelDBPool.open(tmp_path / "pool")
     try:
-        after = pool.totals()
+        after = pool.totals_sync()
     finally:
         run(aloop, pool.close())
     assert after.pending == 0  # every lease finished or went back to the pool

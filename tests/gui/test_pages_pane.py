@@ -421,7 +421,7 @@ def test_export_from_the_window_with_progress_and_cancel(aloop, qsettings, tmp_p
             lines = [json.loads(x) for x in outcomes.read_text(encoding="utf-8").splitlines()]
             assert m == len(lines) and all(x["kind"] == "outcome" for x in lines)
             # inside the pool: refused with a message, nothing written
-            inside = w.session.pool_dir / "x.jsonl"
+            inside = w.session.location / "x.jsonl"
             task = asyncio.ensure_future(w.export_records("pages", "jsonl", inside))
             box = await wait_top(QMessageBox)
             box.close()

@@ -84,7 +84,7 @@ def test_window_opens_a_redis_pool_and_pause_reaches_every_worker(
             await with_dialog(RedisUrlDialog, fill)
             await wait_for(lambda: w.session is not None)
             session = w.session
-            assert session.pool_dir == url and session.store_dir == store
+            assert session.location == url and session.store_dir == store
             assert w.pool_label.text() == url
             # The window shows the whole pool: the seeds another worker added.
             await wait_for(lambda: w.hosts_model.rowCount() == 3)

@@ -99,7 +99,7 @@ def test_file_save_report_writes_the_crawls_report(aloop, qsettings, tmp_path):
             assert row_value(page, "Articles found") == stats.articles_found
 
             # inside the pool: refused with a message, nothing written
-            inside = session.pool_dir / "report.html"
+            inside = session.location / "report.html"
             task = asyncio.ensure_future(w.save_report(inside))
             box = await wait_top(QMessageBox)
             box.close()

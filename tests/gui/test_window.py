@@ -51,7 +51,7 @@ def test_add_seeds_through_the_dialog_changes_the_pool(window, aloop):
         window.act_add.trigger()
         await with_dialog(AddSeedsDialog, fill)
         await wait_for(lambda: window.hosts_model.rowCount() == 2)
-        assert window.session.frontier.totals().waiting == 2
+        assert window.session.frontier.totals_sync().waiting == 2
         assert {r.host for r in window.hosts_model.rows()} == {"a.example.com", "b.example.com"}
         assert window.overview.value("waiting") == "2"
 
@@ -69,7 +69,7 @@ def test_hubs_dialog_sets_hubs_and_hub_percent(window, aloop, qsettings):
         await with_dialog(HubsDialog, fill)
         await wait_for(lambda: window.hubs_model.rowCount() >= 15)
         assert window.session.crawler.settings.hub_percent == 25
-        assert any(h.url == "http://news.sina.com.cn/" for h in window.session.frontier.hubs())
+        assert any(h.url == "http://news.sina.com.cn/" for h in window.session.frontier.hubs_sync())
         assert '"hub_percent": 25' in str(qsettings.value("crawl/settings"))
 
     run(aloop, scenario())
@@ -112,13 +112,13 @@ def test_save_then_load_round_trips_the_pool(window, aloop, tmp_path):
     async def scenario():
         await frontier.add_many([f"http://h{i}.example.com/" for i in range(30)])
         await frontier.set_hubs([HubSpec("http://news.example.com/", 600)])
-        before = frontier.totals()
+        before = frontier.totals_sync()
         n = await window.save_snapshot(snap_file)
         assert n and snap_file.exists()
         await frontier.add_many([f"http://extra{i}.example.com/" for i in range(10)])
-        assert frontier.totals().waiting == before.waiting + 10
+        assert frontier.totals_sync().waiting == before.waiting + 10
         assert await window.load_snapshot(snap_file) == n
-        after = frontier.totals()
+        after = frontier.totals_sync()
         assert (after.waiting, after.hubs, after.hosts) == (
             before.waiting,
             before.hubs,
@@ -137,7 +137,7 @@ def test_loading_a_corrupt_file_shows_an_error_and_changes_nothing(window, aloop
 
     async def scenario():
         await frontier.add_many([f"http://h{i}.example.com/" for i in range(5)])
-        before = frontier.totals()
+        before = frontier.totals_sync()
         shown: list[str] = []
 
         def ok(box):
@@ -148,7 +148,7 @@ def test_loading_a_corrupt_file_shows_an_error_and_changes_nothing(window, aloop
         await with_dialog(QMessageBox, ok)
         assert await task is None
         assert "pool is unchanged" in shown[0]
-        assert frontier.totals() == before
+        assert frontier.totals_sync() == before
 
     run(aloop, scenario())
 
@@ -276,7 +276,7 @@ def test_a_slow_open_shows_it_runs_without_a_cancel_button(window, aloop, tmp_pa
         assert await task
         assert seen == [f"Opening {tmp_path / 'slow'}…", []]
         await wait_for(lambda: find_top(QProgressDialog) is None)
-        assert window.session.pool_dir == tmp_path / "slow"
+        assert window.session.location == tmp_path / "slow"
 
     run(aloop, scenario())
 
@@ -299,7 +299,7 @@ def test_closing_mid_crawl_stops_everything_and_loses_nothing(window, aloop, tmp
     assert_no_active_timers(window)
     pool = LevelDBPool.open(tmp_path / "pool")
     try:
-        t = pool.totals()
+        t = pool.totals_sync()
         assert t.pending == 0
         assert t.done == len(crawler.fetched)
         assert t.done + t.waiting == len(urls)

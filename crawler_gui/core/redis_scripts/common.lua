@@ -16,6 +16,15 @@ local K_REFUSALS = P .. 'refusals'
 local TAB = '\t'
 local DEPTH_SCALE = 1099511627776 -- 2^40: queue score = depth * 2^40 + seq (exact below 2^53)
 
+-- Legend of the short names (kept short: they are stored once per host and per group).
+-- URL states (URL records, and frontier.STATE_BY_CODE): W waiting, D done, F failed (or
+--   refused by policy), X redirected, R retrying.
+-- Host hash h:{host} fields: wait waiting, infl in flight, done, fail failed, retr retrying,
+--   redir redirected, md min_delay (robots.txt Crawl-delay), bo backoff_until (429/503),
+--   na next_allowed, dl the current politeness delay, ls the label of the last result.
+-- Group totals in meta: tw waiting, td done, tf failed, tr retrying, tx redirected, tn refused
+--   by policy when fetched (also counted in tf); overflow, version, seq beside them.
+-- URL record fields (urec): st state, att attempts, t time of the last change.
 local function kq(h) return P .. 'q:{' .. h .. '}' end
 local function kh(h) return P .. 'h:{' .. h .. '}' end
 local function fmt(x) return string.format('%.17g', x) end

@@ -1,7 +1,12 @@
--- set_status(threshold, min_delay, delay_factor, max_delay, retry_base, retry_factor,
---   retry_max, [url, canonical, outcome, last_status, elapsed, throttle,
---   error_text, label, hub_kind, final_url, final_host, redirect_to, failure, refusal,
---   final_here, hub_planned, hub_reason, hub_rate, retry_after]*)
+-- set_status(threshold, min_delay, delay_factor, max_delay, schedule, [url, canonical, outcome,
+--   last_status, elapsed, throttle, error_text, label, hub_kind, final_url, final_host,
+--   redirect_to, failure, refusal, final_here, hub_planned, hub_reason, hub_rate, retry_after]*)
+-- The retry rules are the worker's (core/pool_rules.py); this script applies their values:
+-- schedule: the retry delays after 1, 2, ... failures, space-separated, the last repeating
+-- (pool_rules.retry_schedule); throttle: the 429/503 delay; hub_kind: pool_rules.HubOutcome
+-- (r back off, t throttled, n on its planned span). The politeness delay is computed here from
+-- the response's elapsed time and the host's own inputs (Crawl-delay, the user's delay):
+-- delay_and_basis, as frontier.delay_and_basis.
 -- outcome: D done, F failed, N refused by policy, X redirected, R retry, T throttled.
 -- failure: what a failed URL keeps after its referrer (NUL status NUL reason NUL message);
 -- refusal: reason TAB redirect target, for the refusal index.
@@ -13,14 +18,14 @@
 -- -> {ignored urls..., '', [redirect_to, depth, url]*, '', [final_url, final_host, depth, url]*}
 local THRESH = tonumber(ARGV[4])
 local MIN_D, FACTOR, MAX_D = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local R_BASE, R_FACTOR, R_MAX = tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10])
+local SCHEDULE = {}
+for d in string.gmatch(ARGV[8], '%S+') do SCHEDULE[#SCHEDULE + 1] = tonumber(d) end
 local FIELDS = 19
 
+-- pool_rules.scheduled_delay
 local function retry_delay(failures)
-  if failures <= 0 then return 0 end
-  local d = R_BASE * R_FACTOR ^ (failures - 1)
-  if d > R_MAX then return R_MAX end
-  return d
+  if failures <= 0 or #SCHEDULE == 0 then return 0 end
+  return SCHEDULE[math.min(failures, #SCHEDULE)]
 end
 
 -- A result for a URL whose lease expired and which waits in its queue again: take it.
@@ -50,6 +55,7 @@ local function hub_result(url, label, kind, throttle, planned, reason, rate)
   hub.last = NOW
   hub.res = label
   hub.crashes = 0 -- a result came back: the worker survived this hub
+  -- pool_rules.hub_next_due, on the hub's numbers held here
   if kind == 'r' then -- network failures never park a hub: they back off, up to its span
     hub.fails = hub.fails + 1
     hub.due = NOW + math.min(hub.span, retry_delay(hub.fails))
@@ -66,7 +72,7 @@ local function hub_result(url, label, kind, throttle, planned, reason, rate)
 end
 
 local ignored, follow, seen = {}, {}, {}
-local i = 11 -- the first result (ARGV[4..10] are the policy)
+local i = 9 -- the first result (ARGV[4..8] are the policy)
 while i + FIELDS - 1 <= #ARGV do
   local url, curl, oc, ls = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
   local elapsed, throttle = tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5])
@@ -155,9 +161,9 @@ while i + FIELDS - 1 <= #ARGV do
           h.fail = h.fail + 1
           tot('tf', 1)
         else
-          local delay
-          if oc == 'T' then delay = throttle else delay = retry_delay(att) end
-          redis.call('ZADD', K_RETRY, fmt(NOW + delay), key)
+          local wait -- pool_rules.retry_delay
+          if oc == 'T' then wait = throttle else wait = retry_delay(att) end
+          redis.call('ZADD', K_RETRY, fmt(NOW + wait), key)
           redis.call('HSET', K_RDATA, key, err)
           put_url(key, 'R', L.depth, att, L.seq, NOW, ref)
           h.retr = h.retr + 1
