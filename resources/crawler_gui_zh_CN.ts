@@ -130,58 +130,58 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ExportDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="61" />
+        <location filename="../crawler_gui/gui/exporting.py" line="62" />
         <source>Export</source>
         <extracomment>Records written between two progress updates (and cancel checks).</extracomment>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="65" />
+        <location filename="../crawler_gui/gui/exporting.py" line="66" />
         <source>Pages: one record per stored page</source>
         <translation>页面：每个已存储页面一条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="67" />
+        <location filename="../crawler_gui/gui/exporting.py" line="68" />
         <source>Articles: the pages judged articles, with text</source>
         <translation>文章：被判定为文章的页面，含正文</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="70" />
+        <location filename="../crawler_gui/gui/exporting.py" line="71" />
         <source>URL outcomes: every URL of the pool and its state</source>
         <translation>网址结果：网址池中的每个网址及其状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="75" />
+        <location filename="../crawler_gui/gui/exporting.py" line="76" />
         <source>JSON Lines (.jsonl)</source>
         <translation>JSON Lines（.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="76" />
+        <location filename="../crawler_gui/gui/exporting.py" line="77" />
         <source>CSV (.csv)</source>
         <translation>CSV（.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="77" />
+        <location filename="../crawler_gui/gui/exporting.py" line="78" />
         <source>WARC (.warc.gz): the pages as fetched</source>
         <translation>WARC（.warc.gz）：按抓取原样保存的页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="84" />
+        <location filename="../crawler_gui/gui/exporting.py" line="85" />
         <source>Records:</source>
         <translation>记录：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="85" />
+        <location filename="../crawler_gui/gui/exporting.py" line="86" />
         <source>Format:</source>
         <translation>格式：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="86" />
+        <location filename="../crawler_gui/gui/exporting.py" line="87" />
         <source>The same records as crawler-gui export (docs/storage.md).</source>
         <translation>与 crawler-gui export 相同的记录（见 docs/storage.md）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/exporting.py" line="229" />
+        <location filename="../crawler_gui/gui/exporting.py" line="216" />
         <source>%1 records written…</source>
         <translation>已写入 %1 条记录…</translation>
     </message>
@@ -824,374 +824,374 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="123" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
         <source>Crawler GUI</source>
-        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
+        <extracomment>The pool directory, or a Redis pool URL. QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="165" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="169" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="228" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="173" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="181" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="240" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="241" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="192" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="202" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="221" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="280" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="222" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="281" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="223" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="282" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="958" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="225" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="226" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="227" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="246" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1030" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="305" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1089" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
         <source>&amp;Start</source>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="332" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="528" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="336" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="395" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="339" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="398" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="402" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="346" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="352" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="358" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="417" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="364" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="423" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="370" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="374" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="377" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="383" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="389" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="448" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="396" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="455" />
         <source>Save &amp;report…</source>
         <translation>保存报告(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="401" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
         <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
         <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="464" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="406" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="465" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="466" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="410" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="498" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="444" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="503" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="447" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="528" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="565" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="507" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="508" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="567" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="509" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="568" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="510" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="569" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="511" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="570" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="512" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="571" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="513" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="572" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="623" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="625" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="699" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="718" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="776" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="699" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="709" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="710" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="768" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="719" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="777" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="721" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="779" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="728" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="786" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="729" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="787" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="743" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="801" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="745" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="803" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="763" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="768" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="826" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="780" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="838" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="781" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="839" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="870" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="941" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1000" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="978" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1014" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1073" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -1200,220 +1200,220 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1081" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1025" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1084" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1040" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1055" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1117" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1069" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1080" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1142" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1070" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1132" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1076" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1080" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1142" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1083" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1145" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1106" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1120" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1127" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1140" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1168" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1181" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1109" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1171" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1110" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1111" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1173" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1121" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1182" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1125" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1140" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1146" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1207" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1210" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1167" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1177" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1185" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1228" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1238" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1246" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1259" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1169" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1230" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1178" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1239" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1247" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1259" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1261" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1203" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1271" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1215" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1241" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1272" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1283" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1301" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1309" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1340" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1356" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1217" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1285" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1234" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1302" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1242" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1310" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1249" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1317" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1342" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1356" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1310" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1378" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1323" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1391" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1335" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1341" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1403" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1409" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1311" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1341" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1379" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1409" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
         <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
         <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1336" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1404" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1368" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1436" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1370" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1438" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
