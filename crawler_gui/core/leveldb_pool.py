@@ -16,6 +16,7 @@ and snapshot files are written and read in a worker thread.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import heapq
 import itertools
@@ -2023,11 +2024,15 @@ class LevelDBPool:
             return await asyncio.shield(future)
         except asyncio.CancelledError:
             stop.set()
+            # The thread stops at its next record and removes its temporary file: a
+            # cancelled save has left nothing behind when it returns.
+            with contextlib.suppress(BaseException):  # (its "stopped" error)
+                await asyncio.shield(future)
             raise
         finally:
             if future.done():
                 finished()
-            else:  # cancelled: the snapshot is released when the thread has stopped
+            else:  # cancelled again while it stopped: released when the thread has stopped
                 future.add_done_callback(finished)
 
     async def load_snapshot(self, path: str | Path) -> int:

@@ -554,7 +554,9 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
     def flush(in_li: bool, kind: str = "") -> None:
         if buf:
             t = " ".join("".join(buf).split())
-            if t and not (in_li and " " not in t):  # a one-word item: a label, not text
+            # a one-word item is a label, not text (a Chinese title has no spaces: its
+            # characters are its words)
+            if t and not (in_li and units(t) < 2):
                 linked = st["link"] >= 0.5 * len(t)
                 lines.append(("- " + t if in_li else t, bool(st["first"]), linked, kind))
             buf.clear()
