@@ -2470,8 +2470,8 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
     </message>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="733" />
-        <source>Pages</source>
-        <translation>页面</translation>
+        <source>Pages fetched</source>
+        <translation>已抓取页面</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/models.py" line="737" />

@@ -730,7 +730,7 @@ class WorkersModel(KeyedTableModel):
                 live=True,
             ),
             Column(
-                self.tr("Pages"),
+                self.tr("Pages fetched"),
                 lambda r, n: fmt.count(r.pages) if r.heard else "",
                 lambda r, n: r.pages,
                 True,

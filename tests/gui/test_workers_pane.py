@@ -103,7 +103,7 @@ def test_workers_model_texts_silence_and_leases(qapp) -> None:
         "Machine",
         "State",
         "Last seen",
-        "Pages",
+        "Pages fetched",
         "Pages/s",
         "In flight",
     ]
@@ -426,7 +426,7 @@ def test_the_workers_pane_speaks_simplified_chinese(qapp) -> None:
         model = WorkersModel()
         model.set_workers([worker_row("w1", seen=T0 - SILENT_AFTER - 1)], now=T0)
         headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(7)]
-        assert headers == ["工作进程", "机器", "状态", "最近心跳", "页面数", "页/秒", "进行中"]
+        assert headers == ["工作进程", "机器", "状态", "最近心跳", "已抓取页面", "页/秒", "进行中"]
         assert cell(model, "w1", STATE) == "失联"
         inflight = InFlightModel()
         assert inflight.headerData(6, Qt.Orientation.Horizontal) == "工作进程"
