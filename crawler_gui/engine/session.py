@@ -148,7 +148,12 @@ def open_free_store(base: Path, *, store_bodies: bool = True) -> tuple[Path, Pag
             continue
         except OSError as exc:
             raise StoreError(f"cannot create the page store folder {fresh}: {exc}") from exc
-        return fresh, PageStore.open_in_pool(fresh, store_bodies=store_bodies)
+        try:
+            return fresh, PageStore.open_in_pool(fresh, store_bodies=store_bodies)
+        except StoreInUseError:
+            # Another worker listed the folder we had just made and locked it first: it is
+            # that worker's now; make the next one.
+            n += 1
     raise StoreError(f"no free page store under {base}")  # pragma: no cover - 1000 races lost
 
 

@@ -48,3 +48,25 @@ def test_a_named_worker_has_its_own_store(tmp_path: Path) -> None:
     assert named_store_dir(tmp_path, "crawl-1") == tmp_path / "crawl-1"
     assert named_store_dir(tmp_path, "host:4242/x") == tmp_path / "host_4242_x"
     assert named_store_dir(tmp_path, "..") == tmp_path / "_"
+
+
+def test_a_folder_another_worker_locked_first_is_left_to_it(tmp_path: Path, monkeypatch) -> None:
+    # The race of two workers starting at once: we make auto-1, the other lists it and locks it
+    # before we do. (The other worker is staged: its lock comes between our mkdir and open.)
+    from crawler_gui.errors import StoreInUseError
+
+    real_open = PageStore.open_in_pool
+    raced: list[str] = []
+
+    def open_in_pool(path: Path, **kw: object) -> PageStore:
+        if path.name == "auto-1" and not raced:
+            raced.append(path.name)
+            raise StoreInUseError(f"the page store {path} is in use")
+        return real_open(path, **kw)
+
+    monkeypatch.setattr(PageStore, "open_in_pool", open_in_pool)
+    where, store = open_free_store(tmp_path / "base")
+    try:
+        assert raced == ["auto-1"] and where.name == "auto-2"
+    finally:
+        store.close()
