@@ -1256,21 +1256,26 @@ async def open_or_attach(
     return session
 
 
-async def read_live_report(
-    pool_dir: Path, error: PoolInUseError
-) -> tuple[Counters, PoolTotals, str]:
-    """A crawl report's data of a pool in use, from the crawl that holds it: its counters
-    (with those not flushed yet), the pool's totals and the crawl's state; ``error`` is
-    raised when no crawl answers."""
+async def _call_live(pool_dir: Path, op: str, error: PoolInUseError) -> Any:
+    """One ``op`` of the crawl that holds ``pool_dir``; ``error`` when no crawl answers."""
     try:
         client = await ControlClient.connect(pool_dir, wait=CONNECT_WAIT)
     except ControlError as exc:
         log.info("could not attach: %s", exc)
         raise error from exc
     try:
-        data = await client.call("report")
+        return await client.call(op)
     finally:
         await client.close()
+
+
+async def read_live_report(
+    pool_dir: Path, error: PoolInUseError
+) -> tuple[Counters, PoolTotals, str]:
+    """A crawl report's data of a pool in use, from the crawl that holds it: its counters
+    (with those not flushed yet), the pool's totals and the crawl's state; ``error`` is
+    raised when no crawl answers."""
+    data = await _call_live(pool_dir, "report", error)
     totals = totals_from_data(data["totals"])
     return counters_from_data(data["counters"]), totals, str(data["state"])
 
@@ -1278,15 +1283,7 @@ async def read_live_report(
 async def read_live_stats(pool_dir: Path, error: PoolInUseError) -> dict[str, Any]:
     """``stats`` of a pool in use: the totals from the crawl that holds it (plus its state and
     rates); ``error`` is raised when no crawl answers."""
-    try:
-        client = await ControlClient.connect(pool_dir, wait=CONNECT_WAIT)
-    except ControlError as exc:
-        log.info("could not attach: %s", exc)
-        raise error from exc
-    try:
-        data = await client.call("stats")
-    finally:
-        await client.close()
+    data = await _call_live(pool_dir, "stats", error)
     totals = dict(data["totals"])
     stats = data["stats"]
     totals["crawl"] = {
