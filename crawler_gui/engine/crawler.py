@@ -48,6 +48,7 @@ from crawler_gui.engine.scope import DENY_REASONS, Scope, host_of_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
 from crawler_gui.engine.store import MAX_DETAIL_LINKS, PageRecord, PageStore, make_detail
+from crawler_gui.engine.turns import TurnBudget
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
@@ -345,6 +346,8 @@ class Crawler:
         self._state = CrawlState.IDLE
         self._run_task: asyncio.Task[CrawlState] | None = None
         self._tasks: dict[asyncio.Task[None], Lease] = {}
+        #: Page work per loop turn (engine/turns.py).
+        self.turns = TurnBudget()
         self._wake = asyncio.Event()
         self._resumed = asyncio.Event()
         self._resumed.set()
@@ -1213,6 +1216,7 @@ class Crawler:
     async def _process(self, lease: Lease) -> None:
         url = lease.url
         try:
+            await self.turns.checkpoint()  # many leases start together: spread their first steps
             refusal = None if lease.is_hub else self.scope.check(url)
             if refusal is not None and (refusal != "off_domain" or self.scope.names_sites):
                 # A URL that reached the pool without the scope check links pass (a loaded
@@ -1246,6 +1250,9 @@ class Crawler:
                 url, hop_check=self._hop_check, known=self._known, conditional=conditional
             )
             fetched_at = self.clock.now()
+            # Fetches that end together (a crawl's first burst) share out the loop's turns:
+            # none runs long enough to stall the window or a timer (engine/turns.py).
+            await self.turns.checkpoint()
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
