@@ -58,10 +58,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             selector = selectors.DefaultSelector()
             if callable(getattr(selector, "fileno", None)):  # epoll, kqueue, devpoll
                 self._fds = selector
-                self._fds_notifier = QSocketNotifier(
-                    selector.fileno(),  # type: ignore[attr-defined]
-                    QSocketNotifier.Type.Read,
-                )
+                self._fds_notifier = QSocketNotifier(selector.fileno(), QSocketNotifier.Type.Read)
                 self._fds_notifier.activated.connect(self._fds_ready)
             else:
                 selector.close()
