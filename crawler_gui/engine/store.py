@@ -50,7 +50,7 @@ from typing import Any, TextIO
 
 import plyvel
 
-from crawler_gui.core.leveldb_pool import database_state
+from crawler_gui.core.leveldb import database_state
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
