@@ -197,6 +197,8 @@ async def migrate_command(args: argparse.Namespace) -> int:
 
     from crawler_gui.core.leveldb import migrate
     from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.engine import store_migrate
+    from crawler_gui.engine.store import PAGES_DIRNAME
 
     if is_pool_url(args.pool_dir):
         with tempfile.TemporaryDirectory(prefix="crawler-gui-migrate-") as work:
@@ -208,6 +210,10 @@ async def migrate_command(args: argparse.Namespace) -> int:
             print(f"migrating {what}: {seen:,} read, {moved:,} moved", file=sys.stderr)
 
         count = await asyncio.to_thread(migrate.migrate_path, src, progress)
+        # The page store's URL keys too (``url/``, ``hub/``, ``listed/``, ``ref/``).
+        pages = await asyncio.to_thread(store_migrate.migrate_path, src / PAGES_DIRNAME, progress)
+        if pages is not None:
+            count = (count or 0) + pages
     if count is None:
         print("the pool is current: nothing to migrate", file=sys.stderr)
     else:
