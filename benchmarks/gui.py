@@ -95,7 +95,7 @@ COMPONENTS: tuple[tuple[str, str], ...] = (
     ("/aiohappyeyeballs/", "http: aiohttp, yarl"),
     ("crawler_gui/engine/links.py", "crawl: parse, links"),
     ("crawler_gui/engine/decode.py", "crawl: parse, links"),
-    ("crawler_gui/core/leveldb_pool.py", "pool (LevelDB)"),
+    ("crawler_gui/core/leveldb/", "pool (LevelDB)"),
     ("crawler_gui/engine/store.py", "crawl: page store"),
     ("crawler_gui/engine/warc.py", "crawl: page store"),
     ("crawler_gui/", "crawl: engine"),
@@ -303,7 +303,7 @@ def scale_host(i: int) -> str:
 
 def fill_pool(path: Path, urls: int, hosts: int) -> float:
     """``urls`` waiting URLs spread round-robin over ``hosts`` hosts, in 50k-URL batches."""
-    from crawler_gui.core.leveldb_pool import LevelDBPool
+    from crawler_gui.core.leveldb import LevelDBPool
     from crawler_gui.core.policy import PoolConfig
 
     t0 = time.perf_counter()

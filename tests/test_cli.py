@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 
 
 def cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import published_seconds
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.report import ReportData, article_stats, duration, render_html
 from crawler_gui.engine.store import PageRecord, PageStore
 

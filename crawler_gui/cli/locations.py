@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.export import atomic_file
 from crawler_gui.engine.session import is_pool_url, open_redis_pool
 from crawler_gui.engine.store import PAGES_DIRNAME

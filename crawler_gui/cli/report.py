@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.report import (
     ReportData,

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.crawler import (
     Crawler,

@@ -23,7 +23,7 @@ from crawler_gui.core.frontier import (
     RetryRow,
     WaitingPage,
 )
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import FetchResult
 from crawler_gui.core.redis_pool import RedisPool
 from crawler_gui.engine.crawler import make_scope
