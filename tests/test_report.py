@@ -227,7 +227,7 @@ def test_report_of_a_redis_pool_with_a_workers_store(redis_server: str, tmp_path
     assert number(row_value(page, "Articles stored")) == articles
 
     async def pool_counters() -> Counters:
-        from crawler_gui.core.redis_pool import RedisPool
+        from crawler_gui.core.redis.pool import RedisPool
 
         p = await RedisPool.open(url)
         try:

@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.crawler import load_seed_domains
 from crawler_gui.engine.session import (
     SCOPE_FILE,
-    is_pool_url,
     merged_scope,
     open_redis_pool,
     write_scope_file,
@@ -30,7 +30,7 @@ from crawler_gui.errors import ConfigError, PoolInUseError
 from .locations import existing_pool, existing_store, opened_pool, outside_pool
 
 if TYPE_CHECKING:
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
 
 async def stats_command(args: argparse.Namespace) -> int:
@@ -196,7 +196,7 @@ async def migrate_command(args: argparse.Namespace) -> int:
     import tempfile
 
     from crawler_gui.core.leveldb import migrate
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
     from crawler_gui.engine import store_migrate
     from crawler_gui.engine.store import PAGES_DIRNAME
 

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from crawler_gui.core.clock import Clock, SystemClock
@@ -28,6 +28,7 @@ from crawler_gui.core.freshness import ListSample, list_sample
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
+    ChangeNotices,
     FailedRow,
     Frontier,
     HubSpec,
@@ -100,7 +101,8 @@ ROOM_POLL_SECONDS = 2.0
 #: How often a worker on a shared pool reads the pool-wide pause flag.
 SHARED_POLL_SECONDS = 1.0
 #: The longest the dispatcher waits for work without looking at the pool again: what catches
-#: the changes no event announces (another worker's, when there is no :class:`PoolSignal`).
+#: the changes no event announces (another worker's, without change notices:
+#: :class:`~crawler_gui.core.frontier.ChangeNotices`).
 POLL_SECONDS = 1.0
 #: Feeds and sitemaps found by themselves (a page's ``<link rel="alternate">``, robots.txt's
 #: ``Sitemap:`` lines, a sitemap index's children) become hubs, at most this many per host:
@@ -118,29 +120,8 @@ DISK_USE_SECONDS = 10.0
 #: loses at most this much of the report's history, never anything of the crawl.
 COUNTERS_SECONDS = 60.0
 #: A worker waiting for work looks at the pool at most this often when other workers announce
-#: changes (:class:`PoolSignal`): bounds its round trips while the others crawl.
+#: changes (``SharedFrontier.change_notices``): bounds its round trips while the others crawl.
 REMOTE_WAKE_SECONDS = 0.05
-
-
-class PoolSignal(Protocol):
-    """Change notices between the workers of a shared pool (``session.RedisPoolSignal``).
-
-    A worker announces that it changed the pool (results committed, URLs given back, seeds or
-    hubs added) and hears the others' announcements, so that a worker waiting for work, or
-    with until-idle waiting for the others' fetches to end, looks at the pool again at once
-    rather than at its next poll. Best effort: a missed notice only delays that look until
-    the next poll (:data:`POLL_SECONDS`). Used for one run of the crawler: ``start`` when it
-    begins, ``close`` when it ends."""
-
-    async def start(self, on_change: Callable[[], None]) -> None:
-        """Start hearing the other workers: ``on_change()`` for each of their notices. A
-        notice sent after ``start`` returns is not missed (unless the connection breaks)."""
-
-    def notify(self) -> None:
-        """Announce a change of the pool (returns at once; sent in the background)."""
-
-    async def close(self) -> None:
-        """Send what was announced and not yet sent; stop hearing."""
 
 
 @functools.lru_cache(maxsize=8192)
@@ -318,7 +299,7 @@ class Crawler:
         clock: Clock | None = None,
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
-        signal: PoolSignal | None = None,
+        signal: ChangeNotices | None = None,
         articles: Articles | None = None,
     ) -> None:
         #: Article extraction (``settings.extract == "on"``), None otherwise.
@@ -326,6 +307,9 @@ class Crawler:
         self.scope_file = scope_file
         #: Pages at this depth or deeper had their links dropped (None: no limit so far).
         self._links_limit = load_links_limit(scope_file)
+        if signal is None and isinstance(frontier, SharedFrontier):
+            signal = frontier.change_notices()  # a shared pool's workers nudge each other
+        #: Change notices between the workers of a shared pool (None: a pool of one).
         self.signal = signal
         self._signal_live = False  # started for the current run
         self._waiting_for_work = False  # nothing to pop, nothing in flight: waits for work

@@ -18,7 +18,7 @@ import pytest
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool, layout, migrate, repair_pool
 from crawler_gui.core.policy import FetchResult
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.errors import PoolVersionError
 
 from .conftest import fast_config, run
@@ -270,6 +270,58 @@ def test_an_old_redis_pool_is_migrated_and_then_opens(redis_server: str, tmp_pat
             assert [lease.url for lease in leases] == ["http://news.example.com/~d"] or [
                 lease.url for lease in leases
             ] == ["http://news.example.com/e"]
+        finally:
+            await pool.close()
+
+    run(check())
+
+
+def test_two_old_spellings_of_one_url_in_a_redis_pool_merge_to_the_furthest_state(
+    redis_server: str, tmp_path: Path
+) -> None:
+    """A done URL and a waiting alias of it, both in old spellings of one URL: the migration
+    keeps one record, the done one (as the LevelDB pool's does); nothing is fetched again."""
+    import redis as redis_sync
+
+    name = "mig-merge"
+    url = f"{redis_server}?name={name}"
+
+    async def make() -> None:
+        pool = await RedisPool.open(url, fast_config(), worker="w")
+        await pool.add_many(["http://127.0.0.1/a", "http://127.0.0.1/b"])
+        leases = await pool.pop(10, 0)
+        await pool.set_status_many(
+            [(lease.url, FetchResult(status=200)) for lease in leases if lease.url.endswith("a")]
+        )
+        await pool.release([lease.url for lease in leases if lease.url.endswith("b")])
+        await pool.close()
+
+    run(make())
+    client = redis_sync.Redis.from_url(redis_server, decode_responses=True)
+    try:
+        prefix = f"cg:{name}:"
+        done = client.hget(prefix + "url", "http://127.0.0.1/a")
+        assert done is not None and done.startswith("D\t")
+        client.hdel(prefix + "url", "http://127.0.0.1/a")
+        client.hset(prefix + "url", "http://0x7f.1/a", done)
+        # the alias: waiting, newer (a higher sequence number), with its queue entry
+        client.hset(prefix + "url", "http://0x7f.0.0.1/a", "W\t0\t0\t99\t5\t")
+        client.zadd(prefix + "q:{0x7f.0.0.1}", {"http://0x7f.0.0.1/a": 99})
+        client.hset(prefix + "meta", "schema", 1)
+    finally:
+        client.close()
+    assert run(RedisPool.migrate(url, tmp_path)) == 2  # /a (one of its two spellings), /b
+    assert list(tmp_path.iterdir()) == []
+
+    async def check() -> None:
+        pool = await RedisPool.open(url, fast_config())
+        try:
+            assert pool.url_state("http://127.0.0.1/a") == "done"
+            assert pool.url_state("http://0x7f.0.0.1/a") == "done"  # asked in any form
+            totals = await pool.totals()
+            assert (totals.done, totals.waiting) == (1, 1)  # /a done once; /b waits
+            leases = await pool.pop(10, 0)
+            assert [lease.url for lease in leases] == ["http://127.0.0.1/b"]
         finally:
             await pool.close()
 

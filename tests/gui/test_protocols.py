@@ -10,7 +10,7 @@ import pytest
 
 from crawler_gui.core.frontier import Frontier, SharedFrontier
 from crawler_gui.core.leveldb import LevelDBPool
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.engine.control import (
     AttachedCrawler,
     AttachedFrontier,
