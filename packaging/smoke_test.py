@@ -129,6 +129,15 @@ def smoke(archive: Path, work: Path) -> None:
         f"frozen crawl --demo --max-pages 50 exits 0 ({seconds:.1f} s)",
         done.stderr,
     )
+    # Its extraction workers are the frozen executable started by multiprocessing: none died.
+    check(
+        not any(
+            sign in done.stderr
+            for sign in ("extraction worker died", "extraction of", "unrecognized arguments")
+        ),
+        "the frozen crawl's extraction workers ran",
+        done.stderr,
+    )
     stats = run(["crawler-gui", "stats", str(pool)], env)
     check(stats.returncode == 0, "frozen stats exits 0", stats.stderr)
     totals = json.loads(stats.stdout)
