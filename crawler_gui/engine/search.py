@@ -410,7 +410,7 @@ class SearchIndex:
             kind = doc.get_first("kind")
             hits.append(
                 SearchHit(
-                    seq=int(doc.get_first("seq")),
+                    seq=int(doc.get_first("seq") or 0),
                     url=str(doc.get_first("url")),
                     host=str(doc.get_first("host") or ""),
                     title=bytes(doc.get_first("title") or b"").decode("utf-8", "replace"),

@@ -189,7 +189,8 @@ def test_prepared_text_and_query_terms() -> None:
     assert cjk_pairs("中").split() == ["中", "中"]
     assert cjk_pairs("Rates held.") == ""
     assert cjk_pairs("") == ""
-    assert [f.split() for f in cjk_pairs_and_chars("a稳就b")] == [["稳", "稳就", "就"], ["稳", "就"]]
+    pairs, chars = cjk_pairs_and_chars("a稳就b")
+    assert (pairs.split(), chars.split()) == (["稳", "稳就", "就"], ["稳", "就"])
     assert query_terms('就业 "Rates"') == [("pairs", ["就业"]), ("words", ["rates"])]
     assert query_terms("稳就业") == [("pairs", ["稳就", "就业"])]
     assert query_terms("稳") == [("chars", ["稳"])]
