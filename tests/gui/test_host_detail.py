@@ -204,9 +204,9 @@ def test_host_detail_shows_the_hosts_recent_results_from_the_page_store(aloop, q
 
     async def scenario():
         async with demo_window(qsettings, tmp_path) as w:
-            store = w.pages_pane.store
-            assert store is not None
-            await wait_for(lambda: w.pages_pane.indexer is not None, timeout=30)
+            pane = w.pages_pane
+            await wait_for(lambda: pane.store is not None and pane.indexer is not None, 30)
+            store = pane.store
 
             def fetched_hosts() -> dict[str, int]:
                 counts: dict[str, int] = {}
