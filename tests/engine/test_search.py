@@ -329,3 +329,30 @@ def test_an_index_of_an_older_schema_is_made_again(tmp_path: Path) -> None:
         assert urls(idx.search("hello", host="a.example.com")) == ["http://a.example.com/x"]
     finally:
         idx.close()
+
+
+def test_the_newest_pages_of_a_host_whatever_their_text(tmp_path: Path) -> None:
+    """A host's recent results (the Host detail): its pages and its subdomains', newest first,
+    each URL once, with or without text; another host's never; no host, nothing."""
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [
+                doc(1, "http://news.example.cn/a", "就业"),
+                doc(2, "http://m.news.example.cn/b", "", kind=""),
+                doc(3, "http://other.example.cn/c", "就业"),
+                doc(4, "http://news.example.cn/a", "again"),
+                doc(5, "http://news.example.cn/list", "", kind="list"),
+            ]
+        )
+        hits = idx.newest(host="NEWS.example.cn")
+        assert [(h.seq, h.url, h.kind) for h in hits] == [
+            (5, "http://news.example.cn/list", "list"),
+            (4, "http://news.example.cn/a", "article"),
+            (2, "http://m.news.example.cn/b", ""),
+        ]
+        assert [h.seq for h in idx.newest(host="news.example.cn", limit=2)] == [5, 4]
+        assert [h.seq for h in idx.newest(host="news.example.cn", before=5, kinds=["list"])] == []
+        assert idx.newest(host=" . ") == []
+    finally:
+        idx.close()
