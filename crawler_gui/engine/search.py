@@ -255,7 +255,7 @@ class SearchIndex:
             # indexer catches up from nothing) instead of refusing to search.
             shutil.rmtree(path)
         try:
-            path.mkdir(parents=True, exist_ok=True)
+            path.mkdir(exist_ok=True)  # (in an existing pool folder, never a new one)
             index = tantivy.Index(self._schema, str(path), reuse=False)
             version_file.write_text(json.dumps({"schema_version": SCHEMA_VERSION}), "utf-8")
         except (OSError, ValueError) as exc:

@@ -356,3 +356,9 @@ def test_the_newest_pages_of_a_host_whatever_their_text(tmp_path: Path) -> None:
         assert idx.newest(host=" . ") == []
     finally:
         idx.close()
+
+
+def test_an_index_is_made_only_in_an_existing_folder(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="cannot make the search index"):
+        SearchIndex(tmp_path / "no such pool" / "search")
+    assert not (tmp_path / "no such pool").exists()
