@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler_gui.engine import search as search_mod
 from crawler_gui.engine.search import (
     SCHEMA_VERSION,
     VERSION_FILE,
@@ -362,3 +363,25 @@ def test_an_index_is_made_only_in_an_existing_folder(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="cannot make the search index"):
         SearchIndex(tmp_path / "no such pool" / "search")
     assert not (tmp_path / "no such pool").exists()
+
+
+def test_newest_first_through_widening_windows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newest sequence numbers are searched first, then wider windows: hits spread over
+    the whole index are all found, newest first, whatever the window, paging included."""
+    monkeypatch.setattr(search_mod, "WINDOW", 2)
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [doc(i, f"http://a.example.com/{i}", "rare" if i in (1, 40, 77) else "common")
+             for i in range(1, 101)]
+        )  # fmt: skip
+        assert [h.seq for h in idx.search("rare")] == [77, 40, 1]
+        assert [h.seq for h in idx.search("rare", limit=2)] == [77, 40]
+        assert [h.seq for h in idx.search("rare", before=40)] == [1]
+        assert [h.seq for h in idx.search("common", limit=3)] == [100, 99, 98]
+        assert [h.seq for h in idx.search("common", limit=3, before=3)] == [2]
+        assert len(idx.search("common", limit=500)) == 97
+    finally:
+        idx.close()
