@@ -27,7 +27,7 @@ Measures, printing each target with its figure:
 
 The index goes to a temporary folder (``--dir``: on a disk, not ``/dev/shm``, for the cold
 figures to mean anything) that is deleted at the end. A million pages take about 4 GB of text
-generated on the fly (never held in memory) and an index of about half that.
+generated on the fly (never held in memory) and an index of about two thirds of that.
 
     python benchmarks/search.py [--pages 1000000] [--dir DIR]
     python benchmarks/search.py --loop [--pages 50000]
