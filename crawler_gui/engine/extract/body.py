@@ -7,17 +7,25 @@ from __future__ import annotations
 import functools
 import math
 import re
+from collections.abc import Iterable
 from copy import copy, deepcopy
 from typing import Any
 
 import trafilatura
 from lxml import etree, html
 from trafilatura.settings import Extractor
-from trafilatura.utils import load_html
+from trafilatura.utils import (
+    DOCTYPE_TAG,
+    FAULTY_HTML,
+    HTML_PARSER,
+    INVALID_XML_CHARS,
+    load_html,
+)
 
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
 
 __all__ = [
+    "Anchors",
     "PageWalk",
     "clean_lines",
     "cut_link_tail",
@@ -67,15 +75,35 @@ _RELATED_HEADING = re.compile(
 )
 
 
-def is_link_line(line: str, anchors: set[str]) -> bool:
+class Anchors:
+    """The normalised texts of a page's links (:func:`~.textutil.norm_key`), for telling
+    link lines: kept longest first, so a line is compared only with the links long enough
+    to be most of it (a body line is compared with a few of a page's hundreds of links)."""
+
+    __slots__ = ("by_length", "keys", "prefixes")
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        self.keys = frozenset(keys)
+        self.by_length = sorted(self.keys, key=len, reverse=True)
+        self.prefixes = tuple(self.keys)
+
+
+def is_link_line(line: str, anchors: Anchors) -> bool:
     """A line that is (or is most of) the text of one of the page's links."""
     key = norm_key(line.lstrip("-•* "))
-    return bool(key) and (
-        key in anchors or any(k in key for k in anchors if len(key) <= 1.5 * len(k))
-    )
+    if not key:
+        return False
+    if key in anchors.keys:
+        return True
+    for k in anchors.by_length:
+        if len(key) > 1.5 * len(k):
+            return False  # the rest are shorter still
+        if k in key:
+            return True
+    return False
 
 
-def cut_link_tail(lines: list[str], anchors: set[str]) -> list[str]:
+def cut_link_tail(lines: list[str], anchors: Anchors) -> list[str]:
     """Lines without a trailing block of links (related news, most read): a short heading
     like "相关新闻" / "Related" followed mostly by link lines, or link lines at the very end."""
     for i, line in enumerate(lines):
@@ -99,9 +127,8 @@ def cut_link_tail(lines: list[str], anchors: set[str]) -> list[str]:
     return lines
 
 
-def _starts_with_anchor(line: str, anchors: set[str]) -> bool:
-    key = norm_key(line.lstrip("-•* "))
-    return any(key.startswith(k) for k in anchors)
+def _starts_with_anchor(line: str, anchors: Anchors) -> bool:
+    return norm_key(line.lstrip("-•* ")).startswith(anchors.prefixes)
 
 
 _TAIL_DATE = re.compile(r"(19|20)\d{2}-\d{1,2}-\d{1,2}( \d{1,2}:\d{2})?")
@@ -334,8 +361,48 @@ def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
     return None if best.tag in ("body", "html", "header", "nav", "footer") else best
 
 
+#: Control characters trafilatura's loader deletes before parsing (XML cannot hold them),
+#: as bytes of the UTF-8 text: deleted by ``bytes.translate`` to tell whether there are any.
+_CONTROL_BYTES = bytes(c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
+#: U+FFFE and U+FFFF in UTF-8 (also deleted by the loader).
+_NONCHARS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
+
+
 def parse_html(text: str) -> Any:
-    """Parse as trafilatura does (its parser settings change what it finds)."""
+    """Parse as trafilatura's loader does (its parser settings and repairs change what it
+    finds), a third faster: the text goes to lxml as UTF-8 bytes, as the loader's own
+    fallback gives it (the same tree as from a ``str``), and the loader's scan deleting
+    control characters over the whole text is made only when there are any (found by a
+    ``bytes.translate``, several times faster than the scan). Text that does not start like
+    HTML goes through the loader itself (its checks for that case)."""
+    beginning = text[:50].lower()
+    if "html" not in beginning:
+        return _load_html(text)
+    data = text.encode("utf-8", "surrogatepass")
+    repaired = False
+    if len(data.translate(None, _CONTROL_BYTES)) != len(data) or any(n in data for n in _NONCHARS):
+        text = INVALID_XML_CHARS.sub("", text)
+        repaired = True
+    if "doctype" in beginning:
+        first, _nl, rest = text.partition("\n")
+        text = DOCTYPE_TAG.sub("", first, count=1) + "\n" + rest
+        repaired = True
+    for line in text[:4096].splitlines()[:4]:
+        if "<html" in line and line.endswith("/>"):
+            text = FAULTY_HTML.sub(r"\1>", text, count=1)
+            repaired = True
+            break
+    if repaired:
+        data = text.encode("utf-8", "surrogatepass")
+    try:
+        tree = html.fromstring(data, parser=HTML_PARSER)
+    except (etree.ParserError, ValueError):
+        return _load_html(text)
+    return tree if len(tree) >= 1 else _load_html(text)
+
+
+def _load_html(text: str) -> Any:
+    """trafilatura's loader (its repairs, its parse from a ``str``, its checks)."""
     try:
         return load_html(text)
     except (etree.ParserError, ValueError):

@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.body import (
+    Anchors,
     PageWalk,
     clean_lines,
     cut_link_tail,
@@ -278,8 +279,8 @@ def extract_page(
             text_out = "\n".join(dense)
             chinese = cjk_share(text_out) > 0.3
     lap("density")
-    anchors = {k for k in anchors if len(k) >= 8}
-    body_lines = cut_link_tail(body_lines, anchors)
+    links = Anchors(k for k in anchors if len(k) >= 8)
+    body_lines = cut_link_tail(body_lines, links)
     if chinese:
         body_lines = trim_chinese(body_lines)
     text_out = "\n".join(body_lines)
@@ -287,7 +288,7 @@ def extract_page(
     # How much of the main text is link text: a list's "main text" is its headlines.
     linked = 0
     for line in body_lines:
-        if is_link_line(line, anchors):
+        if is_link_line(line, links):
             linked += units(line)
     body_link_share = linked / body_units if body_units else 0.0
     lap("clean-up")

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from lxml import etree
+
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
 
 __all__ = ["element_showing", "find_headline", "learn_suffix", "strip_site_suffix", "text_after"]
@@ -129,11 +131,20 @@ def element_showing(tree: Any, headline: str) -> Any:
     body = tree.find(".//body")
     if not key or body is None:
         return None
-    for el in body.iter("h1", "h2", "h3", "div", "span", "p", "strong", "td"):
-        text = el.text_content() if len(el) < 4 else ""
-        if text and len(text) < len(headline) * 2 + 20 and norm_key(text) == key:
+    for el in _SHOWING(body, n=len(headline) * 2 + 20):
+        if norm_key(el.text_content()) == key:
             return el
     return None
+
+
+#: The elements of ``<body>`` that may show a headline of ``$n`` characters and under, in
+#: document order: few children, some text, and not more than ``$n`` characters of it (its
+#: length is counted by libxml2, without making a Python string of every element's text).
+_SHOWING = etree.XPath(
+    "descendant::*[self::h1 or self::h2 or self::h3 or self::div or self::span or self::p"
+    " or self::strong or self::td][count(node()[not(self::text())]) < 4]"
+    "[string-length(.) > 0 and string-length(.) < $n]"
+)
 
 
 def text_after(el: Any, limit: int) -> str:
