@@ -162,3 +162,28 @@ def test_link_lines_are_told_as_by_comparing_every_link() -> None:
             tail = [story, *[f"- {k} and a teaser after it" for k in sorted(keys)[:4]]]
             assert cut_link_tail(tail, anchors) == [story]
     assert yes > 10 and no > 10
+
+
+def test_visible_text_is_the_text_outside_scripts_styles_and_noscript() -> None:
+    full = etree.XPath(
+        "//body//text()[not(ancestor::script) and not(ancestor::style)"
+        " and not(ancestor::noscript)]",
+        smart_strings=False,
+    )
+    extra = (
+        "<script>var headline = 'not text';</script><style>p { color: red }</style>"
+        '<div><script type=\'application/ld+json\'>{"a": "not text"}</script>Kept text</div>'
+    )
+    compared = 0
+    for page in _pages():
+        for variant in (
+            page,
+            page.replace("</body>", extra + "</body>", 1),
+            page.replace("</body>", "<noscript><p>Please enable scripts</p></noscript></body>"),
+        ):
+            tree = parse_html(variant)
+            expected = " ".join(t for t in full(tree) if t.strip())
+            assert PageWalk(tree).visible == expected
+            assert "not text" not in expected and "enable scripts" not in expected
+            compared += 1
+    assert compared == 21

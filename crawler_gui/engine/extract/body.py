@@ -250,11 +250,18 @@ class PageWalk:
     and ``<noscript>``), the text of each of its links, and its sentence-like paragraphs
     (:func:`paragraph_lines`)."""
 
-    __slots__ = ("link_texts", "paras", "visible")
+    __slots__ = ("link_chars", "link_texts", "paras", "visible")
 
     def __init__(self, tree: Any) -> None:
-        self.visible = " ".join(t for t in _VISIBLE_TEXT(tree) if t.strip())
-        self.link_texts = [element_text(a) for a in tree.iter("a")]
+        texts = _VISIBLE_TEXT(tree) if _BODY_NOSCRIPT(tree) else _TEXT_OUTSIDE_SCRIPTS(tree)
+        self.visible = " ".join(t for t in texts if t.strip())
+        links = list(tree.iter("a"))
+        self.link_texts = [element_text(a) for a in links]
+        #: Each link's characters (:func:`main_container` counts a block's link text often:
+        #: read here once).
+        self.link_chars: dict[Any, int] = {
+            a: len(t) for a, t in zip(links, self.link_texts, strict=True)
+        }
         self.paras = paragraph_lines(tree)
 
 
@@ -264,6 +271,16 @@ _VISIBLE_TEXT = etree.XPath(
     "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]",
     smart_strings=False,
 )
+
+
+#: The same text nodes on a page without ``<noscript>`` in its body: a script's or a style's
+#: text is its own text (the parser reads their content as text, never as elements), so the
+#: test is on the parent alone, not on every ancestor up to the root (a page's thousands of
+#: text nodes; half the time of the search above).
+_TEXT_OUTSIDE_SCRIPTS = etree.XPath(
+    "//body//text()[not(parent::script or parent::style)]", smart_strings=False
+)
+_BODY_NOSCRIPT = etree.XPath("//body//noscript")
 
 
 _OUTSIDE_TAGS = frozenset({"nav", "footer", "aside", "a"})
@@ -295,8 +312,11 @@ def _outside_article(el: Any) -> bool:
     return False
 
 
-def _link_chars(el: Any) -> int:
-    return sum(_text_chars(a) for a in el.iter("a"))
+def _link_chars(el: Any, known: dict[Any, int] | None = None) -> int:
+    """Characters of link text in ``el`` (``known``: the links' characters, when counted)."""
+    if known is None:
+        return sum(_text_chars(a) for a in el.iter("a"))
+    return sum(known[a] if a in known else _text_chars(a) for a in el.iter("a"))
 
 
 def _text_chars(el: Any) -> int:
@@ -309,12 +329,15 @@ _CONTAINER_SHARE = 0.9
 _CONTAINER_MIN = 300
 
 
-def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
+def main_container(
+    tree: Any, paras: list[tuple[Any, str]], link_chars: dict[Any, int] | None = None
+) -> Any | None:
     """The element that holds the article, for handing trafilatura a small tree: the deepest
     element with nine tenths of the page's article-like text (the sentence-like paragraphs
     ``paras``, and the headings, quotes and non-link list items beside them), widened while
     what its parent adds is mostly text, not links (a heading or a list just outside it).
-    None when that is the whole ``<body>``.
+    None when that is the whole ``<body>``. ``link_chars``: each link's characters, when
+    already counted (:attr:`PageWalk.link_chars`).
 
     trafilatura's cost grows with the tree it is given (it copies and walks it several
     times, testing regular expressions on every block); the rest of a news page (menus,
@@ -325,7 +348,7 @@ def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
         return None  # too few paragraphs to tell where the article is
     for el in tree.iter("li", "h2", "h3", "h4", "blockquote"):
         n = _text_chars(el)
-        if n < 8 or (el.tag == "li" and _link_chars(el) > 0.5 * n):
+        if n < 8 or (el.tag == "li" and _link_chars(el, link_chars) > 0.5 * n):
             continue
         if not _outside_article(el):
             blocks.append((el, n))
@@ -346,12 +369,12 @@ def main_container(tree: Any, paras: list[tuple[Any, str]]) -> Any | None:
                 best, best_depth = anc, depth
     if best is None:
         return None
-    text, links = _text_chars(best), _link_chars(best)
+    text, links = _text_chars(best), _link_chars(best, link_chars)
     while True:
         parent = best.getparent()
         if parent is None or parent.tag in ("body", "html"):
             break
-        p_text, p_links = _text_chars(parent), _link_chars(parent)
+        p_text, p_links = _text_chars(parent), _link_chars(parent, link_chars)
         added = p_text - text
         if added > 0 and p_links - links >= 0.3 * added:
             break
