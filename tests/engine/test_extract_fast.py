@@ -25,7 +25,7 @@ from crawler_gui.engine.extract.body import (
     is_link_line,
     parse_html,
 )
-from crawler_gui.engine.extract.headline import element_showing
+from crawler_gui.engine.extract.headline import element_showing, shown_elements
 from crawler_gui.engine.extract.textutil import element_text, norm_key
 
 _CN = NewsArticle(
@@ -125,10 +125,13 @@ def test_element_showing_finds_the_element_a_walk_finds() -> None:
         tree = parse_html(page)
         # Every element's text is tried as a headline (and a text no element shows).
         texts = {element_text(el) for el in tree.iter() if isinstance(el.tag, str)}
+        # One search for the longest text serves every shorter one (find_headline's pieces).
+        shown = shown_elements(tree, max(len(t) for t in texts) * 2 + 20)
         for text in [*sorted(texts), "no element shows this text"]:
             tried += 1
             expected = _showing_by_walk(tree, text)
             assert element_showing(tree, text) is expected, text
+            assert element_showing(tree, text, shown) is expected, text
             found += expected is not None
     assert found > 20 and tried > found  # both outcomes were compared
 
@@ -187,3 +190,40 @@ def test_visible_text_is_the_text_outside_scripts_styles_and_noscript() -> None:
             assert "not text" not in expected and "enable scripts" not in expected
             compared += 1
     assert compared == 21
+
+
+def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -> None:
+    import re
+
+    from crawler_gui.engine.extract import textutil
+
+    cjk = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+    unit = re.compile(f"[{cjk}]|[^\\W{cjk}]+")
+
+    def share(text: str) -> float:
+        letters = len(re.sub(r"\s+", "", text))
+        return len(re.findall(f"[{cjk}]", text)) / letters if letters else 0.0
+
+    samples = [
+        "plain ASCII words, snake_case and 3.14",
+        "“Curly” quotes — dashes, non\u00a0breaking spaces, café, naïve, Zürich",
+        "ideographic\u3000space and 「brackets」〔U+3014〕 are not CJK characters",
+        "ひらがな and カタカナ",
+        "한국어 문장",
+        "㐀 extension A, 豈 compatibility",
+        "中文，标点。",
+        "emoji 🙂 beyond the BMP",
+        "",
+        "   ",
+        "\u2fff\u3000\u303f\u3040",
+    ]
+    for page in _pages():
+        tree = parse_html(page)
+        walk = PageWalk(tree)
+        samples += [walk.visible, *walk.link_texts]
+    fast = 0
+    for text in samples:
+        assert textutil.units(text) == len(unit.findall(text)), text
+        assert textutil.cjk_share(text) == share(text), text
+        fast += textutil.no_cjk(text)
+    assert 5 < fast < len(samples)
