@@ -20,6 +20,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.body import (
+    Anchors,
     PageWalk,
     clean_lines,
     cut_link_tail,
@@ -232,14 +233,16 @@ def extract_page(
     paras = walk.paras
     para_units = units("\n".join(t for _p, t in paras))
     lap("paragraphs")
-    scope = main_container(tree, paras)
+    scope = main_container(tree, paras, walk.link_chars)
     lap("container")
     doubts: list[str] = []
     plain = plain_container_lines(scope, doubts) if scope is not None else None
     if plain is not None:
         body_lines = clean_lines("\n".join(plain), headline)
         text_src = "text read from the article's container"
-        if units("\n".join(body_lines)) < 0.6 * para_units:
+        # (The main text's units are counted once per text, and kept with it.)
+        n_body = units("\n".join(body_lines))
+        if n_body < 0.6 * para_units:
             plain = None
             doubts.append("less text than its paragraphs")
     lap("read container")
@@ -252,42 +255,48 @@ def extract_page(
             # news page's elements). The markup has been read from them already.
             strip_never_text(tree)
         body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
+        n_body = units("\n".join(body_lines))
     lap("trafilatura fast")
-    if units("\n".join(body_lines)) < 0.6 * para_units:
+    if n_body < 0.6 * para_units:
         # The fast path (on the article's container, or the page) lost paragraphs the page
         # plainly has: take trafilatura's full path (with its fallback extractors) on the
         # whole page (a fresh parse unless the fast path saw a copy), keep the longer text;
         # if that too misses most of them, the paragraphs themselves are the text.
         whole = tree if scope is not None else parse_html(text)
         full = trafilatura_lines(whole, url, headline, fast=False)
-        if units("\n".join(full)) > units("\n".join(body_lines)):
-            body_lines = full
+        n_full = units("\n".join(full))
+        if n_full > n_body:
+            body_lines, n_body = full, n_full
             text_src = "text by trafilatura's full path"
-        if units("\n".join(body_lines)) < 0.6 * para_units:
+        if n_body < 0.6 * para_units:
             body_lines = clean_lines("\n".join(t for _p, t in paras), headline)
+            n_body = units("\n".join(body_lines))
             text_src = "text from the page's paragraphs"
     lap("trafilatura full")
     text_out = "\n".join(body_lines)
     lang = language(tree, meta, text_out or visible)
     chinese = cjk_share(text_out) > 0.3
-    if chinese and units(text_out) < 150:
+    if chinese and n_body < 150:
         dense = density_lines(text, headline)
-        if units("\n".join(dense)) > units(text_out) * 1.5:
-            body_lines = dense
+        n_dense = units("\n".join(dense))
+        if n_dense > n_body * 1.5:
+            body_lines, n_body = dense, n_dense
             text_src = "text by text density"
             text_out = "\n".join(dense)
             chinese = cjk_share(text_out) > 0.3
     lap("density")
-    anchors = {k for k in anchors if len(k) >= 8}
-    body_lines = cut_link_tail(body_lines, anchors)
+    links = Anchors(k for k in anchors if len(k) >= 8)
+    kept = len(body_lines)
+    body_lines = cut_link_tail(body_lines, links)
     if chinese:
         body_lines = trim_chinese(body_lines)
     text_out = "\n".join(body_lines)
-    body_units = units(text_out)
+    # (Both keep a run of the lines: as many lines, the same lines.)
+    body_units = n_body if len(body_lines) == kept else units(text_out)
     # How much of the main text is link text: a list's "main text" is its headlines.
     linked = 0
     for line in body_lines:
-        if is_link_line(line, anchors):
+        if is_link_line(line, links):
             linked += units(line)
     body_link_share = linked / body_units if body_units else 0.0
     lap("clean-up")

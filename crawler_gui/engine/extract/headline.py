@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from lxml import etree
+
 from crawler_gui.engine.extract.textutil import element_text, norm_key, units
 
 __all__ = ["element_showing", "find_headline", "learn_suffix", "strip_site_suffix", "text_after"]
@@ -107,9 +109,12 @@ def find_headline(
         pieces = {raw_title, *_split_title(raw_title)}
         for sep in _TITLE_SEPS:
             pieces.update(x.strip() for x in raw_title.split(sep))
+        shown: list[tuple[Any, int, str]] | None = None
         for piece in sorted(pieces, key=len, reverse=True):
             if units(piece) >= 4:
-                el = element_showing(tree, piece)
+                if shown is None:  # (for the longest piece: it holds the shorter ones')
+                    shown = shown_elements(tree, len(piece) * 2 + 20)
+                el = element_showing(tree, piece, shown)
                 if el is not None:
                     return piece, "title (shown on the page)", el
     if og and units(og) >= 3:
@@ -123,17 +128,51 @@ def find_headline(
     return "", "none", None
 
 
-def element_showing(tree: Any, headline: str) -> Any:
-    """The first element in ``<body>`` whose own text is the headline."""
+def element_showing(
+    tree: Any, headline: str, shown: list[tuple[Any, int, str]] | None = None
+) -> Any:
+    """The first element in ``<body>`` whose own text is the headline. ``shown``: the
+    candidates of :func:`shown_elements` for a headline at least as long (the title's
+    pieces are tried longest first: one search serves them all)."""
     key = norm_key(headline)
-    body = tree.find(".//body")
-    if not key or body is None:
+    if not key:
         return None
-    for el in body.iter("h1", "h2", "h3", "div", "span", "p", "strong", "td"):
-        text = el.text_content() if len(el) < 4 else ""
-        if text and len(text) < len(headline) * 2 + 20 and norm_key(text) == key:
+    n = len(headline) * 2 + 20
+    if shown is None:
+        body = tree.find(".//body")
+        if body is None:
+            return None
+        for el in _SHOWING(body, n=n):
+            if norm_key(el.text_content()) == key:
+                return el
+        return None
+    for el, length, k in shown:
+        if length < n and k == key:
             return el
     return None
+
+
+def shown_elements(tree: Any, n: int) -> list[tuple[Any, int, str]]:
+    """The elements of ``<body>`` that may show a headline of up to ``n`` characters (see
+    :data:`_SHOWING`), each with its text's length and :func:`norm_key`."""
+    body = tree.find(".//body")
+    if body is None:
+        return []
+    out = []
+    for el in _SHOWING(body, n=n):
+        text = el.text_content()
+        out.append((el, len(text), norm_key(text)))
+    return out
+
+
+#: The elements of ``<body>`` that may show a headline of ``$n`` characters and under, in
+#: document order: few children, some text, and not more than ``$n`` characters of it (its
+#: length is counted by libxml2, without making a Python string of every element's text).
+_SHOWING = etree.XPath(
+    "descendant::*[self::h1 or self::h2 or self::h3 or self::div or self::span or self::p"
+    " or self::strong or self::td][count(node()[not(self::text())]) < 4]"
+    "[string-length(.) > 0 and string-length(.) < $n]"
+)
 
 
 def text_after(el: Any, limit: int) -> str:

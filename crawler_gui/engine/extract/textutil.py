@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["cjk_share", "element_text", "norm_key", "units", "word_count"]
+__all__ = ["cjk_share", "element_text", "no_cjk", "norm_key", "units", "word_count"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
@@ -18,8 +18,23 @@ _UNIT = re.compile(
 )
 
 
+#: UTF-8 bytes that start no character from U+3000 up (the CJK ranges above start at
+#: U+3040): a text whose UTF-8 has only these has no CJK character.
+_BELOW_U3000 = bytes(range(0xE3))
+_WORD = re.compile(r"\w+")
+
+
+def no_cjk(text: str) -> bool:
+    """True when ``text`` surely has no CJK character (all its characters are below U+3000):
+    told from its UTF-8 bytes by one ``bytes.translate``, twenty times faster than a search
+    with the CJK pattern over an English page."""
+    return text.isascii() or not text.encode("utf-8", "surrogatepass").translate(None, _BELOW_U3000)
+
+
 def cjk_share(text: str) -> float:
     """Share of CJK characters among the non-space characters of ``text``."""
+    if no_cjk(text):
+        return 0.0
     letters = len(_SPACE.sub("", text))
     if not letters:
         return 0.0
@@ -29,6 +44,9 @@ def cjk_share(text: str) -> float:
 def units(text: str) -> int:
     """Amount of text: CJK characters plus other words (a Chinese character carries about
     what an English word does)."""
+    if no_cjk(text):
+        # (Without CJK characters every unit is a run of word characters.)
+        return _WORD.subn("", text)[1]
     return len(_UNIT.findall(text))
 
 

@@ -1,0 +1,229 @@
+"""The extraction's fast paths give what the slower way they replace gives, on the fixtures:
+each test compares a fast path with the plain version of the same step (trafilatura's loader,
+a walk over every element, every link compared with every line)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from lxml import etree
+from trafilatura.utils import load_html
+
+from crawler_gui.demo.news_templates import (
+    NewsArticle,
+    english_article,
+    english_list,
+    js_only_page,
+    portal_article,
+    portal_list,
+)
+from crawler_gui.engine.extract.body import (
+    Anchors,
+    PageWalk,
+    cut_link_tail,
+    is_link_line,
+    parse_html,
+)
+from crawler_gui.engine.extract.headline import element_showing, shown_elements
+from crawler_gui.engine.extract.textutil import element_text, norm_key
+
+_CN = NewsArticle(
+    title="智能公交站台投入使用 市民可实时查询“到站时间”",
+    printed_time="2019年09月05日 11:10",
+    paragraphs=[
+        "9月5日，记者从市交通运输局获悉，全市首批智能公交站台已在主城区投入使用，市民可以实时查询。",
+        "据介绍，新站台配备了太阳能供电系统和夜间照明设备，同时增加了无障碍通道，方便老年人出行。",
+    ],
+    authors=["张三"],
+    source="河畔日报",
+    site="河畔新闻网",
+    related=[(f"相关新闻标题第{i}条关于城市交通建设的报道", f"/news/r{i}.html") for i in range(8)],
+    comments=["这个好，终于不用在站台干等了，希望尽快推广到郊区。"],
+    gallery=2,
+)
+_EN = NewsArticle(
+    title="Council backs riverside park expansion after two-year fight",
+    printed_time="March 5, 2024",
+    iso_time="2024-03-05T09:30:00-05:00",
+    paragraphs=[
+        "The city council voted on Tuesday to expand the riverside park, ending a long dispute.",
+        "Supporters said the plan would add twelve acres of green space and a new footbridge.",
+    ],
+    authors=["Jane Roe"],
+    site="Harbor Daily",
+    related=[(f"Related story number {i} about the city budget", f"/news/r{i}") for i in range(6)],
+    comments=["Great news for the neighbourhood, finally some green space."],
+)
+
+
+def _pages() -> list[str]:
+    return [
+        portal_article(_CN),
+        portal_article(_CN, charset="gbk"),
+        portal_article(_CN, amp=True),
+        portal_list(
+            "河畔新闻网",
+            "国内",
+            [(f"第{i}条新闻标题关于城市建设", f"/n/{i}.html", "2019-09-05") for i in range(12)],
+        ),
+        english_article(_EN),
+        english_list(
+            "Harbor Daily",
+            "World",
+            [(f"Story {i} about the harbor", f"/world/s{i}", "A teaser.") for i in range(10)],
+        ),
+        js_only_page("App"),
+    ]
+
+
+def _variants(page: str) -> list[str]:
+    """The page as served, and with what trafilatura's loader repairs before parsing."""
+    xhtml = (
+        '<!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Strict//EN" '
+        '"http://www.w3.org/TR/xhtml1/DTD/xhtml1-strict.dtd">'
+    )
+    return [
+        page,
+        "<!DOCTYPE html>\n" + page,
+        xhtml + "\n" + page,
+        xhtml + page,  # the doctype and the page on one line
+        page.replace("<body", "\x0b<body\x01", 1).replace("</p>", "\ufffe</p>", 1),
+        page.replace("<html", "<html/>\n<html", 1),
+        "  \n" + page,
+        "<div><p>A fragment, not a page.</p></div>",
+        "plain text, not HTML at all",
+    ]
+
+
+def _dump(tree: Any) -> bytes | None:
+    return None if tree is None else etree.tostring(tree)
+
+
+@pytest.mark.parametrize("index", range(7))
+def test_parse_html_builds_the_tree_trafilaturas_loader_builds(index: int) -> None:
+    for text in _variants(_pages()[index]):
+        assert _dump(parse_html(text)) == _dump(load_html(text)), text[:80]
+
+
+def _showing_by_walk(tree: Any, headline: str) -> Any:
+    """element_showing as a walk over every candidate element (the plain way)."""
+    key = norm_key(headline)
+    body = tree.find(".//body")
+    if not key or body is None:
+        return None
+    for el in body.iter("h1", "h2", "h3", "div", "span", "p", "strong", "td"):
+        text = el.text_content() if len(el) < 4 else ""
+        if text and len(text) < len(headline) * 2 + 20 and norm_key(text) == key:
+            return el
+    return None
+
+
+def test_element_showing_finds_the_element_a_walk_finds() -> None:
+    tried = found = 0
+    for page in _pages():
+        tree = parse_html(page)
+        # Every element's text is tried as a headline (and a text no element shows).
+        texts = {element_text(el) for el in tree.iter() if isinstance(el.tag, str)}
+        # One search for the longest text serves every shorter one (find_headline's pieces).
+        shown = shown_elements(tree, max(len(t) for t in texts) * 2 + 20)
+        for text in [*sorted(texts), "no element shows this text"]:
+            tried += 1
+            expected = _showing_by_walk(tree, text)
+            assert element_showing(tree, text) is expected, text
+            assert element_showing(tree, text, shown) is expected, text
+            found += expected is not None
+    assert found > 20 and tried > found  # both outcomes were compared
+
+
+def _link_line_by_all(line: str, anchors: set[str]) -> bool:
+    """is_link_line comparing the line with every link (the plain way)."""
+    key = norm_key(line.lstrip("-•* "))
+    return bool(key) and (
+        key in anchors or any(k in key for k in anchors if len(key) <= 1.5 * len(k))
+    )
+
+
+def test_link_lines_are_told_as_by_comparing_every_link() -> None:
+    yes = no = 0
+    for page in _pages():
+        tree = parse_html(page)
+        keys = {norm_key(t) for t in PageWalk(tree).link_texts}
+        keys = {k for k in keys if len(k) >= 8}
+        anchors = Anchors(keys)
+        lines = [element_text(el) for el in tree.iter() if isinstance(el.tag, str)]
+        # Link texts inside longer lines, and lines with a list marker, too.
+        lines += [f"- {t} more words around it" for t in list(keys)[:5]] + ["- x", ""]
+        for line in lines:
+            expected = _link_line_by_all(line, keys)
+            assert is_link_line(line, anchors) is expected, line
+            yes += expected
+            no += not expected
+        # A closing run of list items that start with links' texts is cut off.
+        story = "A sentence of the story itself, which no link on the page shows."
+        if len(keys) >= 3:
+            tail = [story, *[f"- {k} and a teaser after it" for k in sorted(keys)[:4]]]
+            assert cut_link_tail(tail, anchors) == [story]
+    assert yes > 10 and no > 10
+
+
+def test_visible_text_is_the_text_outside_scripts_styles_and_noscript() -> None:
+    full = etree.XPath(
+        "//body//text()[not(ancestor::script) and not(ancestor::style)"
+        " and not(ancestor::noscript)]",
+        smart_strings=False,
+    )
+    extra = (
+        "<script>var headline = 'not text';</script><style>p { color: red }</style>"
+        '<div><script type=\'application/ld+json\'>{"a": "not text"}</script>Kept text</div>'
+    )
+    compared = 0
+    for page in _pages():
+        for variant in (
+            page,
+            page.replace("</body>", extra + "</body>", 1),
+            page.replace("</body>", "<noscript><p>Please enable scripts</p></noscript></body>"),
+        ):
+            tree = parse_html(variant)
+            expected = " ".join(t for t in full(tree) if t.strip())
+            assert PageWalk(tree).visible == expected
+            assert "not text" not in expected and "enable scripts" not in expected
+            compared += 1
+    assert compared == 21
+
+
+def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -> None:
+    import re
+
+    from crawler_gui.engine.extract import textutil
+
+    cjk = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+    unit = re.compile(f"[{cjk}]|[^\\W{cjk}]+")
+
+    def share(text: str) -> float:
+        letters = len(re.sub(r"\s+", "", text))
+        return len(re.findall(f"[{cjk}]", text)) / letters if letters else 0.0
+
+    samples = [
+        "plain ASCII words, snake_case and 3.14",
+        "“Curly” quotes — dashes, non\u00a0breaking spaces, café, naïve, Zürich",
+        "ideographic\u3000space and 「brackets」〔U+3014〕 are not CJK characters",
+        "ひらがな and カタカナ",
+        "한국어 문장",
+        "㐀 extension A, 豈 compatibility",
+        "中文，标点。",
+        "emoji 🙂 beyond the BMP",
+        "",
+        "   ",
+        "\u2fff\u3000\u303f\u3040",
+    ]
+    for page in _pages():
+        tree = parse_html(page)
+        walk = PageWalk(tree)
+        samples += [walk.visible, *walk.link_texts]
+    fast = 0
+    for text in samples:
+        assert textutil.units(text) == len(unit.findall(text)), text
+        assert textutil.cjk_share(text) == share(text), text
+        fast += textutil.no_cjk(text)
+    assert 5 < fast < len(samples)
