@@ -116,6 +116,33 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         db.close()
 
 
+def test_body_and_detail_are_made_by_isal_and_read_by_plain_zlib(tmp_path: Path) -> None:
+    """Bodies and fetch details are compressed by ISA-L (a third of zlib's CPU, see
+    benchmarks/crawl.py) into plain zlib streams: stores written before, and readers
+    without isal, read them as they are."""
+    from isal import isal_zlib
+
+    body = ("<p>新闻 news story</p>" * 500).encode()
+    with PageStore.open(tmp_path / "p") as store:
+        seq = store.add(rec(1, body=body))
+        store.add_detail(seq, make_detail(decided_by="header"))
+    db = plyvel.DB(str(tmp_path / "p"))
+    try:
+        key = seq.to_bytes(8, "big")
+        stored = db.get(b"body/" + key)
+        assert stored == isal_zlib.compress(body, 1)
+        assert stored != zlib.compress(body, 1)  # (not zlib's own output)
+        assert zlib.decompress(stored) == body
+        detail = db.get(b"fx/" + key)
+        assert detail is not None
+        assert json.loads(zlib.decompress(detail))["decided_by"] == "header"
+    finally:
+        db.close()
+    with PageStore.open(tmp_path / "p") as store:
+        got = store.record_at(seq)
+        assert got is not None and got.body == body
+
+
 def test_store_bodies_off(tmp_path: Path) -> None:
     with PageStore.open(tmp_path / "p", store_bodies=False) as store:
         store.add(rec(1, body=b"secret"))
