@@ -808,9 +808,18 @@ class PageStore:
 
     async def flush(self) -> None:
         """Write everything buffered, in a worker thread; returns when it is on disk (in the
-        OS's hands: LevelDB's log is not fsynced)."""
+        OS's hands: LevelDB's log is not fsynced). With nothing buffered and nothing being
+        written it returns at once: the crawl flushes before every commit of results, and
+        about half of them (dead links, redirects) stored nothing; a trip to a worker thread
+        for nothing cost the loop more than most writes."""
         self._check()
         self._seal()
+        with self._list_lock:
+            # (Only this thread seals batches: nothing can become pending after this look.
+            # A batch a background write took is in ``_writing`` until it is on disk.)
+            idle = not self._pending and not self._writing
+        if idle:
+            return
         try:
             await asyncio.to_thread(self._drain)
         except plyvel.Error as exc:
