@@ -116,6 +116,33 @@ def test_body_is_zlib_compressed_on_disk(tmp_path: Path) -> None:
         db.close()
 
 
+def test_body_and_detail_are_made_by_isal_and_read_by_plain_zlib(tmp_path: Path) -> None:
+    """Bodies and fetch details are compressed by ISA-L (a third of zlib's CPU, see
+    benchmarks/crawl.py) into plain zlib streams: stores written before, and readers
+    without isal, read them as they are."""
+    from isal import isal_zlib
+
+    body = ("<p>新闻 news story</p>" * 500).encode()
+    with PageStore.open(tmp_path / "p") as store:
+        seq = store.add(rec(1, body=body))
+        store.add_detail(seq, make_detail(decided_by="header"))
+    db = plyvel.DB(str(tmp_path / "p"))
+    try:
+        key = seq.to_bytes(8, "big")
+        stored = db.get(b"body/" + key)
+        assert stored == isal_zlib.compress(body, 1)
+        assert stored != zlib.compress(body, 1)  # (not zlib's own output)
+        assert zlib.decompress(stored) == body
+        detail = db.get(b"fx/" + key)
+        assert detail is not None
+        assert json.loads(zlib.decompress(detail))["decided_by"] == "header"
+    finally:
+        db.close()
+    with PageStore.open(tmp_path / "p") as store:
+        got = store.record_at(seq)
+        assert got is not None and got.body == body
+
+
 def test_store_bodies_off(tmp_path: Path) -> None:
     with PageStore.open(tmp_path / "p", store_bodies=False) as store:
         store.add(rec(1, body=b"secret"))
@@ -136,6 +163,50 @@ def test_auto_flush_at_threshold(tmp_path: Path) -> None:
         store.add(rec(AUTO_FLUSH_RECORDS))  # outside a loop: flushed inline
         assert db_view.get(b"page/" + (1).to_bytes(8, "big")) is not None
         assert store._buffer == []
+
+
+def test_flush_with_nothing_to_write_takes_no_thread_but_waits_for_a_write_under_way(
+    tmp_path: Path,
+) -> None:
+    """The crawl flushes before every commit of results, most with nothing stored: no trip to
+    a worker thread then. A batch a background write has taken is not on disk yet: a flush
+    still waits for it (a URL is never done before its page is written)."""
+    store = PageStore.open(tmp_path / "p")
+    drains: list[int] = []
+    original = store._drain
+
+    def spy() -> None:
+        drains.append(threading.get_ident())
+        original()
+
+    store._drain = spy  # type: ignore[method-assign]
+
+    async def main() -> None:
+        await store.flush()
+        assert drains == []  # nothing buffered: returned on the loop
+        seq = store.add(rec(1))
+        await store.flush()
+        assert len(drains) == 1 and drains[0] != threading.get_ident()
+        assert store._db.get(b"page/" + seq.to_bytes(8, "big")) is not None
+        await store.flush()
+        assert len(drains) == 1  # written already: nothing left
+        # A background write under way (its batch taken, its lock held): flush waits.
+        store._write_lock.acquire()
+        with store._list_lock:
+            store._writing = [[(99, rec(99))]]
+        flushing = asyncio.ensure_future(store.flush())
+        done, _ = await asyncio.wait({flushing}, timeout=0.3)
+        assert not done
+        with store._list_lock:
+            store._writing = []
+        store._write_lock.release()
+        await asyncio.wait_for(flushing, 10)
+        assert len(drains) == 2
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()
 
 
 def test_async_flush_runs_in_worker_thread(tmp_path: Path) -> None:
