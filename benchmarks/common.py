@@ -70,9 +70,14 @@ class StallProbe:
                 await self._task
 
     def summary(self, t_from: float = 0.0, t_to: float = float("inf")) -> dict[str, Any]:
-        late = [x for t, x in self.samples if t_from <= t <= t_to]
+        inside = [(t, x) for t, x in self.samples if t_from <= t <= t_to]
+        late = [x for _t, x in inside]
+        worst = sorted(inside, key=lambda s: s[1])[-5:]
         return {
             "max_ms": 1000 * max(late, default=0.0),
+            # the five worst, as (seconds after t_from the wake-up came, ms late): a stall at the
+            # start or the end of a crawl has other causes than one in its middle
+            "worst": [(round(t - t_from, 2), round(1000 * x, 1)) for t, x in reversed(worst)],
             "p99_ms": 1000 * pct(late, 99),
             "p50_ms": 1000 * pct(late, 50),
             "over_50ms": sum(1 for x in late if x > 0.050),

@@ -164,7 +164,7 @@ def role_bare(args: argparse.Namespace) -> None:
 COMPONENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("links (engine/links.py, selectolax)", ("engine/links.py", "selectolax")),
     ("URL parsing (core/urls.py, ada)", ("core/urls.py", "can_ada", "ada_url")),
-    ("pool (core/leveldb_pool.py, plyvel)", ("core/leveldb_pool.py", "plyvel")),
+    ("pool (core/leveldb/, plyvel)", ("core/leveldb/", "plyvel")),
     ("page store (engine/store.py, zlib)", ("engine/store.py", "zlib", "warc")),
     ("fetch (engine/fetch.py)", ("engine/fetch.py",)),
     ("address checks (engine/safety.py)", ("engine/safety.py", "ipaddress")),

@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.demo.live import FEED_HOSTS, LiveNewsSite
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings
@@ -97,7 +97,7 @@ async def run_policy(
             # Articles each hub saw on its list for the first time (its own, whoever found
             # them first): the pool's learned state, which HubRow does not carry.
             frontier = session.frontier
-            states = frontier._hubs if isinstance(frontier, LevelDBPool) else {}
+            states = frontier._sched.hubs if isinstance(frontier, LevelDBPool) else {}
             own = {url: hub.rate.own_observed for url, hub in states.items()}
             await session.crawler.stop()
         finally:

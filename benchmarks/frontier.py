@@ -64,7 +64,7 @@ def sample_anon() -> None:
 
 
 def run_ours(n: int, hosts: int, where: Path) -> dict[str, Any]:
-    from crawler_gui.core.leveldb_pool import LevelDBPool
+    from crawler_gui.core.leveldb import LevelDBPool
     from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
 
     cfg = PoolConfig(politeness=Politeness(min_delay=0.0, delay_factor=0.0), pending_threshold=3600)

@@ -95,7 +95,7 @@ COMPONENTS: tuple[tuple[str, str], ...] = (
     ("/aiohappyeyeballs/", "http: aiohttp, yarl"),
     ("crawler_gui/engine/links.py", "crawl: parse, links"),
     ("crawler_gui/engine/decode.py", "crawl: parse, links"),
-    ("crawler_gui/core/leveldb_pool.py", "pool (LevelDB)"),
+    ("crawler_gui/core/leveldb/", "pool (LevelDB)"),
     ("crawler_gui/engine/store.py", "crawl: page store"),
     ("crawler_gui/engine/warc.py", "crawl: page store"),
     ("crawler_gui/", "crawl: engine"),
@@ -303,7 +303,7 @@ def scale_host(i: int) -> str:
 
 def fill_pool(path: Path, urls: int, hosts: int) -> float:
     """``urls`` waiting URLs spread round-robin over ``hosts`` hosts, in 50k-URL batches."""
-    from crawler_gui.core.leveldb_pool import LevelDBPool
+    from crawler_gui.core.leveldb import LevelDBPool
     from crawler_gui.core.policy import PoolConfig
 
     t0 = time.perf_counter()
@@ -554,7 +554,10 @@ def run_crawl(args: argparse.Namespace, mode: str, profile: str | None = None) -
     sizes = ["--hosts", str(args.hosts), "--articles", str(args.articles)]
     ncpu = os.cpu_count() or 1
     server_cpus = {ncpu - 1} if args.pin and ncpu >= 2 else None
-    crawl_cpus = set(range(ncpu - 1)) if server_cpus else None
+    # The crawl's own process keeps off the site's core; its extraction workers (which inherit
+    # the affinity) may use every core, as a user's do -- pinned with the loop they would all
+    # share one core and the crawl would run at a third of the machine's extraction rate.
+    crawl_cpus = set(range(ncpu - 1)) if server_cpus and args.extract == "off" else None
     server = subprocess.Popen(
         [*me, "--role", "serve", *sizes], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
@@ -618,7 +621,8 @@ def part_crawl(args: argparse.Namespace) -> dict[str, Any]:
             print(
                 f"  round {run + 1} {mode:<8} {r['pages'] / r['seconds']:>7,.0f} pages/s "
                 f"({r['pages']:,}/{r['expected']:,} pages in {r['seconds']:.2f} s, cpu "
-                f"{r['cpu']:.2f} s, worst stall {r['stall']['max_ms']:.1f} ms, rss "
+                f"{r['cpu']:.2f} s, worst stall {r['stall']['max_ms']:.1f} ms "
+                f"{r['stall'].get('worst', [])[:3]}, rss "
                 f"{r['peak_rss_mb']:.0f} MB{extra})",
                 flush=True,
             )

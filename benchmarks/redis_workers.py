@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from crawler_gui.core.frontier import AddRequest, Lease  # noqa: E402
 from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig  # noqa: E402
-from crawler_gui.core.redis_pool import RedisPool  # noqa: E402
+from crawler_gui.core.redis.pool import RedisPool  # noqa: E402
 from crawler_gui.demo.site import DemoSite  # noqa: E402
 from crawler_gui.engine.session import CrawlSession  # noqa: E402
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings  # noqa: E402

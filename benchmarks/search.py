@@ -11,18 +11,23 @@ some 404 and 301.
 
 Measures, printing each target with its figure:
 
-* the index build rate (pages/s) through ``SearchIndex.add_many`` in rebuild-sized batches under
-  ``bulk()`` (wall clock and the process's CPU time, the corpus's generation excluded), and the
-  final ``optimize``;
+* the index build rate (pages/s) as a rebuild adds pages (``SearchIndex.add_many`` of 500 in
+  commits of 5,000), by the wall clock and per CPU second of the process (tantivy's indexing
+  and merging threads included; the corpus's generation excluded). On a shared machine the
+  CPU-second rate is the one that counts: the wall clock then measures the other processes;
 * the index size against the extracted text (title and article) it covers;
-* first results (the newest 50) for a common and a rare term, Chinese and English, warm (the
-  median of 5) and cold: the index's files dropped from the OS page cache
-  (``posix_fadvise(DONTNEED)``, which needs no root and touches no other process's cache) and a
-  new connection, one search each;
+* first results (the newest 50) for a common and a rare term, Chinese and English, words of
+  one and two Chinese characters, warm (the median of 5) and cold: the index's files dropped
+  from the OS page cache (``posix_fadvise(DONTNEED)``, which needs no root and touches no
+  other process's cache) and the index opened again, one search each;
 * the same with a filter: the small host, status 4xx, list pages;
 * with ``--loop``: the event loop's worst stall while ``SearchIndexer`` indexes a page store that
   a simulated crawl keeps adding pages to, and the indexer's rate from the store (LevelDB reads
   and JSON decoding included).
+
+The index goes to a temporary folder (``--dir``: on a disk, not ``/dev/shm``, for the cold
+figures to mean anything) that is deleted at the end. A million pages take about 4 GB of text
+generated on the fly (never held in memory) and an index of about two thirds of that.
 
     python benchmarks/search.py [--pages 1000000] [--dir DIR]
     python benchmarks/search.py --loop [--pages 50000]
@@ -36,17 +41,17 @@ import math
 import os
 import random
 import shutil
-import sqlite3
 import statistics
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from crawler_gui.engine.indexer import REBUILD_BATCH
-from crawler_gui.engine.search import SearchDoc, SearchIndex, prepare_query
+from crawler_gui.engine.indexer import BATCH, REBUILD_BATCH
+from crawler_gui.engine.search import SearchDoc, SearchIndex
 
 HAN = [chr(c) for c in range(0x4E00, 0x4E00 + 3500)]
+RARE_HAN = "\u9f98"  # 龘: in one Chinese article in 5,000, outside the words' characters
 LETTERS = "abcdefghijklmnopqrstuvwxyz"
 VOCABULARY = 60_000
 SENTENCES = 20_000
@@ -96,6 +101,8 @@ class Corpus:
                     chars = min(int(rng.lognormvariate(math.log(800), 0.8)), 12_000)
                     unique = "".join(rng.sample(HAN, 4))
                     text = "".join(rng.choices(self.zh_sentences, k=max(1, chars // 26))) + unique
+                    if seq % 10_000 == 2:
+                        text += "，" + RARE_HAN
                 tld = "cn"
             else:
                 title = rng.choice(self.en_sentences)[:90]
@@ -125,12 +132,12 @@ class Corpus:
 
 
 def drop_from_cache(path: Path) -> bool:
-    """Drop the index's files from the OS page cache (clean pages; they were synced)."""
+    """Drop the index's files from the OS page cache (clean pages once synced; a file still
+    mapped by an open index would keep its pages, so the index is closed before)."""
     if not hasattr(os, "posix_fadvise"):
         return False
-    for suffix in ("", "-wal", "-shm"):
-        name = Path(f"{path}{suffix}")
-        if not name.exists():
+    for name in path.iterdir():
+        if not name.is_file():
             continue
         fd = os.open(name, os.O_RDONLY)
         try:
@@ -157,8 +164,10 @@ def verdict(ok: bool) -> str:
 
 
 def build(index: SearchIndex, corpus: Corpus, pages: int) -> tuple[float, float, float, int]:
-    """Index the corpus; returns wall and CPU seconds in ``add_many``, optimize's seconds, and
-    the bytes of text indexed."""
+    """Index the corpus as a rebuild does (``add_many`` of :data:`BATCH` pages in commits of
+    :data:`REBUILD_BATCH`); returns wall and CPU seconds in them (tantivy's indexing and merging
+    threads included: the process's CPU time), the final merge's wall seconds, and the bytes of
+    text indexed."""
     wall = cpu = 0.0
     text_bytes = 0
     batch: list[SearchDoc] = []
@@ -168,7 +177,9 @@ def build(index: SearchIndex, corpus: Corpus, pages: int) -> tuple[float, float,
     def flush() -> None:
         nonlocal wall, cpu, done
         w0, c0 = time.perf_counter(), time.process_time()
-        index.add_many(batch)
+        with index.transaction():
+            for i in range(0, len(batch), BATCH):
+                index.add_many(batch[i : i + BATCH])
         wall += time.perf_counter() - w0
         cpu += time.process_time() - c0
         done += len(batch)
@@ -180,32 +191,34 @@ def build(index: SearchIndex, corpus: Corpus, pages: int) -> tuple[float, float,
                 flush=True,
             )
 
-    with index.bulk():
-        for d in corpus.docs(pages):
-            text_bytes += len(d.text.encode()) + len(d.title.encode())
-            batch.append(d)
-            if len(batch) == REBUILD_BATCH:
-                flush()
-        if batch:
+    for d in corpus.docs(pages):
+        text_bytes += len(d.text.encode()) + len(d.title.encode())
+        batch.append(d)
+        if len(batch) == REBUILD_BATCH:
             flush()
-        t0 = time.perf_counter()
-        index.optimize()
-        opt = time.perf_counter() - t0
+    if batch:
+        flush()
+    w0, c0 = time.perf_counter(), time.process_time()
+    index.optimize()
+    opt = time.perf_counter() - w0
+    cpu += time.process_time() - c0
     return wall, cpu, opt, text_bytes
 
 
 def search_bench(pages: int, seed: int, where: Path) -> None:
-    path = where / "search.sqlite"
+    path = where / "search"
     index = SearchIndex(path)
     corpus = Corpus(seed)
     print(f"building the index of {pages:,} synthetic pages in {where} ...", flush=True)
     wall, cpu, opt, text_bytes = build(index, corpus, pages)
     rate = pages / wall
+    cpu_rate = pages / cpu
     print(
-        f"index build: {rate:,.0f} pages/s wall, {pages / cpu:,.0f} pages per CPU second "
-        f"({pages:,} pages in {wall:.0f} s, batches of {REBUILD_BATCH:,}); optimize "
-        f"{opt:.0f} s more ({pages / (wall + opt):,.0f} pages/s with it) "
-        f"[target >= {TARGET_RATE:,.0f} pages/s: {verdict(rate >= TARGET_RATE)}]"
+        f"index build: {rate:,.0f} pages/s wall, {cpu_rate:,.0f} pages per CPU second "
+        f"({pages:,} pages in {wall:.0f} s, commits of {REBUILD_BATCH:,}); the merges waited "
+        f"for at the end {opt:.0f} s more ({pages / (wall + opt):,.0f} pages/s with them; "
+        f"the CPU figure includes them) [target >= {TARGET_RATE:,.0f} pages/s, per CPU "
+        f"second on a shared machine: {verdict(cpu_rate >= TARGET_RATE)}]"
     )
     size = index.size_bytes()
     print(
@@ -213,20 +226,26 @@ def search_bench(pages: int, seed: int, where: Path) -> None:
         f"(title and article, UTF-8): {size / max(text_bytes, 1):.2f}x"
     )
     index.close()
+    del index
     zh_rare, en_rare = corpus.rare["cn"], corpus.rare["com"]
     two_char = next(w for w in corpus.zh_words[2000:] if len(w) == 2)  # a less common word
+    common_two = next(w for w in corpus.zh_words if len(w) == 2)
+    common_long = next(w for w in corpus.zh_words if len(w) >= 3)
     cases: list[tuple[str, str, dict[str, object]]] = [
-        ("Chinese common", corpus.zh_words[2], {}),
+        ("Chinese common", common_long, {}),
         ("Chinese rare", zh_rare, {}),
-        ("Chinese 2-char", two_char, {}),
-        ("Chinese 1-char (prefix)", corpus.zh_words[0][0], {}),
+        ("Chinese 2-char common", common_two, {}),
+        ("Chinese 2-char rare", two_char, {}),
+        ("Chinese 1-char common", corpus.zh_words[0][0], {}),
+        ("Chinese 1-char rare", RARE_HAN, {}),
         ("Chinese common+common", corpus.zh_words[0] + corpus.zh_words[5], {}),
         ("English common", corpus.en_words[2], {}),
         ("English rare", en_rare, {}),
+        ("English common+common", f"{corpus.en_words[0]} {corpus.en_words[5]}", {}),
         ("common + small host", corpus.en_words[2], {"host": SMALL_HOST}),
-        ("common + host (domain)", corpus.zh_words[2], {"host": "example.cn"}),
+        ("common + host (domain)", common_long, {"host": "example.cn"}),
         ("common + 4xx", corpus.en_words[2], {"status_class": 4}),
-        ("common + list pages", corpus.zh_words[2], {"kinds": ("list",)}),
+        ("common + list pages", common_long, {"kinds": ("list",)}),
         ("rare + small host", en_rare, {"host": SMALL_HOST}),
     ]
     worst = 0.0
@@ -236,44 +255,21 @@ def search_bench(pages: int, seed: int, where: Path) -> None:
         worst = max(worst, ms)
         print(f"  warm  {label:<24} {term!r:<16} {ms:7.1f} ms  {hits:>2} results")
     index.close()
+    del index
     cold = True
     for label, term, filters in cases:
         cold = drop_from_cache(path) and cold
         fresh = SearchIndex(path)
         ms, hits = timed(fresh, term, 1, **filters)
         fresh.close()
+        del fresh
         worst = max(worst, ms)
         kind = "cold" if cold else "fresh"
         print(f"  {kind:<5} {label:<24} {term!r:<16} {ms:7.1f} ms  {hits:>2} results")
-    # The host filter as it was before the filter terms: a LIKE on the joined table, tested on
-    # each match of the query, newest first (the same index, the same data).
-    like_sql = (
-        "SELECT d.seq FROM fts JOIN docs d ON d.seq = fts.rowid "
-        "JOIN latest l ON l.url = d.url AND l.seq = d.seq WHERE fts MATCH ? "
-        "AND (d.host = ? OR d.host LIKE ?) ORDER BY fts.rowid DESC LIMIT ?"
-    )
-    for label, term, host in (
-        ("common + small host", corpus.en_words[2], SMALL_HOST),
-        ("rare + small host", en_rare, SMALL_HOST),
-    ):
-        expr = prepare_query(term)
-        for state in ("warm", "cold"):
-            if state == "cold":
-                drop_from_cache(path)
-            con = sqlite3.connect(path)
-            if state == "warm":
-                con.execute(like_sql, (expr, host, "%." + host, LIMIT)).fetchall()
-            t0 = time.perf_counter()
-            n = len(con.execute(like_sql, (expr, host, "%." + host, LIMIT)).fetchall())
-            ms = (time.perf_counter() - t0) * 1000
-            con.close()
-            print(
-                f"  {state:<5} {label + ' by LIKE':<24} {term!r:<16} {ms:7.1f} ms  {n:>2} results"
-            )
     print(
         f"first results: worst {worst:.1f} ms [target <= {TARGET_MS:.0f} ms: "
         f"{verdict(worst <= TARGET_MS)}]"
-        + ("" if cold else " (no posix_fadvise: 'fresh' is a new connection only)")
+        + ("" if cold else " (no posix_fadvise: 'fresh' is a new index reader only)")
     )
 
 

@@ -61,6 +61,11 @@ def _command_index(args: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # In the frozen app an extraction worker is this executable started by multiprocessing
+    # (``--multiprocessing-fork``): there it runs the worker and exits; elsewhere a no-op.
+    import multiprocessing
+
+    multiprocessing.freeze_support()
     args_list = list(sys.argv[1:] if argv is None else argv)
     from crawler_gui import cli
 

@@ -8,11 +8,14 @@ through the installed ``crawler-gui`` command:
 1. ``crawl --demo --max-pages 50`` exits 0 and the pool has pages stored;
 2. the window opens offscreen on the demo crawl for a few seconds (``--quit-after``) and closes
    in order, exit 0, with no error or traceback in its log;
-3. the check before Qt starts works in the frozen app: without a display it exits 5, and a copy
+3. ``stats`` of a Redis pool URL whose server is not there says so in one line (the Redis pool,
+   its Lua scripts and redis-py are in the frozen app);
+4. the check before Qt starts works in the frozen app: without a display it exits 5, and a copy
    whose X11 plugin needs a library that does not exist names it and its package, exit 5;
-4. ``uninstall.sh`` removes everything ``install.sh`` put there.
+5. ``uninstall.sh`` removes everything ``install.sh`` put there.
 
-Exits 1 at the first failure, saying what failed. Only loopback traffic (the demo site).
+Exits 1 at the first failure, saying what failed. Only loopback traffic (the demo site, a closed
+Redis port).
 """
 
 from __future__ import annotations
@@ -126,6 +129,15 @@ def smoke(archive: Path, work: Path) -> None:
         f"frozen crawl --demo --max-pages 50 exits 0 ({seconds:.1f} s)",
         done.stderr,
     )
+    # Its extraction workers are the frozen executable started by multiprocessing: none died.
+    check(
+        not any(
+            sign in done.stderr
+            for sign in ("extraction worker died", "extraction of", "unrecognized arguments")
+        ),
+        "the frozen crawl's extraction workers ran",
+        done.stderr,
+    )
     stats = run(["crawler-gui", "stats", str(pool)], env)
     check(stats.returncode == 0, "frozen stats exits 0", stats.stderr)
     totals = json.loads(stats.stdout)
@@ -141,6 +153,17 @@ def smoke(archive: Path, work: Path) -> None:
     bad = [line for line in log.splitlines() if " ERROR " in line or " CRITICAL " in line]
     check(not bad and "Traceback" not in log, "the window logged no error", log)
     check("crawl stopped" in log, "the window stopped its crawl in order", log)
+
+    # The Redis pool in the frozen app: redis-py and the Lua scripts, read when the pool module
+    # loads. A server that is not there (a closed loopback port) is one clear line.
+    done = run(["crawler-gui", "stats", "redis://127.0.0.1:9/0?name=smoke"], env)
+    check(
+        done.returncode != 0
+        and "cannot reach the Redis server" in done.stderr
+        and "Traceback" not in done.stderr,
+        "frozen stats of an unreachable Redis pool says so in one line",
+        done.stderr,
+    )
 
     done = run(["crawler-gui", "--demo"], env)
     check(

@@ -581,6 +581,11 @@ ZH = {
     "Writing the crawl report to %1…": "正在把抓取报告写入 %1…",
     "The report was not saved.": "报告未保存。",
     "Report saved to %1": "报告已保存到 %1",
+    # the Host detail's recent results (issue 13)
+    "Results": "结果",
+    "Results (%1)": "结果（%1）",
+    "Its newest fetched pages, each URL once; double-click for the page's detail": "它最近抓取的"
+    "页面，每个网址一次；双击查看页面详情",
 }
 
 

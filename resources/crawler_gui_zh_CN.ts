@@ -189,222 +189,273 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HostDetailDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="102" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="110" />
         <source>Host %1</source>
-        <extracomment>"Its pages": the host's fetched pages, newest first, in the Pages pane (its results).</extracomment>
+        <extracomment>Reads a host's newest fetched pages (the window's page store and search index). "Its pages": the host's fetched pages, newest first, in the Pages pane (its results). A recent result was double-clicked: its Page detail (the fetch's sequence number). Where the Results tab reads from (set by the window when it has a page store).</extracomment>
         <translation>主机 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="115" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="247" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="123" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="271" />
         <source>Pause this host</source>
         <translation>暂停该主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="118" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="126" />
         <source>No request goes to this host until it is resumed (kept in the pool)</source>
         <translation>恢复之前不向该主机发送任何请求（保存在网址池中）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="125" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="133" />
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="128" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="136" />
         <source>Minimum seconds between two requests to this host, in place of the crawl's minimum (robots.txt's Crawl-delay still holds)</source>
         <translation>对该主机两次请求之间的最少秒数，替代爬取的最小值（robots.txt 的抓取延迟仍然有效）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="132" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="140" />
         <source>Set delay</source>
         <translation>设置延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="137" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="145" />
         <source>Default delay</source>
         <translation>默认延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="142" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="150" />
         <source>Retry failed URLs</source>
         <translation>重试失败的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="145" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="153" />
         <source>Forget waiting URLs…</source>
         <translation>清除等待中的网址…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="148" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="156" />
         <source>Open robots.txt</source>
         <translation>打开 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="151" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="159" />
         <source>Its pages</source>
         <translation>它的页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="154" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="162" />
         <source>Its fetched pages, newest first, with their status, in the Pages pane</source>
         <translation>在页面窗格中查看它已抓取的页面（最新在前，含状态）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
         <source>Added</source>
         <translation>加入时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="178" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="180" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="188" />
         <source>Previous</source>
         <translation>上一页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="183" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="191" />
         <source>Next</source>
         <translation>下一页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="196" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="204" />
         <source>Waiting URLs</source>
         <translation>等待中的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <source>Fetched</source>
+        <translation>抓取时间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="211" />
+        <source>Its newest fetched pages, each URL once; double-click for the page's detail</source>
+        <translation>它最近抓取的页面，每个网址一次；双击查看页面详情</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="220" />
+        <source>Results</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="200" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="202" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="226" />
         <source>Failures</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="206" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="230" />
         <source>robots.txt</source>
         <translation>robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="227" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="251" />
         <source>Why: %1</source>
         <extracomment>the robots.txt the crawl last fetched (RobotsText)</extracomment>
         <translation>原因：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="230" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="254" />
         <source>%1 waiting, %2 in flight, %3 done, %4 failed, %5 retrying</source>
         <translation>%1 等待，%2 抓取中，%3 完成，%4 失败，%5 重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="237" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="261" />
         <source>; last result %1</source>
         <translation>；上次结果 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="247" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="271" />
         <source>Resume this host</source>
         <translation>恢复该主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="283" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="308" />
         <source>page %1 of %2 (%3 waiting)</source>
         <translation>第 %1 / %2 页（%3 个等待）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="298" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="318" />
+        <source>article</source>
+        <translation>文章</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="319" />
+        <source>list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="320" />
+        <source>other</source>
+        <translation>其他</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="332" />
+        <source>no response</source>
+        <translation>无响应</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="338" />
+        <source>Results (%1)</source>
+        <translation>结果（%1）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/hostdetail.py" line="348" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="310" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="360" />
         <source>This crawl has not fetched robots.txt of this host lately.</source>
         <translation>本次爬取最近没有抓取该主机的 robots.txt。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="314" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="364" />
         <source>robots.txt unreachable (status %1): every page of the host waits</source>
         <translation>robots.txt 无法访问（状态 %1）：该主机的所有页面都在等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="316" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="366" />
         <source>status %1</source>
         <translation>状态 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="317" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="367" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="318" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="368" />
         <source>fetched at %1</source>
         <translation>抓取于 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="320" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="370" />
         <source>Crawl-delay: %1</source>
         <translation>抓取延迟：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="346" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="396" />
         <source>Host paused.</source>
         <translation>主机已暂停。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="346" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="396" />
         <source>Host resumed.</source>
         <translation>主机已恢复。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="351" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="401" />
         <source>The crawl's own delay again.</source>
         <translation>已恢复爬取自身的延迟。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="354" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="404" />
         <source>At least %1 between two requests.</source>
         <translation>两次请求之间至少间隔 %1。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="359" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="409" />
         <source>%1 failed URLs queued again.</source>
         <translation>%1 个失败的网址已重新入队。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="368" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="418" />
         <source>Forget waiting URLs</source>
         <translation>清除等待中的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="370" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="420" />
         <source>Forget the %1 URLs waiting for %2? They leave the pool; a link found later queues one again.</source>
         <translation>清除 %2 的 %1 个等待中的网址？它们将离开网址池；以后发现的链接会再次将其入队。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="381" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="431" />
         <source>%1 waiting URLs forgotten.</source>
         <translation>已清除 %1 个等待中的网址。</translation>
     </message>
@@ -888,7 +939,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1017" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
@@ -909,7 +960,7 @@ http://news.sina.com.cn/</translation>
     </message>
     <message>
         <location filename="../crawler_gui/gui/mainwindow.py" line="305" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1089" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
@@ -1105,93 +1156,93 @@ http://news.sina.com.cn/</translation>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="776" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="762" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="781" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="757" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="762" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="767" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="772" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="768" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="773" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="777" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="782" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="779" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="786" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="791" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="787" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="801" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="806" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="803" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="808" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="821" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="826" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="826" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="831" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="838" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="839" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="929" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="934" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1000" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1005" />
         <source>Seeds</source>
         <translation>种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1037" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1042" />
         <source>%1: %2 added, %3 already known, %4 refused</source>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1073" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -1200,200 +1251,200 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1081" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1086" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1084" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1089" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1102" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1117" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1122" />
         <source>Save pool snapshot</source>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1131" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1142" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1136" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1132" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1137" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1138" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1143" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1142" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1145" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1150" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1168" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1181" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1188" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1173" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1206" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1171" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1176" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1172" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1177" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1173" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1178" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1182" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1187" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1201" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1206" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1207" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1212" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1210" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1215" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1228" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1238" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1246" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1259" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1243" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1264" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1230" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1235" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1239" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1244" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1247" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1252" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1259" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1264" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1266" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1271" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1276" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1283" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1301" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1309" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1340" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1356" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1306" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1314" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1345" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1361" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1285" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1290" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1302" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1307" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1310" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1315" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1317" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1322" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1342" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1347" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1356" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1361" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1378" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1383" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1391" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1396" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1403" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1409" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1414" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1379" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1409" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1384" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1414" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
@@ -1403,17 +1454,17 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
         <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1409" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1436" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1441" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1438" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="1443" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1921,94 +1972,94 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>PagesPane</name>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="282" />
+        <location filename="../crawler_gui/gui/pages.py" line="308" />
         <source>Search URL, title and article text…</source>
         <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
         <translation>搜索网址、标题和文章正文…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="286" />
+        <location filename="../crawler_gui/gui/pages.py" line="312" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="291" />
+        <location filename="../crawler_gui/gui/pages.py" line="317" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="294" />
+        <location filename="../crawler_gui/gui/pages.py" line="320" />
         <source>not extracted</source>
         <translation>未抽取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="298" />
+        <location filename="../crawler_gui/gui/pages.py" line="324" />
         <source>Host…</source>
         <translation>主机…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="300" />
+        <location filename="../crawler_gui/gui/pages.py" line="326" />
         <source>Rebuild index</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="303" />
+        <location filename="../crawler_gui/gui/pages.py" line="329" />
         <source>Index every stored page again (the search index is kept up to date by itself)</source>
         <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="330" />
+        <location filename="../crawler_gui/gui/pages.py" line="356" />
         <source>Show more</source>
         <translation>显示更多</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="378" />
+        <location filename="../crawler_gui/gui/pages.py" line="404" />
         <source>No page store: pages are shown for a pool open here.</source>
         <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="436" />
+        <location filename="../crawler_gui/gui/pages.py" line="462" />
         <source>Cannot read the pages: %1</source>
         <translation>无法读取页面：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="521" />
-        <location filename="../crawler_gui/gui/pages.py" line="524" />
+        <location filename="../crawler_gui/gui/pages.py" line="547" />
+        <location filename="../crawler_gui/gui/pages.py" line="550" />
         <source>%1 pages shown</source>
         <translation>显示 %1 个页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="526" />
+        <location filename="../crawler_gui/gui/pages.py" line="552" />
         <source>search index: %1 pages to go</source>
         <translation>搜索索引：还有 %1 个页面待索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="541" />
+        <location filename="../crawler_gui/gui/pages.py" line="578" />
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="544" />
+        <location filename="../crawler_gui/gui/pages.py" line="581" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="549" />
+        <location filename="../crawler_gui/gui/pages.py" line="586" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="567" />
+        <location filename="../crawler_gui/gui/pages.py" line="604" />
         <source>Rebuilding the search index…</source>
         <translation>正在重建搜索索引…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="567" />
+        <location filename="../crawler_gui/gui/pages.py" line="604" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="570" />
+        <location filename="../crawler_gui/gui/pages.py" line="607" />
         <source>Search index</source>
         <translation>搜索索引</translation>
     </message>

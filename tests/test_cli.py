@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 
 
 def cli(*args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
@@ -487,7 +487,7 @@ def test_feed_discovery_and_hub_history_options_reach_the_settings() -> None:
 def test_export_outcomes_of_a_redis_pool_url(redis_server: str, tmp_path: Path) -> None:
     """``export --records outcomes`` reads a Redis pool straight from its URL (no local store):
     one record per URL, written whole to the file or to standard output."""
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
     url = f"{redis_server}?name=outcomes-{uuid.uuid4().hex[:10]}"
     urls = ["http://a.example.com/1", "http://b.example.com/2", "http://c.example.com/3"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import plyvel
 import pytest
 
-from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
+from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool
 from crawler_gui.engine.store import PageRecord, PageStore
 from tests.test_cli import cli
 

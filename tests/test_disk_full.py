@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore

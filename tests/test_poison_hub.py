@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 
 from crawler_gui.core.frontier import PARKED_CRASHED
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 
 pytestmark = pytest.mark.slow
 

@@ -18,7 +18,7 @@ import pytest
 import redis
 import redis.cluster
 
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.crawler import pool_config
 from crawler_gui.engine.session import CrawlSession
@@ -221,7 +221,7 @@ def test_stats_of_a_redis_pool_from_the_command_line(redis_server: str) -> None:
     import subprocess
     import sys
 
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
     url = pool_url(redis_server)
 

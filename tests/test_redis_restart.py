@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.crawler import pool_config
 from tests.conftest import RestartableRedis

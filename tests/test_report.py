@@ -19,7 +19,7 @@ from urllib.parse import urlsplit
 
 from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import published_seconds
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.report import ReportData, article_stats, duration, render_html
 from crawler_gui.engine.store import PageRecord, PageStore
 
@@ -227,7 +227,7 @@ def test_report_of_a_redis_pool_with_a_workers_store(redis_server: str, tmp_path
     assert number(row_value(page, "Articles stored")) == articles
 
     async def pool_counters() -> Counters:
-        from crawler_gui.core.redis_pool import RedisPool
+        from crawler_gui.core.redis.pool import RedisPool
 
         p = await RedisPool.open(url)
         try:

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from crawler_gui.core import snapshot_file
-from crawler_gui.core.leveldb_pool import LevelDBPool
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.scope_file import load_seed_domains
 from crawler_gui.engine.session import CrawlSession

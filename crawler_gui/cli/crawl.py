@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from crawler_gui.core.logs import configure_logging
-from crawler_gui.engine.session import CrawlSession, is_pool_url
+from crawler_gui.core.redis.location import is_pool_url
+from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlState
 from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolCorruptError
 

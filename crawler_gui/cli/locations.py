@@ -9,14 +9,15 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.export import atomic_file
-from crawler_gui.engine.session import is_pool_url, open_redis_pool
+from crawler_gui.engine.session import open_redis_pool
 from crawler_gui.engine.store import PAGES_DIRNAME
 from crawler_gui.errors import ConfigError, CrawlerGuiError, DiskFullError, is_disk_full
 
 if TYPE_CHECKING:
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
 
 def existing_pool(path: str) -> Path:

@@ -8,8 +8,9 @@ import re
 from typing import Any
 
 from crawler_gui.core.logs import LOG_FORMATS, ROTATE_WHEN
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.export import EXPORT_FORMATS, EXPORT_RECORDS
-from crawler_gui.engine.session import RECONNECT_SECONDS, SCOPE_MODES, is_pool_url
+from crawler_gui.engine.session import RECONNECT_SECONDS, SCOPE_MODES
 from crawler_gui.engine.settings import SYNC_MODES, CrawlMode, CrawlSettings
 
 COMMANDS = ("crawl", "export", "extract", "stats", "report", "save", "load", "repair", "migrate")

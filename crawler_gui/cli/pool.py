@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crawler_gui.core import snapshot_file
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.scope_file import SCOPE_FILE, load_seed_domains, write_scope_file
-from crawler_gui.engine.session import is_pool_url, merged_scope, open_redis_pool
+from crawler_gui.engine.session import merged_scope, open_redis_pool
 from crawler_gui.engine.stats import disk_use
 from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import ConfigError, PoolInUseError
@@ -24,7 +25,7 @@ from crawler_gui.errors import ConfigError, PoolInUseError
 from .locations import existing_pool, existing_store, opened_pool, outside_pool
 
 if TYPE_CHECKING:
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
 
 async def stats_command(args: argparse.Namespace) -> int:
@@ -164,7 +165,7 @@ def _say_scope(loaded: Iterable[str], before: set[str], after: set[str]) -> None
 def repair_command(args: argparse.Namespace) -> int:
     """Repair a copy: LevelDB's repair, then the pool's invariants; the original is only
     read, and is refused while a crawl has it open."""
-    from crawler_gui.core.leveldb_pool import repair_pool
+    from crawler_gui.core.leveldb import repair_pool
 
     if is_pool_url(args.pool_dir):
         raise ConfigError("repair works on a pool directory (a Redis pool has no files here)")
@@ -189,8 +190,10 @@ async def migrate_command(args: argparse.Namespace) -> int:
     """Rewrite an older pool's URL keys in the current canonical form, saying how far it got."""
     import tempfile
 
-    from crawler_gui.core import leveldb_migrate
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.leveldb import migrate
+    from crawler_gui.core.redis.pool import RedisPool
+    from crawler_gui.engine import store_migrate
+    from crawler_gui.engine.store import PAGES_DIRNAME
 
     if is_pool_url(args.pool_dir):
         with tempfile.TemporaryDirectory(prefix="crawler-gui-migrate-") as work:
@@ -201,7 +204,11 @@ async def migrate_command(args: argparse.Namespace) -> int:
         def progress(what: str, seen: int, moved: int) -> None:
             print(f"migrating {what}: {seen:,} read, {moved:,} moved", file=sys.stderr)
 
-        count = await asyncio.to_thread(leveldb_migrate.migrate_path, src, progress)
+        count = await asyncio.to_thread(migrate.migrate_path, src, progress)
+        # The page store's URL keys too (``url/``, ``hub/``, ``listed/``, ``ref/``).
+        pages = await asyncio.to_thread(store_migrate.migrate_path, src / PAGES_DIRNAME, progress)
+        if pages is not None:
+            count = (count or 0) + pages
     if count is None:
         print("the pool is current: nothing to migrate", file=sys.stderr)
     else:

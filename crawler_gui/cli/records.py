@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.export import (
     article_records,
     check_choice,
@@ -18,7 +19,6 @@ from crawler_gui.engine.export import (
     write_records,
     write_warc,
 )
-from crawler_gui.engine.session import is_pool_url
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import ConfigError
 

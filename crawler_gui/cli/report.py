@@ -13,8 +13,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redact import redact_url
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.report import (
     ReportData,
     article_stats,
@@ -22,7 +23,7 @@ from crawler_gui.engine.report import (
     render_html,
     write_atomically,
 )
-from crawler_gui.engine.session import is_pool_url, open_redis_pool
+from crawler_gui.engine.session import open_redis_pool
 from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import ConfigError, PoolInUseError
 
@@ -72,7 +73,7 @@ async def _local_report(pool_dir: Path) -> ReportData:
 
 
 async def _redis_report(args: argparse.Namespace) -> ReportData:
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
     location = args.pool_dir
     store_dir = existing_store(args.store_dir) if args.store_dir else None

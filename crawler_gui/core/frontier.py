@@ -226,8 +226,8 @@ def delay_and_basis(
     crawl_delay: float,
     user_delay: float,
 ) -> tuple[float, str]:
-    """A host's politeness delay after a result and which term made it (both backends, the
-    Redis one in ``status.lua`` too): ``max(floor, min(max_delay, factor x elapsed))`` where
+    """A host's politeness delay after a result and which term made it (both backends, through
+    ``pool_rules.host_delay_and_basis``): ``max(floor, min(max_delay, factor x elapsed))`` where
     the floor is the configured minimum, or the user's per-host delay when set, and never
     below robots.txt's ``Crawl-delay``."""
     floor, basis = (user_delay, "u") if user_delay >= 0 else (min_delay, "m")
@@ -589,6 +589,27 @@ class Frontier(Protocol):
     async def close(self) -> None: ...
 
 
+class ChangeNotices(Protocol):
+    """Change notices between the workers of a shared pool (``SharedFrontier.change_notices``).
+
+    A worker announces that it changed the pool (results committed, URLs given back, seeds or
+    hubs added) and hears the others' announcements, so that a worker waiting for work, or
+    with until-idle waiting for the others' fetches to end, looks at the pool again at once
+    rather than at its next poll. Best effort: a missed notice only delays that look until
+    the next poll. Used for one run of the crawler: ``start`` when it begins, ``close`` when
+    it ends."""
+
+    async def start(self, on_change: Callable[[], None]) -> None:
+        """Start hearing the other workers: ``on_change()`` for each of their notices. A
+        notice sent after ``start`` returns is not missed (unless the connection breaks)."""
+
+    def notify(self) -> None:
+        """Announce a change of the pool (returns at once; sent in the background)."""
+
+    async def close(self) -> None:
+        """Send what was announced and not yet sent; stop hearing."""
+
+
 @runtime_checkable
 class SharedFrontier(Frontier, Protocol):
     """A pool shared by many workers (Redis): what only such a pool has. Callers test
@@ -633,4 +654,9 @@ class SharedFrontier(Frontier, Protocol):
 
     def watch_scope(self, listener: Callable[[set[str]], None] | None) -> None:
         """Call ``listener`` with the whole shared scope when another worker changes it."""
+        ...
+
+    def change_notices(self) -> ChangeNotices:
+        """A new transport of change notices between this pool's workers, for one run of a
+        crawl (the crawler starts and closes it)."""
         ...

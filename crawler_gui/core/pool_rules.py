@@ -3,9 +3,10 @@ does to a URL and to a hub, how long a host waits, when a failing URL or hub is 
 
 Pure functions over policy values (``core/policy.py``) and the numbers a backend holds; no
 state, no clock (``now`` is passed in). The LevelDB pool calls them directly; the Redis pool
-calls them in the worker and hands the scripts the values they give (a script only changes
-state, with ``status.lua`` looking the retry schedule up by attempt count, since the count
-lives in Redis).
+calls them in the worker and hands the scripts the values they give, with the inputs read
+from the pool that they were made from (a script only changes state, and refuses values made
+from inputs that changed meanwhile; ``status.lua`` looks the retry schedule up by attempt
+count, since the count lives in Redis).
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ def host_delay_and_basis(
 ) -> tuple[float, str]:
     """A host's politeness delay after a response that took ``elapsed`` seconds, from its
     own inputs (robots.txt ``Crawl-delay``; the user's per-host minimum, < 0 when none), and
-    which term made it (a ``DELAY_BASES`` key): :func:`frontier.delay_and_basis`, the one
-    ``status.lua`` and ``edit.lua`` apply too."""
+    which term made it (a ``DELAY_BASES`` key): :func:`frontier.delay_and_basis`. The Redis
+    worker computes it for its scripts, from the inputs it reads."""
     return delay_and_basis(
         elapsed,
         politeness.delay_factor,
@@ -128,6 +129,20 @@ def hub_next_due(
     if kind is HubOutcome.THROTTLED:
         return now + max(span, throttle), 0
     return now + planned, 0
+
+
+#: Which of two records of one URL is kept when a migration finds them under two old spellings
+#: that are one URL now: the further its state, the better (a done URL must not be fetched
+#: again because an alias of it was still waiting).
+_SPELLING_STATE_RANK = {"D": 4, "X": 3, "F": 2, "R": 1, "W": 0}
+
+
+def spelling_rank(state: str, seq: int) -> tuple[int, int]:
+    """The rank of a URL record (its state code, its sequence number) among the records of
+    one URL's old spellings: the highest is kept. The furthest state first; then the lower
+    sequence number (the older record), so the choice does not depend on which spelling is
+    met first."""
+    return _SPELLING_STATE_RANK.get(state, -1), -seq
 
 
 def checked_adds(

@@ -26,11 +26,13 @@ from crawler_gui.core.counters import Counters
 from crawler_gui.core.frontier import (
     AddReport,
     AddRequest,
+    ChangeNotices,
     FailedRow,
     Frontier,
     HubSpec,
     Lease,
     Refusal,
+    SharedFrontier,
     WaitingPage,
 )
 from crawler_gui.core.policy import ErrorKind, Politeness, PoolConfig, RetryPolicy
@@ -39,7 +41,7 @@ from crawler_gui.engine.counting import CounterFlusher
 from crawler_gui.engine.dispatcher import POLL_SECONDS, Dispatcher
 from crawler_gui.engine.faults import log_error, own_storage_error
 from crawler_gui.engine.fetch import Fetcher
-from crawler_gui.engine.notices import ChangeNotices, PoolSignal
+from crawler_gui.engine.notices import WorkerNotices
 from crawler_gui.engine.parsing import links_of_records
 from crawler_gui.engine.pipeline import PagePipeline
 from crawler_gui.engine.robots import RobotsCache, RobotsText
@@ -110,7 +112,7 @@ class Crawler:
         clock: Clock | None = None,
         allow_networks: Sequence[str] = (),
         scope_file: Path | None = None,
-        signal: PoolSignal | None = None,
+        signal: ChangeNotices | None = None,
         articles: Articles | None = None,
     ) -> None:
         #: Article extraction (``settings.extract == "on"``), None otherwise.
@@ -197,7 +199,10 @@ class Crawler:
             on_cancelled=self.committer.give_back,
             on_launch=self._launched,
         )
-        self.notices = ChangeNotices(
+        if signal is None and isinstance(frontier, SharedFrontier):
+            signal = frontier.change_notices()  # a shared pool's workers nudge each other
+        #: Change notices between the workers of a shared pool (None: a pool of one).
+        self.notices = WorkerNotices(
             signal,
             waiting=lambda: self.dispatcher.waiting_for_work,
             wake=self.wake,
@@ -238,12 +243,12 @@ class Crawler:
         self.pipeline.scope = scope
 
     @property
-    def signal(self) -> PoolSignal | None:
+    def signal(self) -> ChangeNotices | None:
         """The change notices of a shared pool's workers (set before a run starts)."""
         return self.notices.signal
 
     @signal.setter
-    def signal(self, signal: PoolSignal | None) -> None:
+    def signal(self, signal: ChangeNotices | None) -> None:
         self.notices.signal = signal
 
     @property

@@ -14,6 +14,7 @@ or LevelDB).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
@@ -25,19 +26,21 @@ from urllib.parse import urlsplit
 from crawler_gui.engine.search import SearchDoc, SearchIndex
 from crawler_gui.engine.store import PageStore
 
-__all__ = ["EXTRACTION_WAIT", "INDEX_FILENAME", "REBUILD_BATCH", "SearchIndexer"]
+__all__ = ["EXTRACTION_WAIT", "INDEX_DIRNAME", "REBUILD_BATCH", "SearchIndexer"]
 
 log = logging.getLogger(__name__)
 
-#: The index's file in the pool folder.
-INDEX_FILENAME = "search.sqlite"
+#: The index's folder in the pool folder.
+INDEX_DIRNAME = "search"
+#: The index file of schema 2 (SQLite FTS5), deleted when the folder is made.
+OLD_INDEX_FILENAME = "search.sqlite"
 #: Seconds a page waits for its extraction before it is indexed without article text.
 EXTRACTION_WAIT = 30.0
 #: Pages read and indexed per transaction while catching up with a crawl.
 BATCH = 500
-#: Pages per transaction in a rebuild (read and added :data:`BATCH` at a time, so a cancel or a
-#: progress report waits for one of those): FTS5 writes a segment per transaction, and fewer,
-#: larger segments mean less merging (a search meanwhile reads through its own connection).
+#: Pages per commit in a rebuild (read and added :data:`BATCH` at a time, so a cancel or a
+#: progress report waits for one of those): each commit writes a segment, and fewer, larger
+#: segments mean less merging (a search meanwhile reads the last commit).
 REBUILD_BATCH = 5000
 
 
@@ -81,8 +84,14 @@ class SearchIndexer:
 
     @classmethod
     def open(cls, store: PageStore, pool_dir: Path | str, *, extracting: bool) -> SearchIndexer:
-        """The indexer of the index file in ``pool_dir`` (made when missing)."""
-        return cls(store, SearchIndex(Path(pool_dir) / INDEX_FILENAME), extracting=extracting)
+        """The indexer of the index folder in ``pool_dir`` (made when missing: the indexer then
+        catches up from the first stored page). The index file of schema 2 is deleted: it is
+        derived from the page store, and the new index is made from it again."""
+        index = SearchIndex(Path(pool_dir) / INDEX_DIRNAME)
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                (Path(pool_dir) / f"{OLD_INDEX_FILENAME}{suffix}").unlink()
+        return cls(store, index, extracting=extracting)
 
     def catch_up_once(self, *, wait: bool = True) -> int:
         """Index the next batch of stored pages; returns how many were indexed (0: up to date
@@ -125,24 +134,23 @@ class SearchIndexer:
             self.index.clear()
             done = 0
             stopped = False
-            with self.index.bulk():
-                while not stopped:
-                    in_transaction = 0
-                    with self.index.transaction():
-                        while in_transaction < self.rebuild_batch:
-                            if self._stop or (cancelled is not None and cancelled()):
-                                stopped = True
-                                break
-                            n = self._catch_up(False)
-                            if n == 0:
-                                stopped = True
-                                break
-                            in_transaction += n
-                            done += n
-                            if progress is not None:
-                                progress(min(done, total), total)
-                if not self._stop and not (cancelled is not None and cancelled()):
-                    self.index.optimize()
+            while not stopped:
+                in_transaction = 0
+                with self.index.transaction():
+                    while in_transaction < self.rebuild_batch:
+                        if self._stop or (cancelled is not None and cancelled()):
+                            stopped = True
+                            break
+                        n = self._catch_up(False)
+                        if n == 0:
+                            stopped = True
+                            break
+                        in_transaction += n
+                        done += n
+                        if progress is not None:
+                            progress(min(done, total), total)
+            if not self._stop and not (cancelled is not None and cancelled()):
+                self.index.optimize()
             return done
 
     def search(self, query: str, **kwargs: Any) -> list[Any]:

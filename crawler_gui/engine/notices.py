@@ -7,45 +7,26 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Protocol
+
+from crawler_gui.core.frontier import ChangeNotices
 
 log = logging.getLogger(__name__)
 
 #: A worker waiting for work looks at the pool at most this often when other workers announce
-#: changes (:class:`PoolSignal`): bounds its round trips while the others crawl.
+#: changes (``SharedFrontier.change_notices``): bounds its round trips while the others crawl.
 REMOTE_WAKE_SECONDS = 0.05
 
 
-class PoolSignal(Protocol):
-    """Change notices between the workers of a shared pool (``session.RedisPoolSignal``).
-
-    A worker announces that it changed the pool (results committed, URLs given back, seeds or
-    hubs added) and hears the others' announcements, so that a worker waiting for work, or
-    with until-idle waiting for the others' fetches to end, looks at the pool again at once
-    rather than at its next poll. Best effort: a missed notice only delays that look until
-    the next poll (``dispatcher.POLL_SECONDS``). Used for one run of the crawler: ``start``
-    when it begins, ``close`` when it ends."""
-
-    async def start(self, on_change: Callable[[], None]) -> None:
-        """Start hearing the other workers: ``on_change()`` for each of their notices. A
-        notice sent after ``start`` returns is not missed (unless the connection breaks)."""
-
-    def notify(self) -> None:
-        """Announce a change of the pool (returns at once; sent in the background)."""
-
-    async def close(self) -> None:
-        """Send what was announced and not yet sent; stop hearing."""
-
-
-class ChangeNotices:
-    """This worker's end of a :class:`PoolSignal` (none on a pool of one process: then
+class WorkerNotices:
+    """This worker's end of a shared pool's change notices
+    (:class:`~crawler_gui.core.frontier.ChangeNotices`; none on a pool of one process: then
     everything here does nothing). ``waiting()`` says whether the dispatcher waits for work
     with nothing in flight (only another worker's change can bring it); ``wake()`` makes it
     look at the pool again."""
 
     def __init__(
         self,
-        signal: PoolSignal | None,
+        signal: ChangeNotices | None,
         *,
         waiting: Callable[[], bool],
         wake: Callable[[], None],

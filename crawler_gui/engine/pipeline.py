@@ -30,6 +30,7 @@ from crawler_gui.engine.scope import Scope, host_of_url
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.stats import CrawlStats
 from crawler_gui.engine.store import MAX_DETAIL_LINKS, PageRecord, PageStore, make_detail
+from crawler_gui.engine.turns import TurnBudget
 from crawler_gui.errors import InvalidURLError
 
 if TYPE_CHECKING:
@@ -143,6 +144,8 @@ class PagePipeline:
         # local pool); elsewhere every redirect is handed back to the pool, which
         # de-duplicates its target.
         self._known: Callable[[str], bool] = _pool_knows(frontier)
+        #: Page work per loop turn (engine/turns.py).
+        self.turns = TurnBudget()
 
     def forget_recent(self) -> None:
         """Forget the links submitted lately: the scope grew, and links refused as off-domain
@@ -159,6 +162,7 @@ class PagePipeline:
     async def process(self, lease: Lease) -> None:
         url = lease.url
         try:
+            await self.turns.checkpoint()  # many leases start together: spread their first steps
             refusal = None if lease.is_hub else self.scope.check(url)
             if refusal is not None and (refusal != "off_domain" or self.scope.names_sites):
                 # A URL that reached the pool without the scope check links pass (a loaded
@@ -192,6 +196,9 @@ class PagePipeline:
                 url, hop_check=self.hop_check, known=self._known, conditional=conditional
             )
             fetched_at = self.clock.now()
+            # Fetches that end together (a crawl's first burst) share out the loop's turns:
+            # none runs long enough to stall the window or a timer (engine/turns.py).
+            await self.turns.checkpoint()
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.

@@ -1,49 +1,62 @@
-"""Full-text search over the pages of a crawl: an embedded SQLite FTS5 index, Chinese included.
+"""Full-text search over the pages of a crawl: an embedded tantivy index, Chinese included.
 
-FTS5's own tokenizers do not split Chinese: ``unicode61`` makes one token of a whole run of Han
-characters, and ``trigram`` cannot find the two-character words Chinese is mostly made of
-(就业, 新闻). So text is prepared in Python the way CJK search engines do it (Lucene's
-``CJKAnalyzer``): every run of CJK characters becomes its overlapping bigrams (``稳就业`` ->
-``稳就 就业``), the first and last character of a run also stand alone (so a single character
-is found), and everything else is left to ``unicode61`` (case- and accent-folded words). The
-bigrams are made by C code (``array`` slices over the text's UTF-32 code points), not a Python
-loop per character: the Python work per page stays a few short calls, so an indexing thread
-neither takes most of the build's time nor holds the GIL long enough to stall the event loop.
-A query is prepared the same way: a CJK run becomes the phrase of its bigrams (adjacent, in
-order), a single CJK character a prefix query, other words plain terms; all terms must match.
-Results come newest first (``rowid`` order, which FTS5 walks without scoring every match), so
-a common term answers as fast as a rare one.
+tantivy (a Rust search library, through its own Python binding) keeps the index in a folder
+beside the pool (``search/``). It replaced an SQLite FTS5 table (schema 2); measured on the same
+pages (``docs/storage.md``), it indexes as many pages per CPU second (the cost is per token in
+both: a Chinese article is about a thousand), in an index a third the size, answers a single
+Chinese character with one term instead of a prefix over every pair it starts, and tokenizes
+and merges in its own threads, outside the GIL.
 
-The filters are terms of the index too, in a fourth column the user's words never search
-(``f``): the host and each of its parent domains (``news.example.cn``, ``example.cn``, ``cn``),
-the status class and the kind, each as one opaque token. FTS5 intersects them with the query's
-terms by seeking in its doclists, so a host with a few pages among a million answers as fast
-as the whole crawl; a ``LIKE '%.host'`` on a joined table instead tested every match of the
-query, newest first, until enough were of that host (seconds for a small host and a common
-word at a million pages).
+No tokenizer splits Chinese words (they are not separated by spaces), so each page is indexed
+three ways, the way CJK search engines without a dictionary do it (Lucene's ``CJKAnalyzer``):
 
-The index is one SQLite file beside the pool (``search.sqlite``), separate from the page store:
-it can be deleted and rebuilt from the store at any time. Each fetch of a page is one row keyed
-by the page store's sequence number; a page fetched again (a hub, a re-extraction) gets a new
-row, and searches show only the newest row of a URL. ``rebuild`` compacts the old rows away.
+* ``words``: the URL, title and text with their CJK characters blanked, cut into runs of
+  letters and digits, lower-cased and accent-folded (tantivy's simple tokenizer and filters);
+* ``pairs``: every two adjacent CJK characters (``稳就业`` -> ``稳就 就业``), with positions,
+  so a Chinese word of two characters is one term and a longer one the phrase of its pairs
+  (adjacent, in order);
+* ``chars``: every CJK character alone (no positions), so a query of one character is one term.
 
-The class is synchronous and thread-confined: a caller on the event loop calls it from one
-worker thread (``asyncio.to_thread``), so the loop never waits on SQLite. The window's Pages
-pane searches it; ``engine.indexer`` keeps it up to date from the page store
+``pairs`` and ``chars`` are made here by C code (``array`` slices over the text's UTF-32 code
+points, a whitespace tokenizer in tantivy), not a Python loop per character. A query is made
+from the user's text the same way (never parsed as a query language): each CJK run a term or a
+phrase, other words terms through the same analyzer as the index, and every term must match.
+Results come newest first (the ``seq`` fast field), not by relevance.
+
+The filters are indexed terms too: the host and each of its parent domains (``news.example.cn``,
+``example.cn``, ``cn``), the status class and the kind, intersected with the query's terms by
+tantivy (a host with a few pages among a million answers as fast as the whole crawl).
+
+Each fetch of a page is one document keyed by the page store's sequence number; a page fetched
+again (a hub, a re-extraction) replaces the document of its URL (deleted by the ``url`` term in
+the same commit), so searches show each URL once, at its newest fetch.
+
+The index can be deleted and rebuilt from the page store at any time. A folder of an older
+schema is emptied and made again (the indexer then catches up from the first page); the FTS5
+file of schema 2 (``search.sqlite``) is deleted by ``engine.indexer`` when it opens the new one.
+
+The class is synchronous: a caller on the event loop calls it from worker threads
+(``asyncio.to_thread``), so the loop never waits on the index; writes are serialized by a lock,
+searches read the last commit without waiting for a write in progress. The window's Pages pane
+searches it; ``engine.indexer`` keeps it up to date from the page store
 (``benchmarks/search.py`` measures both).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
-import sqlite3
+import shutil
 import sys
 import threading
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import tantivy
 
 from crawler_gui.errors import StoreError
 
@@ -52,45 +65,88 @@ __all__ = [
     "SearchDoc",
     "SearchHit",
     "SearchIndex",
-    "filter_text",
+    "cjk_pairs",
+    "cjk_pairs_and_chars",
     "host_tokens",
-    "prepare_query",
-    "prepare_text",
+    "query_terms",
 ]
 
-SCHEMA_VERSION = 2
-#: FTS5's in-memory buffer of new terms before it writes a segment (its default is 1 MB): a bulk
-#: build writes fewer, larger segments and merges less (measured: about 1.7x the pages/s).
-HASH_SIZE = 64 << 20
+SCHEMA_VERSION = 3
+#: The file in the index folder that says it is ours, and its schema.
+VERSION_FILE = "crawler-gui-search.json"
+#: The writer's memory for the documents of a commit before it writes a segment (one indexing
+#: thread; tantivy wants at least 15 MB per thread).
+WRITER_HEAP = 96_000_000
+WRITER_THREADS = 1
+#: The newest sequence numbers a search looks through first (then eight times more, and so on).
+WINDOW = 20_000
 
-# Han (with extensions A and the compatibility block), kana, Hangul syllables, CJK punctuation
+# Han (with extension A and the compatibility block), kana and Hangul syllables. CJK punctuation
 # is not included (it separates runs like spaces do).
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u309f\u30a0-\u30ff\uac00-\ud7af"
+_CJK_RANGES = (
+    (0x3400, 0x4DBF),
+    (0x4E00, 0x9FFF),
+    (0xF900, 0xFAFF),
+    (0x3040, 0x309F),
+    (0x30A0, 0x30FF),
+    (0xAC00, 0xD7AF),
+)
+_CJK = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _NOT_CJK_RUN = re.compile(f"[^{_CJK}]+")
+_QUERY_PART = re.compile(f'[{_CJK}]+|[^\\s{_CJK}"]+')
+#: Words longer than this (in bytes) are not indexed (a base64 blob in a URL, say).
+MAX_WORD_BYTES = 80
+
 # Code points as machine words, and the codec that reads them as such.
 _POINT = "I" if array("I").itemsize == 4 else "L"
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"
 _SPACE = array(_POINT, [32])
-_QUERY_PART = re.compile(f'[{_CJK}]+|[^\\s{_CJK}"]+')
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def _bigrams(run: str) -> str:
-    if len(run) == 1:
-        return run
-    return " ".join(run[i : i + 2] for i in range(len(run) - 1))
+def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
+    return {
+        "cg_words": tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(MAX_WORD_BYTES))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.ascii_fold())
+        .build(),
+        "cg_pairs": tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build(),
+        "cg_chars": tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build(),
+    }
 
 
-def prepare_text(text: str) -> str:
-    """Text as the index stores it: the CJK characters as bigrams (and each run's first and last
-    character alone), then the text with its CJK runs blanked, for ``unicode61``'s words.
+_WORDS = _analyzers()["cg_words"]
 
-    Every CJK character of the text, with the rest blanked, is paired with the next one: ``稳就业``
-    in ``a稳就业b`` gives `` 稳`` (a run's first character), ``稳就``, ``就业``, ``业 `` (its last)
-    -- one token per pair, so the bigrams of a run are adjacent and a phrase finds them."""
+
+def _schema() -> tantivy.Schema:
+    sb = tantivy.SchemaBuilder()
+    sb.add_unsigned_field("seq", stored=True, indexed=True, fast=True)
+    # Stored, and indexed whole: a new fetch of a URL deletes the old one's document by it.
+    sb.add_text_field("url", stored=True, tokenizer_name="raw", index_option="basic")
+    # The host and its parent domains (the first value is the host).
+    sb.add_text_field("host", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_text_field("kind", stored=True, tokenizer_name="raw", index_option="basic")
+    sb.add_unsigned_field("sclass", indexed=True)
+    sb.add_unsigned_field("status", stored=True)
+    sb.add_float_field("fetched_at", stored=True)
+    sb.add_bytes_field("title", stored=True)
+    sb.add_text_field("words", tokenizer_name="cg_words", index_option="basic")
+    sb.add_text_field("pairs", tokenizer_name="cg_pairs", index_option="position")
+    sb.add_text_field("chars", tokenizer_name="cg_chars", index_option="basic")
+    return sb.build()
+
+
+def cjk_pairs_and_chars(text: str) -> tuple[str, str]:
+    """The ``pairs`` and ``chars`` fields of a text (``""`` when it has no CJK character).
+
+    The text's other characters become spaces, and every character is paired with the next:
+    ``a稳就业b`` gives `` 稳``, ``稳就``, ``就业``, ``业 `` -- one token per pair (the whitespace
+    tokenizer drops the spaces, leaving a run's first and last character alone around its
+    pairs), so the pairs of a run are adjacent and a phrase finds them, and a pair never spans
+    two runs. ``chars`` is every CJK character followed by a space."""
     if not text or _CJK_RUN.search(text) is None:
-        return text
+        return "", ""
     masked = " " + _NOT_CJK_RUN.sub(" ", text) + " "
     points = array(_POINT)
     points.frombytes(masked.encode(_UTF32))
@@ -98,41 +154,36 @@ def prepare_text(text: str) -> str:
     pairs = _SPACE * (3 * (n - 1))
     pairs[0::3] = points[:-1]
     pairs[1::3] = points[1:]
-    return pairs.tobytes().decode(_UTF32) + " " + _CJK_RUN.sub(" ", text)
+    chars = _SPACE * (2 * n)
+    chars[0::2] = points
+    return pairs.tobytes().decode(_UTF32), chars.tobytes().decode(_UTF32)
 
 
-def _token(prefix: str, value: str) -> str:
-    """An opaque ``unicode61`` token for a filter value (hex: letters and digits only)."""
-    return prefix + value.encode("utf-8").hex()
+def cjk_pairs(text: str) -> str:
+    """The ``pairs`` field of a text (see :func:`cjk_pairs_and_chars`)."""
+    return cjk_pairs_and_chars(text)[0]
 
 
 def host_tokens(host: str) -> list[str]:
-    """The filter tokens of a page's host: it and each of its parent domains."""
+    """The ``host`` terms of a page: its host and each of its parent domains."""
     labels = host.strip().lower().split(".")
-    return [_token("h", ".".join(labels[i:])) for i in range(len(labels)) if labels[i]]
+    return [".".join(labels[i:]) for i in range(len(labels)) if labels[i]]
 
 
-def filter_text(host: str, status: int, kind: str) -> str:
-    """The ``f`` column of a page: its host tokens, status class and kind."""
-    return " ".join([*host_tokens(host), f"s{status // 100}", _token("k", kind or "-")])
-
-
-def prepare_query(query: str) -> str | None:
-    """An FTS5 MATCH expression for what a user typed (every term must match), or ``None`` when
-    nothing searchable is left. User text never reaches FTS5's query syntax unquoted."""
-    terms: list[str] = []
+def query_terms(query: str) -> list[tuple[str, list[str]]]:
+    """What a user typed as ``(field, terms)`` that must all match: a CJK run of one character
+    is a ``chars`` term, a longer one the phrase of its ``pairs``, other text ``words`` terms
+    (as the index cuts and folds them). Empty when nothing searchable is left."""
+    out: list[tuple[str, list[str]]] = []
     for part in _QUERY_PART.findall(query):
         if _CJK_RUN.fullmatch(part):
             if len(part) == 1:
-                terms.append(f'"{part}" *')
+                out.append(("chars", [part]))
             else:
-                terms.append('"' + _bigrams(part) + '"')
+                out.append(("pairs", [part[i : i + 2] for i in range(len(part) - 1)]))
             continue
-        for word in _WORD.findall(part):
-            terms.append(f'"{word}"')
-    if not terms:
-        return None
-    return "{url title text} : (" + " AND ".join(terms) + ")"
+        out.extend(("words", [word]) for word in _WORDS.analyze(part))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,150 +211,238 @@ class SearchHit:
     fetched_at: float
 
 
+def _kind_term(kind: str) -> str:
+    return kind or "-"
+
+
 class SearchIndex:
-    """The FTS5 index of one pool's pages."""
+    """The tantivy index of one pool's pages, in the folder ``path``."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        try:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("PRAGMA cache_size=-65536")  # 64 MB
-            self._setup()
-        except (sqlite3.DatabaseError, StoreError) as exc:
-            self._db.close()
-            if isinstance(exc, StoreError):
-                raise
-            raise StoreError(f"{self.path}: not a crawler-gui search index ({exc})") from exc
-        # Searches read through a connection of their own: in WAL mode a reader is not blocked
-        # by a writer, so a search answers while a batch (or a rebuild's big one) is written.
-        self._read_lock = threading.Lock()
-        self._reader = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._reader.execute("PRAGMA cache_size=-65536")
+        self._lock = threading.Lock()  # the writer: one add, commit or clear at a time
+        self._writer: Any = None  # made on the first write (it locks the folder)
+        self._open_transaction = False
+        self._pending = 0  # documents added since the last commit
+        self._last_seq: int | None = None
+        self._schema = _schema()
+        self._index = self._open()
+        for name, analyzer in _analyzers().items():
+            self._index.register_tokenizer(name, analyzer)
+        self._index.config_reader(reload_policy="manual")
 
-    def _setup(self) -> None:
-        db = self._db
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        if "meta" in tables:
-            row = db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
-            if row is None or not str(row[0]).isdigit():
-                raise StoreError(f"{self.path}: a search index without a schema version")
-            if int(row[0]) > SCHEMA_VERSION:
+    def _open(self) -> tantivy.Index:
+        path = self.path
+        if path.exists() and not path.is_dir():
+            raise StoreError(f"{path}: not a crawler-gui search index (a file, not a folder)")
+        version_file = path / VERSION_FILE
+        if path.is_dir() and any(path.iterdir()):
+            try:
+                version = int(json.loads(version_file.read_text("utf-8"))["schema_version"])
+            except FileNotFoundError:
+                raise StoreError(f"{path}: not a crawler-gui search index") from None
+            except (OSError, ValueError, KeyError, TypeError) as exc:
+                raise StoreError(f"{path}: a search index without a schema version") from exc
+            if version > SCHEMA_VERSION:
                 raise StoreError(
-                    f"{self.path}: search index schema {row[0]}, this version reads "
-                    f"{SCHEMA_VERSION} (delete the file and rebuild the index)"
+                    f"{path}: search index schema {version}, this version reads "
+                    f"{SCHEMA_VERSION} (delete the folder and rebuild the index)"
                 )
-            if int(row[0]) == SCHEMA_VERSION:
-                return
+            if version == SCHEMA_VERSION:
+                try:
+                    return tantivy.Index.open(str(path))
+                except (OSError, ValueError) as exc:
+                    raise StoreError(f"{path}: the search index cannot be read ({exc})") from exc
             # An older index: it is derived from the page store, so it is made again (the
             # indexer catches up from nothing) instead of refusing to search.
-            db.execute("BEGIN")
-            for name in ("meta", "docs", "latest", "fts"):
-                db.execute(f"DROP TABLE IF EXISTS {name}")
-            db.execute("COMMIT")
-            db.execute("VACUUM")
-            tables = set()
-        if "meta" not in tables:
-            if tables:
-                raise StoreError(f"{self.path}: not a crawler-gui search index")
-            db.executescript(
-                """
-                BEGIN;
-                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                CREATE TABLE docs (
-                    seq INTEGER PRIMARY KEY, url TEXT NOT NULL, host TEXT NOT NULL,
-                    title TEXT NOT NULL, kind TEXT NOT NULL, status INTEGER NOT NULL,
-                    fetched_at REAL NOT NULL);
-                CREATE TABLE latest (url TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
-                CREATE VIRTUAL TABLE fts USING fts5(
-                    url, title, text, f, content='', columnsize=0,
-                    tokenize='unicode61 remove_diacritics 2');
-                """
-            )
-            db.execute("INSERT INTO fts(fts, rank) VALUES ('hashsize', ?)", (HASH_SIZE,))
-            db.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-            db.execute("COMMIT")
+            shutil.rmtree(path)
+        try:
+            path.mkdir(exist_ok=True)  # (in an existing pool folder, never a new one)
+            index = tantivy.Index(self._schema, str(path), reuse=False)
+            version_file.write_text(json.dumps({"schema_version": SCHEMA_VERSION}), "utf-8")
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"{path}: cannot make the search index ({exc})") from exc
+        return index
+
+    # -- writing ------------------------------------------------------------------------------
+    def _get_writer(self) -> Any:
+        if self._writer is None:
+            try:
+                self._writer = self._index.writer(WRITER_HEAP, WRITER_THREADS)
+            except ValueError as exc:  # (another process holds the folder's writer lock)
+                raise StoreError(f"{self.path}: the search index is in use ({exc})") from exc
+        return self._writer
 
     def add_many(self, docs: Iterable[SearchDoc]) -> int:
-        """Index pages in one transaction; returns how many were added."""
-        rows = []
-        fts_rows = []
-        latest = []
-        for doc in docs:
-            rows.append(
-                (doc.seq, doc.url, doc.host, doc.title, doc.kind, doc.status, doc.fetched_at)
-            )
-            fts_rows.append(
-                (
-                    doc.seq,
-                    doc.url,
-                    prepare_text(doc.title),
-                    prepare_text(doc.text),
-                    filter_text(doc.host, doc.status, doc.kind),
-                )
-            )
-            latest.append((doc.url, doc.seq))
-        if not rows:
-            return 0
+        """Index pages (committed at the end, unless inside :meth:`transaction`); returns
+        how many were added. Each replaces the document of an older fetch of its URL."""
+        n = 0
         with self._lock:
-            db = self._db
-            outer = db.in_transaction  # inside transaction(): that commits
-            if not outer:
-                db.execute("BEGIN")
+            writer = self._get_writer()
             try:
-                db.executemany("INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?)", rows)
-                db.executemany(
-                    "INSERT INTO fts(rowid, url, title, text, f) VALUES (?,?,?,?,?)", fts_rows
-                )
-                db.executemany(
-                    "INSERT INTO latest VALUES (?,?) "
-                    "ON CONFLICT(url) DO UPDATE SET seq=excluded.seq WHERE excluded.seq > seq",
-                    latest,
-                )
-                if not outer:
-                    db.execute("COMMIT")
+                for d in docs:
+                    doc = tantivy.Document()
+                    doc.add_unsigned("seq", d.seq)
+                    doc.add_text("url", d.url)
+                    for token in host_tokens(d.host) or ["-"]:
+                        doc.add_text("host", token)
+                    doc.add_text("kind", _kind_term(d.kind))
+                    doc.add_unsigned("sclass", d.status // 100)
+                    doc.add_unsigned("status", d.status)
+                    doc.add_float("fetched_at", d.fetched_at)
+                    doc.add_bytes("title", d.title.encode("utf-8"))
+                    text = f"{d.title}\n{d.text}" if d.text else d.title
+                    pairs, chars = cjk_pairs_and_chars(text)
+                    if pairs:
+                        doc.add_text("pairs", pairs)
+                        doc.add_text("chars", chars)
+                        text = _CJK_RUN.sub(" ", text)
+                    doc.add_text("words", f"{d.url}\n{text}")
+                    writer.delete_documents_by_term("url", d.url)
+                    writer.add_document(doc)
+                    n += 1
+                    if self._last_seq is None or d.seq > self._last_seq:
+                        self._last_seq = d.seq
+                self._pending += n
+                if not self._open_transaction:
+                    self._commit()
             except BaseException:
-                db.execute("ROLLBACK")
+                if not self._open_transaction:
+                    self._rollback()
                 raise
-        return len(rows)
+        return n
+
+    def _commit(self) -> None:
+        if self._pending:
+            self._writer.commit()
+            self._pending = 0
+            self._index.reload()
+
+    def _rollback(self) -> None:
+        self._pending = 0
+        self._last_seq = None
+        if self._writer is not None:
+            self._writer.rollback()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        """Several ``add_many`` calls as one transaction (committed at the end, rolled back on
-        an error): FTS5 writes one segment for all of them. For the thread that adds."""
+        """Several ``add_many`` calls as one commit (at the end; rolled back on an error): one
+        segment for all of them, and searches see them at once. For the thread that adds."""
         with self._lock:
-            self._db.execute("BEGIN")
+            self._open_transaction = True
         try:
             yield
         except BaseException:
             with self._lock:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                self._open_transaction = False
+                self._rollback()
             raise
         with self._lock:
-            if self._db.in_transaction:
-                self._db.execute("COMMIT")
+            self._open_transaction = False
+            self._commit()
 
-    @contextlib.contextmanager
-    def bulk(self) -> Iterator[None]:
-        """Many ``add_many`` calls in a row (a rebuild): no sync to disk after each (the index
-        is made again from the page store if a crash loses it), synced at the end."""
+    def optimize(self) -> None:
+        """Wait for the segment merges the writer started (after a bulk build); the next write
+        makes a new writer."""
         with self._lock:
-            self._db.execute("PRAGMA synchronous=OFF")
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._db.execute("PRAGMA synchronous=NORMAL")
-                self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self._writer is not None:
+                self._commit()
+                self._writer.wait_merging_threads()
+                self._writer = None
+                self._index.reload()
 
+    def clear(self) -> None:
+        """Drop every document (before a rebuild from the page store)."""
+        with self._lock:
+            writer = self._get_writer()
+            writer.delete_all_documents()
+            writer.commit()
+            self._pending = 0
+            self._last_seq = 0
+            self._index.reload()
+
+    # -- reading ------------------------------------------------------------------------------
     def last_seq(self) -> int:
         """The newest page sequence number indexed (0 for none): where catching up starts."""
         with self._lock:
-            row = self._db.execute("SELECT max(seq) FROM docs").fetchone()
-        return int(row[0] or 0)
+            if self._last_seq is None:
+                hits = (
+                    self._index.searcher()
+                    .search(tantivy.Query.all_query(), 1, count=False, order_by_field="seq")
+                    .hits
+                )
+                self._last_seq = int(hits[0][0]) if hits else 0
+            return self._last_seq
+
+    def _top(self, searcher: Any) -> int:
+        """The newest ``seq`` the searcher's commit holds (0 for none)."""
+        hits = searcher.search(tantivy.Query.all_query(), 1, count=False, order_by_field="seq").hits
+        return int(hits[0][0]) if hits else 0
+
+    def _filters(
+        self,
+        *,
+        host: str | None,
+        kinds: Sequence[str],
+        status_class: int | None,
+    ) -> list[tantivy.Query]:
+        schema = self._schema
+        out: list[tantivy.Query] = []
+        host = (host or "").strip().lower().strip(".")
+        if host:
+            out.append(tantivy.Query.term_query(schema, "host", host, "basic"))
+        if status_class is not None:
+            out.append(tantivy.Query.term_query(schema, "sclass", int(status_class), "basic"))
+        if kinds:
+            out.append(tantivy.Query.term_set_query(schema, "kind", [_kind_term(k) for k in kinds]))
+        return out
+
+    def _newest(
+        self, must: list[tantivy.Query], limit: int, before: int | None, what: str
+    ) -> list[SearchHit]:
+        """The newest ``limit`` documents matching all of ``must`` with ``seq < before``.
+
+        tantivy ranks every match to find the newest (no early end), so a common term would
+        read all its postings -- and, for a phrase, their positions: most of a second from a
+        cold disk at 250,000 pages. So the newest :data:`WINDOW` sequence numbers are searched
+        first, and a window eight times wider until ``limit`` hits (or everything) are found:
+        a common term stops in the first window, reading only the blocks of its postings
+        there; a rare one takes a few more searches of short postings."""
+        schema = self._schema
+        searcher = self._index.searcher()
+        top = self._top(searcher) + 1
+        if before is not None:
+            top = min(top, before)
+        window = WINDOW
+        while True:
+            lower = max(0, top - window)
+            seq_range = tantivy.Query.range_query(
+                schema, "seq", tantivy.FieldType.Unsigned, lower, top, include_upper=False
+            )
+            q = tantivy.Query.boolean_query([(tantivy.Occur.Must, m) for m in [*must, seq_range]])
+            try:
+                result = searcher.search(q, limit, count=False, order_by_field="seq")
+            except ValueError as exc:  # (a query tantivy cannot take)
+                raise ValueError(f"cannot search for {what!r}: {exc}") from exc
+            if len(result.hits) >= limit or lower == 0:
+                break
+            window *= 8
+        hits = []
+        for _seq, address in result.hits:
+            doc = searcher.doc(address)
+            kind = doc.get_first("kind")
+            hits.append(
+                SearchHit(
+                    seq=int(doc.get_first("seq") or 0),
+                    url=str(doc.get_first("url")),
+                    host=str(doc.get_first("host") or ""),
+                    title=bytes(doc.get_first("title") or b"").decode("utf-8", "replace"),
+                    kind="" if kind == "-" else str(kind),
+                    status=int(doc.get_first("status") or 0),
+                    fetched_at=float(doc.get_first("fetched_at") or 0.0),
+                )
+            )
+        return hits
 
     def search(
         self,
@@ -322,64 +461,56 @@ class SearchIndex:
         its subdomains, any case), ``kinds``, ``status_class`` (2 for 2xx...). Filtering the
         newest ``limit`` hits afterwards instead would show nothing for a host whose pages are
         all older than them."""
-        expr = prepare_query(query)
-        if expr is None:
+        schema = self._schema
+        must: list[tantivy.Query] = []
+        for field, terms in query_terms(query):
+            if len(terms) == 1:
+                must.append(tantivy.Query.term_query(schema, field, terms[0], "basic"))
+            else:
+                must.append(tantivy.Query.phrase_query(schema, field, list(terms)))
+        if not must or limit <= 0:
             return []
-        sql = [
-            "SELECT d.seq, d.url, d.host, d.title, d.kind, d.status, d.fetched_at",
-            "FROM fts JOIN docs d ON d.seq = fts.rowid",
-            "JOIN latest l ON l.url = d.url AND l.seq = d.seq",
-            "WHERE fts MATCH ?",
-        ]
-        host = (host or "").strip().lower().strip(".")
-        if host:
-            expr += f' AND f : "{_token("h", host)}"'
-        if status_class is not None:
-            expr += f' AND f : "s{int(status_class)}"'
-        if kinds:
-            expr += " AND f : (" + " OR ".join(f'"{_token("k", k or "-")}"' for k in kinds) + ")"
-        args: list[object] = [expr]
-        if before is not None:
-            sql.append("AND fts.rowid < ?")
-            args.append(before)
-        sql.append("ORDER BY fts.rowid DESC LIMIT ?")
-        args.append(limit)
-        with self._read_lock:
-            try:
-                rows = self._reader.execute(" ".join(sql), args).fetchall()
-            except sqlite3.OperationalError as exc:  # a query FTS5 cannot take
-                raise ValueError(f"cannot search for {query!r}: {exc}") from exc
-        return [SearchHit(*row) for row in rows]
+        must += self._filters(host=host, kinds=kinds, status_class=status_class)
+        return self._newest(must, limit, before, query)
+
+    def newest(
+        self,
+        *,
+        host: str,
+        limit: int = 200,
+        before: int | None = None,
+        kinds: Sequence[str] = (),
+        status_class: int | None = None,
+    ) -> list[SearchHit]:
+        """The newest pages of ``host`` (and its subdomains), whatever their text: its recent
+        results, each URL once (a host's pages are terms of the index, so a small host among
+        a million pages answers at once; the page store has no order by host)."""
+        must = self._filters(host=host, kinds=kinds, status_class=status_class)
+        if not must or not host.strip(" .") or limit <= 0:
+            return []
+        return self._newest(must, limit, before, host)
 
     def count(self) -> int:
-        with self._read_lock:
-            return int(self._reader.execute("SELECT count(*) FROM latest").fetchone()[0])
+        """The pages (URLs) indexed."""
+        return int(self._index.searcher().num_docs)
 
     def size_bytes(self) -> int:
-        """The index's size on disk (the database and its write-ahead log)."""
+        """The index's size on disk (the files of its folder)."""
         total = 0
-        for suffix in ("", "-wal"):
-            with contextlib.suppress(OSError):
-                total += Path(f"{self.path}{suffix}").stat().st_size
+        with contextlib.suppress(OSError):
+            for f in self.path.iterdir():
+                with contextlib.suppress(OSError):
+                    if f.is_file():
+                        total += f.stat().st_size
         return total
 
-    def clear(self) -> None:
-        """Drop every row (before a rebuild from the page store)."""
-        with self._lock:
-            db = self._db
-            db.execute("BEGIN")
-            db.execute("DELETE FROM docs")
-            db.execute("DELETE FROM latest")
-            db.execute("INSERT INTO fts(fts) VALUES ('delete-all')")
-            db.execute("COMMIT")
-
-    def optimize(self) -> None:
-        """Merge the index's segments (after a bulk build)."""
-        with self._lock:
-            self._db.execute("INSERT INTO fts(fts) VALUES ('optimize')")
-
     def close(self) -> None:
-        with self._read_lock:
-            self._reader.close()
+        """Commit what a transaction left and let the writer go (its merges are waited for:
+        a merge cut short is only work lost, but waiting keeps the folder tidy)."""
         with self._lock:
-            self._db.close()
+            writer, self._writer = self._writer, None
+            if writer is not None:
+                if self._pending:
+                    writer.commit()
+                    self._pending = 0
+                writer.wait_merging_threads()

@@ -24,6 +24,8 @@ Key layout (also in ``docs/storage.md``, "Page store"):
   :data:`MAX_DETAIL_LINKS` links, :data:`MAX_HEADERS` headers of :data:`MAX_HEADER_CHARS`)
 * ``ref/<url>\x00<seq>`` -> empty: page ``<seq>`` links to ``<url>`` (the referrers of a page;
   one key per out-link in the crawl's scope kept in ``fx/``)
+* ``meta/url_form`` -> ``b"2"``: the URLs of ``url/``, ``hub/``, ``listed/``, ``ref/`` keys are in
+  the pool's schema 2 form (a store without it has them moved when opened: ``store_migrate.py``)
 
 Writes are buffered: :meth:`PageStore.add` only appends to a list. :meth:`PageStore.flush`
 encodes and writes the buffer in one ``write_batch`` in a worker thread, so the event loop
@@ -50,7 +52,8 @@ from typing import Any, TextIO
 
 import plyvel
 
-from crawler_gui.core.leveldb_pool import database_state
+from crawler_gui.core.leveldb import database_state
+from crawler_gui.engine import store_migrate
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
@@ -274,6 +277,10 @@ def export_fields(ex: dict[str, Any] | None) -> dict[str, Any]:
     return out
 
 
+def _log_migration(what: str, seen: int, moved: int) -> None:
+    log.info("page store migration: %s: %d seen, %d moved", what, seen, moved)
+
+
 def _error_text(exc: BaseException) -> str:
     """plyvel puts LevelDB's message in ``args[0]`` as bytes."""
     if exc.args and isinstance(exc.args[0], bytes):
@@ -414,6 +421,7 @@ class PageStore:
                 if next(db.iterator(include_value=False), None) is not None:
                     raise StoreError(f"{path} is not a crawler-gui page store")
                 db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
+                store_migrate.mark_current(db)
             elif version in _READABLE and version != SCHEMA_VERSION:
                 db.put(_K_SCHEMA, SCHEMA_VERSION, sync=True)
             elif version != SCHEMA_VERSION:
@@ -422,6 +430,10 @@ class PageStore:
                     f"{version.decode('ascii', 'replace')!r}; this program reads only "
                     f"version {SCHEMA_VERSION.decode()} (written by a newer crawler-gui?)"
                 )
+            if store_migrate.needs_migration(db):  # keys of an older URL form
+                log.warning("page store %s: moving its keys to the current URL form", path)
+                moved = store_migrate.migrate(db, _log_migration)
+                log.warning("page store %s: %d keys moved", path, moved)
             last = next(db.iterator(prefix=_P_PAGE, reverse=True, include_value=False), None)
             next_seq = int.from_bytes(last[len(_P_PAGE) :], "big") + 1 if last else 1
             listed_count = int(db.get(_K_LISTED_COUNT) or b"0")

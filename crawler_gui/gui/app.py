@@ -98,8 +98,9 @@ async def open_and_show(
     joins that shared pool as one worker (pages in ``./crawler-gui-<name>``), shows the whole
     pool, and its pause/resume reach every worker. A pool folder that a headless crawl
     (``crawler-gui crawl``) holds opens *attached* to that crawl (``engine.control``)."""
+    from crawler_gui.core.redis.location import is_pool_url
     from crawler_gui.engine.control.attached import open_or_attach
-    from crawler_gui.engine.session import display_location, is_pool_url
+    from crawler_gui.engine.session import display_location
     from crawler_gui.gui import prefs
     from crawler_gui.gui.dialogs import show_message
     from crawler_gui.gui.mainwindow import MainWindow

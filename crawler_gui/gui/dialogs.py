@@ -58,7 +58,7 @@ from crawler_gui.core.hublist import (
     preset_text,
 )
 from crawler_gui.core.i18n import REASONS_CONTEXT
-from crawler_gui.core.pool_url import parse_pool_url_full
+from crawler_gui.core.redis.location import parse_pool_url_full
 from crawler_gui.core.urls import REASONS, check_lines
 from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
 from crawler_gui.engine.settings import CrawlSettings

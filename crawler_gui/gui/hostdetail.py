@@ -1,6 +1,6 @@
-"""The Host detail window: one host's waiting URLs, its failures, its robots.txt, why it waits,
-and what the user may do to it (pause, a delay of its own, retry its failures, forget its
-queue, open its robots.txt).
+"""The Host detail window: one host's waiting URLs, its recent results (from the page store), its
+failures, its robots.txt, why it waits, and what the user may do to it (pause, a delay of its
+own, retry its failures, forget its queue, open its robots.txt).
 
 Everything goes through the crawl's run-control API (``engine.crawler.Crawler``: ``pause_host``,
 ``set_host_delay``, ``host_waiting``...), never the pool directly: the pool reads a page of a
@@ -11,7 +11,7 @@ waits on it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from PySide6.QtCore import Qt, Signal
@@ -34,12 +34,15 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.core.frontier import FailedRow, HostRow, WaitingPage
+from crawler_gui.engine.store import PageRow
 from crawler_gui.gui import dialogs, fmt, why
 
 __all__ = ["HostControl", "HostDetailDialog"]
 
 
 Spawn = Callable[[Coroutine[Any, Any, Any], str], Any]
+#: Reads a host's newest fetched pages (the window's page store and search index).
+Results = Callable[[str], Awaitable[list[PageRow]]]
 
 
 class HostControl(Protocol):
@@ -80,6 +83,8 @@ class HostDetailDialog(QDialog):
     PAGE_SIZE = 50
     #: "Its pages": the host's fetched pages, newest first, in the Pages pane (its results).
     pages_requested = Signal(str)
+    #: A recent result was double-clicked: its Page detail (the fetch's sequence number).
+    page_requested = Signal(int)
 
     def __init__(
         self,
@@ -97,6 +102,9 @@ class HostDetailDialog(QDialog):
         self._spawn = spawn
         self.max_in_flight = max_in_flight
         self.row: HostRow | None = None
+        #: Where the Results tab reads from (set by the window when it has a page store).
+        self.results: Results | None = None
+        self._result_seqs: list[int] = []
         self.page = 0
         self.total = 0
         self.setWindowTitle(self.tr("Host %1").replace("%1", host))
@@ -194,6 +202,22 @@ class HostDetailDialog(QDialog):
         wl.addWidget(self.waiting_table, 1)
         wl.addLayout(paging)
         self.tabs.addTab(waiting, self.tr("Waiting URLs"))
+        self.results_table = _table(
+            self.tabs,
+            "host-results",
+            [self.tr("URL"), self.tr("Status"), self.tr("Kind"), self.tr("Fetched")],
+        )
+        self.results_table.setToolTip(
+            self.tr("Its newest fetched pages, each URL once; double-click for the page's detail")
+        )
+        self.results_table.doubleClicked.connect(
+            lambda index: (
+                self.page_requested.emit(self._result_seqs[index.row()])
+                if 0 <= index.row() < len(self._result_seqs)
+                else None
+            )
+        )
+        self.tabs.addTab(self.results_table, self.tr("Results"))
         self.failed_table = _table(
             self.tabs,
             "host-failed",
@@ -252,8 +276,9 @@ class HostDetailDialog(QDialog):
 
     # ---- reading ------------------------------------------------------------------------
     def reload(self) -> None:
-        """Read the host's queue page, failures and robots.txt again."""
+        """Read the host's queue page, results, failures and robots.txt again."""
         self.load_waiting(self.page)
+        self._run(self.load_results(), "host results")
         self._run(self._load_failed(), "host failures")
         self._run(self.show_robots(), "host robots.txt")
 
@@ -287,6 +312,31 @@ class HostDetailDialog(QDialog):
         )
         self.prev_button.setEnabled(self.page > 0)
         self.next_button.setEnabled(self.page + 1 < self._pages())
+
+    def _kind_text(self, kind: str) -> str:
+        return {
+            "article": self.tr("article"),
+            "list": self.tr("list"),
+            "other": self.tr("other"),
+        }.get(kind, kind or "—")
+
+    async def load_results(self) -> None:
+        """The host's newest fetched pages: URL, status, kind, when (none without a store)."""
+        rows = await self.results(self.host) if self.results is not None else []
+        t = self.results_table
+        t.setRowCount(len(rows))
+        self._result_seqs = [r.seq for r in rows]
+        for i, r in enumerate(rows):
+            rec = r.record
+            t.setItem(i, 0, _item(rec.final_url))
+            status = _item(str(rec.status) if rec.status else self.tr("no response"))
+            t.setItem(i, 1, status)
+            t.setItem(i, 2, _item(self._kind_text(r.kind)))
+            t.setItem(i, 3, _item(fmt.clock(rec.fetched_at)))
+        self.tabs.setTabText(
+            self.tabs.indexOf(self.results_table),
+            self.tr("Results (%1)").replace("%1", fmt.count(len(rows))),
+        )
 
     async def _load_failed(self) -> None:
         rows = await self.control.host_failed(self.host)
@@ -383,4 +433,6 @@ class HostDetailDialog(QDialog):
 
     async def loaded(self) -> None:
         """Read everything once (the window awaits it when it opens the dialog)."""
-        await asyncio.gather(self._load_waiting(0), self._load_failed(), self.show_robots())
+        await asyncio.gather(
+            self._load_waiting(0), self.load_results(), self._load_failed(), self.show_robots()
+        )

@@ -13,7 +13,19 @@ This loop keeps asyncio's own structures instead: a ready queue and a heap of ``
 ``BaseEventLoop`` does). One precise single-shot ``QTimer`` is armed for the next thing to do: at
 once while callbacks are ready, else at the earliest deadline. Each turn runs the callbacks queued
 before it started and returns to Qt, so painting and input get their turn between batches.
-File descriptors, executors and ``call_soon_threadsafe`` stay qasync's.
+
+File descriptors: qasync gives every socket a ``QSocketNotifier`` of its own, and each time one
+is ready it switches the notifier off, queues a callback, and switches it on again when the
+callback has run: three calls into Qt's event dispatcher (each one changing the set of
+descriptors it polls) per read or write, for every connection of a crawl. Where the platform
+has a selector that is itself a pollable descriptor (epoll on Linux, kqueue on the BSDs and
+macOS) this loop keeps asyncio's own: the sockets are registered in it, exactly as
+``asyncio.SelectorEventLoop`` does, and one notifier watches the selector's descriptor. When it
+fires, the next turn asks the selector (without waiting) which sockets are ready and runs their
+callbacks with the rest of the turn's work: one poll and one batch for any number of sockets.
+Elsewhere (Windows's proactor) qasync's notifiers stay.
+
+Executors and ``call_soon_threadsafe`` stay qasync's.
 """
 
 from __future__ import annotations
@@ -22,12 +34,13 @@ import asyncio
 import contextvars
 import heapq
 import math
+import selectors
 from collections import deque
 from collections.abc import Callable
 from typing import Any
 
 import qasync
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSocketNotifier, Qt, QTimer
 
 # as ``asyncio.base_events``: sweep the heap when most of it is cancelled handles
 _MIN_SCHEDULED_TIMER_HANDLES = 100
@@ -36,7 +49,19 @@ _MIN_CANCELLED_TIMER_HANDLES_FRACTION = 0.5
 
 class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # qasync's __init__ registers its self-pipe through _add_reader: that one stays a
+        # notifier of qasync's (it is idle: call_soon_threadsafe goes through a Qt signal).
+        self._fds: selectors.BaseSelector | None = None
         super().__init__(*args, **kwargs)
+        self._fds_notifier: QSocketNotifier | None = None
+        if isinstance(self, asyncio.SelectorEventLoop):
+            selector = selectors.DefaultSelector()
+            if callable(getattr(selector, "fileno", None)):  # epoll, kqueue, devpoll
+                self._fds = selector
+                self._fds_notifier = QSocketNotifier(selector.fileno(), QSocketNotifier.Type.Read)
+                self._fds_notifier.activated.connect(self._fds_ready)
+            else:
+                selector.close()
         self._ready_handles: deque[asyncio.Handle] = deque()
         # TimerHandles; typed Any: their _when/_scheduled (asyncio's own bookkeeping) are private
         self._heap: list[Any] = []
@@ -107,11 +132,104 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         ms = 0 if when <= 0.0 else max(0, math.ceil((when - self.time()) * 1000))
         self._wake.start(ms)
 
+    # -- file descriptors: asyncio's selector, one notifier on it ------------------------------
+    def _fds_ready(self) -> None:
+        """Some socket is ready: the next turn asks which. Off until then, so that Qt does not
+        report the same readiness again before the callbacks have read it."""
+        if self._fds_notifier is not None:
+            self._fds_notifier.setEnabled(False)
+        if self._armed_at is None or self._armed_at > 0.0:
+            self._arm(0.0)
+
+    def _poll_fds(self) -> None:
+        """Queue the callbacks of the sockets ready now (``BaseSelectorEventLoop``'s
+        ``_process_events``)."""
+        assert self._fds is not None
+        ready = self._ready_handles
+        for key, mask in self._fds.select(0):
+            reader, writer = key.data
+            if mask & selectors.EVENT_READ and reader is not None:
+                if reader._cancelled:
+                    self._remove_reader(key.fd)
+                else:
+                    ready.append(reader)
+            if mask & selectors.EVENT_WRITE and writer is not None:
+                if writer._cancelled:
+                    self._remove_writer(key.fd)
+                else:
+                    ready.append(writer)
+
+    def _add_fd(self, fd: Any, event: int, handle: asyncio.Handle) -> None:
+        assert self._fds is not None
+        try:
+            key = self._fds.get_key(fd)
+        except KeyError:
+            data = (handle, None) if event == selectors.EVENT_READ else (None, handle)
+            self._fds.register(fd, event, data)
+            return
+        reader, writer = key.data
+        if event == selectors.EVENT_READ:
+            self._fds.modify(fd, key.events | event, (handle, writer))
+            old = reader
+        else:
+            self._fds.modify(fd, key.events | event, (reader, handle))
+            old = writer
+        if old is not None:
+            old.cancel()
+
+    def _remove_fd(self, fd: Any, event: int) -> bool:
+        assert self._fds is not None
+        try:
+            key = self._fds.get_key(fd)
+        except KeyError:
+            return False
+        reader, writer = key.data
+        mask = key.events & ~event
+        if event == selectors.EVENT_READ:
+            old, data = reader, (None, writer)
+        else:
+            old, data = writer, (reader, None)
+        if not mask:
+            self._fds.unregister(fd)
+        else:
+            self._fds.modify(fd, mask, data)
+        if old is None:
+            return False
+        old.cancel()
+        return True
+
+    def _add_reader(self, fd: Any, callback: Callable[..., object], *args: Any) -> Any:
+        if self._fds is None:
+            return super()._add_reader(fd, callback, *args)
+        self._check_closed()
+        handle = asyncio.Handle(callback, args, self, None)
+        self._add_fd(fd, selectors.EVENT_READ, handle)
+        return handle
+
+    def _add_writer(self, fd: Any, callback: Callable[..., object], *args: Any) -> Any:
+        if self._fds is None:
+            return super()._add_writer(fd, callback, *args)
+        self._check_closed()
+        handle = asyncio.Handle(callback, args, self, None)
+        self._add_fd(fd, selectors.EVENT_WRITE, handle)
+        return handle
+
+    def _remove_reader(self, fd: Any) -> bool:
+        if self._fds is None or self.is_closed():
+            return bool(super()._remove_reader(fd))
+        return self._remove_fd(fd, selectors.EVENT_READ) or bool(super()._remove_reader(fd))
+
+    def _remove_writer(self, fd: Any) -> bool:
+        if self._fds is None or self.is_closed():
+            return bool(super()._remove_writer(fd))
+        return self._remove_fd(fd, selectors.EVENT_WRITE) or bool(super()._remove_writer(fd))
+
     # -- one turn -------------------------------------------------------------------------
     def run_forever(self) -> None:
         # What was scheduled while the loop was stopped (between two run_until_complete
         # calls) runs once it runs again.
-        if self._ready_handles:
+        fds_off = self._fds_notifier is not None and not self._fds_notifier.isEnabled()
+        if self._ready_handles or fds_off:
             self._arm(0.0)
         elif self._heap:
             self._arm(self._heap[0]._when)
@@ -153,10 +271,15 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             heapq.heappop(heap)
             top._scheduled = False
             ready.append(top)
+        fds_off = self._fds_notifier is not None and not self._fds_notifier.isEnabled()
+        if fds_off:
+            self._poll_fds()
         for _ in range(len(ready)):
             handle = ready.popleft()
             if not handle._cancelled:
                 handle._run()
+        if fds_off and self._fds_notifier is not None and not self.is_closed():
+            self._fds_notifier.setEnabled(True)
         # A callback may have armed the timer already: for its own call_soon (nothing comes
         # sooner), or for its own call_at, which may be later than a timer already waiting.
         if ready:
@@ -174,6 +297,12 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             return
         super().close()  # first: it refuses a running loop, which must keep its wake timer
         self._wake.stop()
+        if self._fds_notifier is not None:
+            self._fds_notifier.setEnabled(False)
+            self._fds_notifier = None
+        if self._fds is not None:
+            self._fds.close()
+            self._fds = None
         self._ready_handles.clear()
         for h in self._heap:
             h._scheduled = False

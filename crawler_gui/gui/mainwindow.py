@@ -662,6 +662,11 @@ class MainWindow(QMainWindow):
             dlg.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
             dlg.pages_button.setVisible(self.pages_pane.store is not None)
             dlg.pages_requested.connect(self._show_host_pages)
+            if self.pages_pane.store is not None:
+                dlg.results = self.pages_pane.host_results
+            dlg.page_requested.connect(
+                lambda seq: self.tasks.spawn(self.show_page(seq), "page detail")
+            )
             ident = id(dlg)
             dlg.finished.connect(lambda _r=0, h=host, i=ident: self._host_dialog_closed(h, i))
             self.host_dialogs[host] = dlg

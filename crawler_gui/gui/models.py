@@ -26,6 +26,8 @@ from typing import Any, ClassVar, NamedTuple
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
     QObject,
     QPersistentModelIndex,
     Qt,
@@ -183,6 +185,18 @@ class KeyedTableModel(QAbstractTableModel):
         if role == _URL:
             return getattr(row, self.URL_FIELD, None) if self.URL_FIELD else None
         return None
+
+    def fill_roles(self, index: _Index, span: QModelRoleDataSpan | QModelRoleData) -> None:
+        """:meth:`data` for each role of ``span`` (the view's ``multiData``, through
+        ``FilterProxy``), with the subclasses' own ``data``."""
+        data = self.data
+        cells = [span] if isinstance(span, QModelRoleData) else span
+        for role_data in cells:  # type: ignore[union-attr]  # (the stubs lack __iter__)
+            value = data(index, role_data.role())
+            if value is None:
+                role_data.clearData()
+            else:
+                role_data.setData(value)
 
     def search_text_at(self, r: int) -> str:
         """The filter's text for row number ``r`` ("" outside the table)."""

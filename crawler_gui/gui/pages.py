@@ -244,6 +244,31 @@ def search_rows(
     return rows, more
 
 
+def host_rows(
+    store: PageStore, indexer: SearchIndexer | None, host: str, limit: int
+) -> list[PageRow]:
+    """The newest fetched pages of ``host`` and its subdomains, each URL once (worker thread).
+
+    The page store has no order by host, so the search index answers (its host terms), after
+    the pages it has not reached yet, read from the store; without an index, the newest
+    :data:`LIVE_SCAN` pages of the store are looked through."""
+    accept = make_filter(None, None, host)
+    if indexer is None:
+        rows, _more = store.newest(limit, accept=accept, scan_limit=LIVE_SCAN)
+        return rows
+    rows, _more = store.newest(limit, accept=accept, after=indexer.index.last_seq())
+    urls = {r.record.final_url for r in rows}
+    for hit in indexer.index.newest(host=host, limit=limit):
+        if len(rows) >= limit:
+            break
+        if hit.url in urls:
+            continue  # fetched again since it was indexed: shown at that fetch
+        rec = store.record_at(hit.seq, with_body=False)
+        if rec is not None:
+            rows.append(PageRow(hit.seq, rec, hit.kind))
+    return rows
+
+
 class _PagesView(QTableView):
     """Enter opens the page's detail like a double-click."""
 
@@ -273,6 +298,7 @@ class PagesPane(QWidget):
         self._more: int | None = None  # where "Show more" goes on from
         self._paged = False  # the user paged on: no live inserts
         self._loading = False
+        self._host_reads = 0  # host_results reads running
         self.rebuilding = False
         self._generation = 0
         self._reload = False
@@ -407,7 +433,7 @@ class PagesPane(QWidget):
             await asyncio.gather(task, return_exceptions=True)
         if indexer is not None:
             await asyncio.to_thread(indexer.close)  # (waits for a batch being indexed)
-        while self._loading:  # a short read: the rows of one page
+        while self._loading or self._host_reads:  # a short read: the rows of one page
             await asyncio.sleep(0.01)
         self._set_enabled(False)
 
@@ -525,6 +551,17 @@ class PagesPane(QWidget):
         if behind:
             text += " · " + self.tr("search index: %1 pages to go").replace("%1", fmt.count(behind))
         self.info.setText(text)
+
+    async def host_results(self, host: str, limit: int = 100) -> list[PageRow]:
+        """The newest fetched pages of ``host`` (for its Host detail); none without a store."""
+        store, indexer = self.store, self.indexer
+        if store is None:
+            return []
+        self._host_reads += 1  # (the store closes only after this read)
+        try:
+            return await asyncio.to_thread(host_rows, store, indexer, host, limit)
+        finally:
+            self._host_reads -= 1
 
     # -- rows -------------------------------------------------------------------------------
     def _ask_detail(self, row: int) -> None:

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 import pytest
 
 from crawler_gui.core.clock import ManualClock
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import Politeness, PoolConfig, RetryPolicy
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 
 T = TypeVar("T")
 

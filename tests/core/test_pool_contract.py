@@ -17,7 +17,8 @@ from crawler_gui.core.frontier import (
     SharedFrontier,
 )
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
-from crawler_gui.core.redis_pool import group_of
+from crawler_gui.core.pool_rules import hub_next_due, hub_outcome, outcome_of, retry_schedule
+from crawler_gui.core.redis.layout import group_of
 
 from ..protocol_check import protocol_mismatches
 from .conftest import PoolHarness, fast_config, run
@@ -757,6 +758,46 @@ def test_network_failures_of_a_hub_back_off_up_to_its_span_and_never_park_it(
     run(pool.pop(1, 100))
     run(pool.set_status(hub, timeout))
     assert run(pool.snapshot()).hubs[0].next_due == harness.clock.now() + 10
+
+
+def test_a_hubs_next_due_is_the_rule_s_after_every_kind_of_result(harness: PoolHarness) -> None:
+    """Every backend takes a hub's next due time from ``pool_rules.hub_next_due`` (the Redis
+    scripts only store it): a planned refresh, a throttled one (never before its span, nor
+    before its capped Retry-After), network failures (backing off) and a redirect."""
+    hub = "http://a.example.com/"
+    span = 300.0
+    retry = RetryPolicy(failure_threshold=2, base=10, factor=2, throttle_maximum=1000.0)
+    pool = harness.open(fast_config(retry=retry))
+    run(pool.set_hubs([HubSpec(hub, span)]))
+    results = [
+        FetchResult(status=200, elapsed=0.1),
+        FetchResult(status=503, retry_after=800.0),  # Retry-After beyond the span
+        FetchResult(status=429, retry_after=5.0),  # within the span: the span
+        FetchResult(status=429, retry_after=5000.0),  # capped by throttle_max
+        FetchResult(error=ErrorKind.TIMEOUT),
+        FetchResult(error=ErrorKind.CONNECT),
+        FetchResult(status=301, redirect_to="http://a.example.com/new"),
+        FetchResult(error=ErrorKind.TIMEOUT),
+    ]
+    fails = 0
+    for result in results:
+        (row,) = run(pool.snapshot()).hubs
+        harness.clock.advance(max(0.0, row.next_due - harness.clock.now()))
+        assert urls_of(run(pool.pop(1, 100))) == [hub]
+        now = harness.clock.now()
+        run(pool.set_status(hub, result))
+        want, fails = hub_next_due(
+            now,
+            hub_outcome(result, outcome_of(result)),
+            fails=fails,
+            span=span,
+            planned=span,
+            throttle=retry.throttle_delay(result.retry_after),
+            schedule=retry_schedule(retry),
+        )
+        (row,) = run(pool.snapshot()).hubs
+        assert row.next_due == want, result.label
+    assert fails == 1  # the last timeout after a redirect: counting again from one
 
 
 def test_snapshot_counts_and_incremental_host_rows(harness: PoolHarness) -> None:

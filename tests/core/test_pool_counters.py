@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from crawler_gui.core.counters import Counters, delay_median
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 
 from .conftest import PoolHarness, fast_config, run
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import plyvel
 import pytest
 
-from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
+from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool
 from crawler_gui.core.policy import FetchResult
 from crawler_gui.errors import (
     PoolCorruptError,
@@ -39,7 +39,7 @@ def test_second_process_gets_a_clear_error(tmp_path: Path) -> None:
     pool = LevelDBPool.open(tmp_path / "p")
     try:
         code = textwrap.dedent(f"""
-            from crawler_gui.core.leveldb_pool import LevelDBPool
+            from crawler_gui.core.leveldb import LevelDBPool
             from crawler_gui.errors import PoolInUseError
             try:
                 LevelDBPool.open({str(tmp_path / "p")!r})
@@ -77,7 +77,7 @@ def test_foreign_leveldb_is_refused_and_left_alone(tmp_path: Path) -> None:
 
 CHILD = textwrap.dedent("""
     import sys
-    from crawler_gui.core.leveldb_pool import LevelDBPool
+    from crawler_gui.core.leveldb import LevelDBPool
     from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
     cfg = PoolConfig(politeness=Politeness(min_delay=0.0, delay_factor=0.0))
     pool = LevelDBPool.open(sys.argv[1], cfg)
@@ -146,7 +146,7 @@ def test_kill_9_mid_crawl_loses_nothing(tmp_path: Path, delay: float) -> None:
 def test_core_imports_no_qt_and_no_aiohttp() -> None:
     code = textwrap.dedent("""
         import sys
-        import crawler_gui.core.leveldb_pool, crawler_gui.core.frontier, crawler_gui.core.urls
+        import crawler_gui.core.leveldb, crawler_gui.core.frontier, crawler_gui.core.urls
         import crawler_gui.core.policy, crawler_gui.core.snapshot_file, crawler_gui.core.clock
         bad = sorted(m for m in sys.modules if m.split(".")[0] in {"PySide6", "qasync", "aiohttp"})
         print(",".join(bad))

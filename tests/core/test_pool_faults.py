@@ -11,7 +11,7 @@ from pathlib import Path
 import plyvel
 import pytest
 
-from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
+from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool
 from crawler_gui.core.policy import ErrorKind, FetchResult
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import (

@@ -15,11 +15,10 @@ from typing import Any
 import plyvel
 import pytest
 
-from crawler_gui.core import leveldb_migrate, snapshot_file
-from crawler_gui.core import leveldb_pool as lp
-from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool, repair_pool
+from crawler_gui.core import snapshot_file
+from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool, layout, migrate, repair_pool
 from crawler_gui.core.policy import FetchResult
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.errors import PoolVersionError
 
 from .conftest import fast_config, run
@@ -44,17 +43,20 @@ def _rename(db: plyvel.DB, prefix: bytes, mapping: dict[str, str]) -> None:
 def age_to_schema_1(path: Path) -> None:
     """Write the pool at ``path`` back as schema 1 with the keys of :data:`OLD` in old form."""
     db = plyvel.DB(str(path / DB_DIRNAME))
-    for prefix in (lp.P_URL, lp.P_RETRY, lp.P_HUB, lp.P_REFUSAL, lp.P_LEASE):
+    for prefix in (layout.P_URL, layout.P_RETRY, layout.P_HUB, layout.P_REFUSAL, layout.P_LEASE):
         _rename(db, prefix, OLD)
-    _rename(db, lp.P_HOST, HOSTS)
-    for key, raw in list(db.iterator(prefix=lp.P_QUEUE)):
-        url, attempts, ref = lp._read_qval(raw)
+    _rename(db, layout.P_HOST, HOSTS)
+    for key, raw in list(db.iterator(prefix=layout.P_QUEUE)):
+        url, attempts, ref = layout.read_queue_value(raw)
         if url in OLD:
-            host, _, suffix = key[len(lp.P_QUEUE) :].partition(b"\x00")
+            host, _, suffix = key[len(layout.P_QUEUE) :].partition(b"\x00")
             name = HOSTS.get(host.decode(), host.decode())
             db.delete(key)
-            db.put(lp.P_QUEUE + name.encode() + b"\x00" + suffix, lp._qval(OLD[url], attempts, ref))
-    db.put(lp.K_SCHEMA, b"1")
+            db.put(
+                layout.P_QUEUE + name.encode() + b"\x00" + suffix,
+                layout.queue_value(OLD[url], attempts, ref),
+            )
+    db.put(layout.K_SCHEMA, b"1")
     db.close()
 
 
@@ -107,15 +109,15 @@ def check_migrated(path: Path, extra: int = 0) -> None:
         pool.close_sync()
     db = plyvel.DB(str(path / DB_DIRNAME))
     try:
-        assert db.get(lp.K_SCHEMA) == str(lp.SCHEMA_VERSION).encode()
-        assert db.get(leveldb_migrate.K_MIGRATING) is None
-        for prefix in (lp.P_URL, lp.P_HOST):
+        assert db.get(layout.K_SCHEMA) == str(layout.SCHEMA_VERSION).encode()
+        assert db.get(migrate.K_MIGRATING) is None
+        for prefix in (layout.P_URL, layout.P_HOST):
             for key in db.iterator(prefix=prefix, include_value=False):
                 name = key[len(prefix) :].decode()
                 assert name not in OLD.values() and name not in HOSTS.values()
-        assert db.get(lp.P_HOST + b"0x7f.1") is None
-        host = lp._Host("127.0.0.1")
-        host.unpack(db.get(lp.P_HOST + b"127.0.0.1"))
+        assert db.get(layout.P_HOST + b"0x7f.1") is None
+        host = layout.Host("127.0.0.1")
+        host.unpack(db.get(layout.P_HOST + b"127.0.0.1"))
         assert (host.done, host.waiting) == (1, 0)
     finally:
         db.close()
@@ -124,7 +126,7 @@ def check_migrated(path: Path, extra: int = 0) -> None:
 def test_a_schema_1_pool_opens_with_its_keys_moved(tmp_path: Path) -> None:
     make_old_pool(tmp_path / "p")
     db = plyvel.DB(str(tmp_path / "p" / DB_DIRNAME))
-    assert db.get(lp.P_URL + b"http://0x7f.1/a") is not None  # the test's old pool is old
+    assert db.get(layout.P_URL + b"http://0x7f.1/a") is not None  # the test's old pool is old
     db.close()
     check_migrated(tmp_path / "p")
 
@@ -133,10 +135,16 @@ def test_two_old_spellings_of_one_url_merge_to_the_furthest_state(tmp_path: Path
     make_old_pool(tmp_path / "p")
     db = plyvel.DB(str(tmp_path / "p" / DB_DIRNAME))
     # A second old spelling of the done URL, still waiting (with its queue entry).
-    raw = db.get(lp.P_URL + b"http://0x7f.1/a")
-    _s, depth, _attempts, seq, t, ref = lp._read_urec(raw)
-    db.put(lp.P_URL + b"http://0x7f.0.0.1/a", lp._urec(lp.W, depth, 0, seq + 1000, t, ref))
-    db.put(lp._qkey("0x7f.0.0.1", depth, seq + 1000), lp._qval("http://0x7f.0.0.1/a", 0, None))
+    raw = db.get(layout.P_URL + b"http://0x7f.1/a")
+    _s, depth, _attempts, seq, t, ref = layout.read_url_record(raw)
+    db.put(
+        layout.P_URL + b"http://0x7f.0.0.1/a",
+        layout.url_record(layout.W, depth, 0, seq + 1000, t, ref),
+    )
+    db.put(
+        layout.queue_key("0x7f.0.0.1", depth, seq + 1000),
+        layout.queue_value("http://0x7f.0.0.1/a", 0, None),
+    )
     db.close()
     check_migrated(tmp_path / "p")  # done wins; no waiting entry left for the alias
 
@@ -145,12 +153,12 @@ def test_an_interrupted_migration_finishes_on_the_next_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     make_old_pool(tmp_path / "p", extra=300)
-    monkeypatch.setattr(leveldb_migrate, "BATCH", 1)
+    monkeypatch.setattr(migrate, "BATCH", 1)
     db = plyvel.DB(str(tmp_path / "p" / DB_DIRNAME))
     with pytest.raises(RuntimeError, match="injected"):
-        leveldb_migrate.migrate(db, fail_after=2)
-    assert db.get(lp.K_SCHEMA) == b"1"  # not raised before the end
-    assert db.get(leveldb_migrate.K_MIGRATING) == b"rebuild"
+        migrate.migrate(db, fail_after=2)
+    assert db.get(layout.K_SCHEMA) == b"1"  # not raised before the end
+    assert db.get(migrate.K_MIGRATING) == b"rebuild"
     db.close()
     check_migrated(tmp_path / "p", extra=300)
 
@@ -162,13 +170,13 @@ def test_a_process_killed_in_the_middle_of_a_migration_leaves_a_pool_that_opens(
     code = textwrap.dedent(f"""
         import sys, time
         import plyvel
-        from crawler_gui.core import leveldb_migrate
-        leveldb_migrate.BATCH = 1
+        from crawler_gui.core.leveldb import migrate
+        migrate.BATCH = 1
         def progress(what, seen, moved):
             print(what, seen, moved, flush=True)
             time.sleep(0.02)
         db = plyvel.DB({str(tmp_path / "p" / DB_DIRNAME)!r})
-        leveldb_migrate.migrate(db, progress)
+        migrate.migrate(db, progress)
         print("FINISHED", flush=True)
     """)
     lines = []
@@ -185,7 +193,7 @@ def test_a_process_killed_in_the_middle_of_a_migration_leaves_a_pool_that_opens(
     assert child.returncode == -signal.SIGKILL
     assert not any("FINISHED" in line for line in lines)
     db = plyvel.DB(str(tmp_path / "p" / DB_DIRNAME))
-    assert db.get(lp.K_SCHEMA) == b"1" and db.get(leveldb_migrate.K_MIGRATING) is not None
+    assert db.get(layout.K_SCHEMA) == b"1" and db.get(migrate.K_MIGRATING) is not None
     db.close()
     check_migrated(tmp_path / "p", extra=300)
 
@@ -195,7 +203,7 @@ def test_a_current_pool_is_not_touched(tmp_path: Path) -> None:
     run(pool.add_many(["http://news.example.com/x"]))
     pool.close_sync()
     db = plyvel.DB(str(tmp_path / "p" / DB_DIRNAME))
-    assert leveldb_migrate.migrate_keys(db) == 0
+    assert migrate.migrate_keys(db) == 0
     db.close()
 
 
@@ -262,6 +270,58 @@ def test_an_old_redis_pool_is_migrated_and_then_opens(redis_server: str, tmp_pat
             assert [lease.url for lease in leases] == ["http://news.example.com/~d"] or [
                 lease.url for lease in leases
             ] == ["http://news.example.com/e"]
+        finally:
+            await pool.close()
+
+    run(check())
+
+
+def test_two_old_spellings_of_one_url_in_a_redis_pool_merge_to_the_furthest_state(
+    redis_server: str, tmp_path: Path
+) -> None:
+    """A done URL and a waiting alias of it, both in old spellings of one URL: the migration
+    keeps one record, the done one (as the LevelDB pool's does); nothing is fetched again."""
+    import redis as redis_sync
+
+    name = "mig-merge"
+    url = f"{redis_server}?name={name}"
+
+    async def make() -> None:
+        pool = await RedisPool.open(url, fast_config(), worker="w")
+        await pool.add_many(["http://127.0.0.1/a", "http://127.0.0.1/b"])
+        leases = await pool.pop(10, 0)
+        await pool.set_status_many(
+            [(lease.url, FetchResult(status=200)) for lease in leases if lease.url.endswith("a")]
+        )
+        await pool.release([lease.url for lease in leases if lease.url.endswith("b")])
+        await pool.close()
+
+    run(make())
+    client = redis_sync.Redis.from_url(redis_server, decode_responses=True)
+    try:
+        prefix = f"cg:{name}:"
+        done = client.hget(prefix + "url", "http://127.0.0.1/a")
+        assert done is not None and done.startswith("D\t")
+        client.hdel(prefix + "url", "http://127.0.0.1/a")
+        client.hset(prefix + "url", "http://0x7f.1/a", done)
+        # the alias: waiting, newer (a higher sequence number), with its queue entry
+        client.hset(prefix + "url", "http://0x7f.0.0.1/a", "W\t0\t0\t99\t5\t")
+        client.zadd(prefix + "q:{0x7f.0.0.1}", {"http://0x7f.0.0.1/a": 99})
+        client.hset(prefix + "meta", "schema", 1)
+    finally:
+        client.close()
+    assert run(RedisPool.migrate(url, tmp_path)) == 2  # /a (one of its two spellings), /b
+    assert list(tmp_path.iterdir()) == []
+
+    async def check() -> None:
+        pool = await RedisPool.open(url, fast_config())
+        try:
+            assert pool.url_state("http://127.0.0.1/a") == "done"
+            assert pool.url_state("http://0x7f.0.0.1/a") == "done"  # asked in any form
+            totals = await pool.totals()
+            assert (totals.done, totals.waiting) == (1, 1)  # /a done once; /b waits
+            leases = await pool.pop(10, 0)
+            assert [lease.url for lease in leases] == ["http://127.0.0.1/b"]
         finally:
             await pool.close()
 

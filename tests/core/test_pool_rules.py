@@ -96,10 +96,11 @@ def test_hub_outcomes_and_next_due() -> None:
     assert hub_next_due(1000.0, HubOutcome.PLANNED, fails=5, **kw) == (1120.0, 0)
 
 
-def test_a_redis_worker_does_not_import_the_leveldb_pool() -> None:
+def test_a_redis_worker_does_not_import_the_leveldb_package() -> None:
     code = (
-        "import sys, crawler_gui.core.redis_pool; "
-        "assert 'plyvel' not in sys.modules and 'crawler_gui.core.leveldb_pool' not in sys.modules"
+        "import sys, crawler_gui.core.redis.pool, crawler_gui.core.redis.notices; "
+        "assert 'plyvel' not in sys.modules; "
+        "assert not [m for m in sys.modules if m.startswith('crawler_gui.core.leveldb')]"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 

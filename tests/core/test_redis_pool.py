@@ -15,12 +15,9 @@ import redis.cluster
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
-from crawler_gui.core.redis_pool import (
-    DEFAULT_CLUSTER_GROUPS,
-    RedisPool,
-    parse_pool_url,
-    parse_pool_url_full,
-)
+from crawler_gui.core.redis.layout import DEFAULT_CLUSTER_GROUPS
+from crawler_gui.core.redis.location import parse_pool_url, parse_pool_url_full
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.errors import PoolError, PoolVersionError, SnapshotFormatError
 
 from .conftest import PoolHarness, fast_config, run
@@ -411,17 +408,17 @@ def test_a_snapshot_save_streams_the_pool_in_bounded_chunks(
     import gzip
     import json
 
-    from crawler_gui.core import redis_pool
+    from crawler_gui.core.redis import snapshot_io
 
-    monkeypatch.setattr(redis_pool, "EXPORT_CHUNK", 50)
+    monkeypatch.setattr(snapshot_io, "EXPORT_CHUNK", 50)
     chunk_sizes: list[int] = []
-    real = redis_pool._export_records
+    real = snapshot_io.export_records
 
     def spy(reply: list[Any]) -> Any:
         chunk_sizes.append(len(reply[0]) // 2)  # URL records read by one script
         return real(reply)
 
-    monkeypatch.setattr(redis_pool, "_export_records", spy)
+    monkeypatch.setattr(snapshot_io, "export_records", spy)
     url = f"{any_redis}?name={_name()}"
     copy = f"{any_redis}?name={_name()}"
     snap = tmp_path / "chunked.cgpool"
@@ -468,23 +465,110 @@ def test_a_snapshot_save_streams_the_pool_in_bounded_chunks(
     assert len(chunk_sizes) > 20 and max(chunk_sizes) <= 600
 
 
+def test_a_result_made_from_host_inputs_that_changed_is_made_again(
+    redis_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker makes a host's politeness delay (``pool_rules``) from the Crawl-delay and
+    user delay it read; when they change before its script runs (the user, another worker),
+    the script does not take the result, and the worker makes it again from the new ones."""
+    url = f"{redis_server}?name={_name()}"
+    real = RedisPool._host_inputs
+    reads: list[dict[str, tuple[float, float]]] = []
+
+    async def go() -> None:
+        clock = ManualClock()
+        cfg = fast_config(politeness=Politeness(min_delay=1.0, delay_factor=4.0, max_delay=30.0))
+        pool = await RedisPool.open(url, cfg, clock, worker="a")
+        other = await RedisPool.open(url, cfg, clock, worker="b")
+
+        async def racing(self: RedisPool, hosts: Any) -> dict[str, tuple[float, float]]:
+            found = await real(self, hosts)
+            reads.append(found)
+            if len(reads) == 1:  # between the worker's read and its script
+                await other.set_host_delay("a.example.com", 20.0)
+            return found
+
+        try:
+            await pool.add_many(["http://a.example.com/1", "http://a.example.com/2"])
+            (lease,) = await pool.pop(1, 0)
+            monkeypatch.setattr(RedisPool, "_host_inputs", racing)
+            await pool.set_status(lease.url, FetchResult(status=200, elapsed=0.5))
+            (row,) = [h for h in (await pool.snapshot()).hosts if h.host == "a.example.com"]
+            assert (row.user_delay, row.delay, row.delay_basis) == (20.0, 20.0, "u")
+            assert row.next_allowed == clock.now() + 20.0
+            assert reads == [{"a.example.com": (0.0, -1.0)}, {"a.example.com": (0.0, 20.0)}]
+        finally:
+            await pool.close()
+            await other.close()
+
+    run(go())
+
+
+def test_a_cancelled_snapshot_save_leaves_no_file_behind(
+    redis_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cancelled while its thread reads the pool, a save returns only when the thread has
+    stopped and removed its temporary file: nothing is left in the folder (no temporary file,
+    and no snapshot written later behind the caller's back), and the pool saves again."""
+    import asyncio
+    import threading
+
+    from crawler_gui.core.redis import snapshot_io
+
+    monkeypatch.setattr(snapshot_io, "EXPORT_CHUNK", 20)
+    real = snapshot_io.export_records
+    in_thread, release = threading.Event(), threading.Event()
+
+    def held(reply: list[Any]) -> Any:
+        in_thread.set()
+        release.wait(30)  # the first chunk waits here until the save was cancelled
+        return real(reply)
+
+    monkeypatch.setattr(snapshot_io, "export_records", held)
+    folder = tmp_path / "snaps"
+    folder.mkdir()
+    snap = folder / "pool.cgpool"
+
+    async def go() -> None:
+        pool = await RedisPool.open(f"{redis_server}?name={_name()}", fast_config())
+        try:
+            await pool.add_many([f"http://h{i % 9}.example.com/{i}" for i in range(400)])
+            saving = asyncio.ensure_future(pool.save_snapshot(snap))
+            await asyncio.to_thread(in_thread.wait, 30)
+            saving.cancel()
+            # runs after the save's task has taken its cancellation (FIFO callbacks)
+            asyncio.get_running_loop().call_soon(release.set)
+            with pytest.raises(asyncio.CancelledError):
+                await saving
+            assert sorted(p.name for p in folder.iterdir()) == []
+            monkeypatch.setattr(snapshot_io, "export_records", real)
+            assert await pool.save_snapshot(snap) == 400
+        finally:
+            release.set()
+            await pool.close()
+
+    run(go())
+    assert sorted(p.name for p in folder.iterdir()) == ["pool.cgpool"]
+
+
 def test_a_snapshot_load_streams_the_file_and_a_late_duplicate_changes_nothing(
     any_redis: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The file is read LOAD_BATCH records at a time (never whole); a URL named twice far
     apart is still caught, and then the pool is unchanged and no staging key is left."""
-    from crawler_gui.core import redis_pool, snapshot_file
+    from crawler_gui.core import snapshot_file
+    from crawler_gui.core.redis import snapshot_io
 
-    monkeypatch.setattr(redis_pool, "LOAD_BATCH", 10)
+    monkeypatch.setattr(snapshot_io, "LOAD_BATCH", 10)
     taken: list[int] = []
-    real_take = redis_pool._take
+    real_take = snapshot_io._take
 
     def spy(records: Any, n: int) -> Any:
         batch = real_take(records, n)
         taken.append(len(batch))
         return batch
 
-    monkeypatch.setattr(redis_pool, "_take", spy)
+    monkeypatch.setattr(snapshot_io, "_take", spy)
 
     def url_rec(i: int) -> dict[str, Any]:
         return {"t": "url", "url": f"http://h{i % 7}.example.com/{i}", "state": "waiting",
@@ -562,11 +646,11 @@ def test_pool_url_parsing_knows_redis_py_s_options_without_importing_it() -> Non
 
     import redis.connection
 
-    from crawler_gui.core.pool_url import REDIS_TYPED_URL_KEYS
+    from crawler_gui.core.redis.location import REDIS_TYPED_URL_KEYS
 
     assert frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) == REDIS_TYPED_URL_KEYS
     probe = (
-        "import sys; from crawler_gui.core.pool_url import parse_pool_url; "
+        "import sys; from crawler_gui.core.redis.location import parse_pool_url; "
         "parse_pool_url('redis://h:1/0?name=n&socket_timeout=5'); "
         "print('redis' in sys.modules)"
     )

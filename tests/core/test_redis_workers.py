@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from crawler_gui.core.policy import Politeness, PoolConfig
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 
 from .conftest import run
 
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 WORKER = textwrap.dedent("""
     import asyncio, os, sys, time
     from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
-    from crawler_gui.core.redis_pool import RedisPool
+    from crawler_gui.core.redis.pool import RedisPool
 
     url, worker, log_path, lease_s, fetch_s, hang, go = sys.argv[1:8]
     config = PoolConfig(

@@ -11,7 +11,7 @@ from typing import Any
 
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import AddRequest
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import FetchResult, PoolConfig
 from crawler_gui.engine.committer import Committer
 from crawler_gui.engine.store import PageRecord, PageStore

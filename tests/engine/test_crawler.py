@@ -851,7 +851,7 @@ def test_a_hub_refresh_reports_its_list_so_the_hub_counts_links_a_feed_found_fir
                 session.crawler.start()
                 url = (await session.crawler.hubs())[0].url
                 while True:
-                    state = session.frontier._hubs[url].rate  # the pool's learned state
+                    state = session.frontier._sched.hubs[url].rate  # the pool's learned state
                     if state.refreshes >= 1:
                         break
                     await asyncio.sleep(0.05)

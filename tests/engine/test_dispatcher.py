@@ -15,7 +15,7 @@ import pytest
 
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import AddRequest, HubSpec, Lease
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
 from crawler_gui.engine.dispatcher import Dispatcher
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState

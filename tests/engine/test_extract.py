@@ -261,6 +261,29 @@ def test_submit_waits_while_the_queue_is_full() -> None:
     asyncio.run(main())
 
 
+def test_workers_go_on_while_the_loop_is_busy() -> None:
+    """A worker takes its next page without the loop: while the loop is held up (a window
+    repainting, a burst of fetches), the queued pages are still extracted."""
+
+    async def main() -> int:
+        async with ExtractPool(1, function="tests.engine.extract_faults:extract") as pool:
+            await pool.extract(ExtractJob("http://x.example/w", b"<html>SLOW</html>"))  # warm
+            futs = [
+                await pool.submit(ExtractJob(f"http://x.example/{i}", b"<html>SLOW</html>"))
+                for i in range(4)
+            ]
+            time.sleep(2.0)  # the loop is busy for 2 s; the four pages need 0.4 s
+            for _ in range(10):
+                await asyncio.sleep(0)  # the results handed over meanwhile land
+            done = sum(f.done() for f in futs)
+            await asyncio.gather(*futs)
+            assert pool.backlog == 0
+        return done
+
+    # Fed by the loop, the worker would have finished one page (the one it had) by then.
+    assert asyncio.run(main()) == 4
+
+
 def test_articles_go_to_the_store_and_the_warc(tmp_path: Path) -> None:
     from warcio.archiveiterator import ArchiveIterator
 

@@ -9,7 +9,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.heartbeat import Heartbeat
 from crawler_gui.engine.session import CrawlSession

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
-from crawler_gui.engine.indexer import EXTRACTION_WAIT, SearchIndexer
+from crawler_gui.engine.indexer import EXTRACTION_WAIT, INDEX_DIRNAME, SearchIndexer
 from crawler_gui.engine.search import SearchIndex
 from crawler_gui.engine.store import PageRecord, PageStore
 
@@ -44,7 +45,7 @@ def test_catch_up_waits_for_extractions_then_indexes_text(tmp_path: Path) -> Non
         store.add_extraction(s3, article("rain tomorrow"))
         store.flush_sync()
         indexer = SearchIndexer(
-            store, SearchIndex(tmp_path / "search.sqlite"), extracting=True, clock=lambda: now[0]
+            store, SearchIndex(tmp_path / "search"), extracting=True, clock=lambda: now[0]
         )
         try:
             assert indexer.catch_up_once() == 1  # page 2 waits for its extraction
@@ -96,7 +97,7 @@ def test_rebuild_reports_progress_and_can_be_cancelled(tmp_path: Path) -> None:
 
 def test_a_rebuild_commits_every_rebuild_batch(tmp_path: Path) -> None:
     """Pages are added a batch at a time and committed a rebuild batch at a time: a search
-    (its own connection) sees the pages of finished transactions only."""
+    sees the pages of finished commits only."""
     with PageStore.open(tmp_path / "pages") as store:
         for i in range(1, 26):
             store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
@@ -108,5 +109,30 @@ def test_a_rebuild_commits_every_rebuild_batch(tmp_path: Path) -> None:
             indexer.rebuild(lambda d, t: seen.append(len(indexer.search("新闻", limit=100))))
             assert seen == [0, 0, 10, 10, 20]
             assert len(indexer.search("新闻", limit=100)) == 25
+        finally:
+            indexer.close()
+
+
+def test_the_index_of_schema_2_is_replaced_and_made_again_from_the_store(tmp_path: Path) -> None:
+    """A pool indexed by the SQLite index of schema 2 (``search.sqlite``): the file is deleted
+    when the new index opens, and catching up indexes every stored page again."""
+    con = sqlite3.connect(tmp_path / "search.sqlite")
+    con.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    con.execute("INSERT INTO meta VALUES ('schema_version', '2')")
+    con.commit()
+    con.close()
+    (tmp_path / "search.sqlite-wal").write_bytes(b"")
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(1, 8):
+            store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=True)
+        try:
+            assert not (tmp_path / "search.sqlite").exists()
+            assert not (tmp_path / "search.sqlite-wal").exists()
+            assert (tmp_path / INDEX_DIRNAME).is_dir()
+            assert indexer.pending() == 7
+            assert indexer.catch_up_once() == 7
+            assert [h.seq for h in indexer.search("新闻", limit=3)] == [7, 6, 5]
         finally:
             indexer.close()

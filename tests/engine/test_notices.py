@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from crawler_gui.engine.notices import REMOTE_WAKE_SECONDS, ChangeNotices
+from crawler_gui.engine.notices import REMOTE_WAKE_SECONDS, WorkerNotices
 from tests.engine.test_pool_signal import FakeSignal
 
 
@@ -15,7 +15,7 @@ class Stand:
     def __init__(self, signal: FakeSignal | None) -> None:
         self.waiting = False
         self.wakes = 0
-        self.notices = ChangeNotices(
+        self.notices = WorkerNotices(
             signal, waiting=lambda: self.waiting, wake=self.wake, poll_seconds=1.0
         )
 

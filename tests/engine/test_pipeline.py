@@ -14,7 +14,7 @@ from aiohttp import web
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.counters import Counters
 from crawler_gui.core.frontier import AddRequest, Lease
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig
 from crawler_gui.engine.fetch import Fetcher
 from crawler_gui.engine.pipeline import PagePipeline

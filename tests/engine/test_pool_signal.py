@@ -15,8 +15,9 @@ import pytest
 from aiohttp import web
 
 from crawler_gui.core.frontier import AddRequest
+from crawler_gui.core.redis.notices import RedisChangeNotices
 from crawler_gui.engine import dispatcher as dispatcher_module
-from crawler_gui.engine.session import CrawlSession, RedisPoolSignal
+from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from tests.engine.conftest import app_with, serve
 
@@ -137,7 +138,7 @@ def test_an_idle_worker_waits_for_another_s_fetch_then_stops_at_once(
             a = await CrawlSession.open(url, SETTINGS, store_dir=tmp_path / "a", worker="a")
             b = await CrawlSession.open(url, SETTINGS, store_dir=tmp_path / "b", worker="b")
             try:
-                assert isinstance(a.crawler.signal, RedisPoolSignal)
+                assert isinstance(a.crawler.signal, RedisChangeNotices)
                 await a.crawler.add_seeds([base + "/slow"])
                 a.crawler.start()
                 await until(lambda: a.crawler.in_flight == 1)

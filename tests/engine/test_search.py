@@ -1,20 +1,23 @@
-"""The pages' full-text index: Chinese two-character words, English words, newest first, one
-row per URL, hostile query text, and foreign or newer files refused."""
+"""The pages' full-text index: Chinese words of one, two and more characters, English words,
+newest first, one document per URL, hostile query text, and foreign or newer indexes refused."""
 
 from __future__ import annotations
 
-import sqlite3
+import json
 import threading
 from pathlib import Path
 
 import pytest
 
+from crawler_gui.engine import search as search_mod
 from crawler_gui.engine.search import (
+    SCHEMA_VERSION,
+    VERSION_FILE,
     SearchDoc,
     SearchIndex,
-    filter_text,
-    prepare_query,
-    prepare_text,
+    cjk_pairs,
+    cjk_pairs_and_chars,
+    query_terms,
 )
 from crawler_gui.errors import StoreError
 
@@ -29,7 +32,7 @@ def doc(seq: int, url: str, text: str = "", title: str = "", kind: str = "articl
 
 @pytest.fixture
 def index(tmp_path: Path):
-    idx = SearchIndex(tmp_path / "search.sqlite")
+    idx = SearchIndex(tmp_path / "search")
     idx.add_many(
         [
             doc(1, "http://news.example.cn/a.html", ZH, "稳就业举措出台"),
@@ -55,8 +58,41 @@ def test_chinese_two_character_words_are_found(index: SearchIndex) -> None:
     assert urls(index.search("企中")) == []  # bigrams must be adjacent and in order
 
 
-def test_a_single_chinese_character_is_a_prefix_search(index: SearchIndex) -> None:
-    assert "http://news.example.cn/a.html" in urls(index.search("稳"))
+def test_a_single_chinese_character_is_found_anywhere_in_a_run(index: SearchIndex) -> None:
+    """One character is a term of its own (not the prefix of every pair it starts): found at
+    the start, in the middle and at the end of a run, in the text and in the title."""
+    assert urls(index.search("稳")) == [
+        "http://news.example.cn/b.html",
+        "http://news.example.cn/a.html",
+    ]
+    assert urls(index.search("务")) == ["http://news.example.cn/a.html"]  # mid-run
+    assert urls(index.search("滚")) == ["http://news.example.cn/list.html"]  # a title's
+    assert urls(index.search("度")) == ["http://news.example.cn/a.html"]  # before "。"
+    assert index.search("龘") == []
+
+
+def test_phrases_of_chinese_words_need_their_characters_adjacent_and_in_order(
+    tmp_path: Path,
+) -> None:
+    """A word of three or more characters is the phrase of its pairs: each pair present
+    somewhere is not enough."""
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [
+                doc(1, "http://a.example.cn/1", "中小企业发展"),
+                doc(2, "http://a.example.cn/2", "中小学校，小企业"),  # 中小 and 小企 apart
+                doc(3, "http://a.example.cn/3", "企业小中"),
+            ]
+        )
+        assert urls(idx.search("中小企业")) == ["http://a.example.cn/1"]
+        assert urls(idx.search("小企业")) == ["http://a.example.cn/2", "http://a.example.cn/1"]
+        assert urls(idx.search("中小")) == ["http://a.example.cn/2", "http://a.example.cn/1"]
+        assert urls(idx.search("小中")) == ["http://a.example.cn/3"]
+        assert idx.search("业小中企") == []
+        assert urls(idx.search("中小 企业")) == ["http://a.example.cn/2", "http://a.example.cn/1"]
+    finally:
+        idx.close()
 
 
 def test_english_words_any_case_and_every_term_must_match(index: SearchIndex) -> None:
@@ -84,7 +120,7 @@ def test_filters_narrow_the_search_before_its_limit(tmp_path: Path) -> None:
     """A host (or its subdomains, any case; ``_`` and ``%`` taken literally) and a status
     class are searched for, not picked from the newest ``limit`` hits afterwards: one old page
     of a host behind 50 newer hits of others is found with ``limit=10``."""
-    idx = SearchIndex(tmp_path / "search.sqlite")
+    idx = SearchIndex(tmp_path / "search")
     try:
         docs = [doc(1, "http://old.example.org/a.html", "market news")]
         docs.append(
@@ -141,57 +177,89 @@ def test_hostile_query_text_is_only_ever_searched_for(index: SearchIndex, typed:
 
 
 def test_nothing_searchable_gives_nothing(index: SearchIndex) -> None:
-    assert prepare_query("  ，。！ ") is None
     assert index.search("，。") == []
+    assert index.search("就业", limit=0) == []
 
 
-def test_prepared_text() -> None:
-    """A CJK run's bigrams, in order, with its first and last character alone around them;
-    the other words after; text without CJK as it is."""
-    assert prepare_text("稳就业 ok").split() == ["稳", "稳就", "就业", "业", "ok"]
-    assert prepare_text("a中b，国家x").split() == ["中", "中", "国", "国家", "家", "a", "b，", "x"]
-    assert prepare_text("中").split() == ["中", "中"]
-    assert prepare_text("Rates held.") == "Rates held."
-    assert prepare_text("") == ""
-    assert prepare_query('就业 "Rates"') == '{url title text} : ("就业" AND "Rates")'
+def test_prepared_text_and_query_terms() -> None:
+    """A CJK run's pairs, in order, with its first and last character alone around them; no
+    pair across other characters; a query's CJK run a term (one or two characters) or the
+    phrase of its pairs, other words cut and folded as the index does."""
+    assert cjk_pairs("稳就业 ok").split() == ["稳", "稳就", "就业", "业"]
+    assert cjk_pairs("a中b，国家x").split() == ["中", "中", "国", "国家", "家"]
+    assert cjk_pairs("中").split() == ["中", "中"]
+    assert cjk_pairs("Rates held.") == ""
+    assert cjk_pairs("") == ""
+    pairs, chars = cjk_pairs_and_chars("a稳就b")
+    assert (pairs.split(), chars.split()) == (["稳", "稳就", "就"], ["稳", "就"])
+    assert query_terms('就业 "Rates"') == [("pairs", ["就业"]), ("words", ["rates"])]
+    assert query_terms("稳就业") == [("pairs", ["稳就", "就业"])]
+    assert query_terms("稳") == [("chars", ["稳"])]
+    assert query_terms("Crème-brûlée_2") == [("words", ["creme"]), ("words", ["brulee"]),
+                                              ("words", ["2"])]  # fmt: skip
+    assert query_terms("  ，。！ ") == []
 
 
 def test_clear_and_reopen(tmp_path: Path) -> None:
-    path = tmp_path / "s.sqlite"
+    path = tmp_path / "s"
     idx = SearchIndex(path)
-    idx.add_many([doc(1, "http://a.example.com/x", "hello world")])
+    idx.add_many([doc(1, "http://a.example.com/x", "hello world"), doc(5, "http://b/", "x")])
     idx.close()
     idx = SearchIndex(path)
     assert urls(idx.search("hello")) == ["http://a.example.com/x"]
+    assert idx.last_seq() == 5 and idx.count() == 2  # read back from the index
+    assert idx.size_bytes() > 0
     idx.clear()
-    assert idx.search("hello") == [] and idx.count() == 0
+    assert idx.search("hello") == [] and idx.count() == 0 and idx.last_seq() == 0
     idx.close()
 
 
-def test_a_foreign_or_newer_file_is_refused(tmp_path: Path) -> None:
-    foreign = tmp_path / "foreign.sqlite"
-    con = sqlite3.connect(foreign)
-    con.execute("CREATE TABLE t (x)")
-    con.commit()
-    con.close()
+def test_a_transaction_is_seen_whole_or_not_at_all(tmp_path: Path) -> None:
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        with idx.transaction():
+            idx.add_many([doc(1, "http://a.example.com/1", "first words")])
+            assert idx.search("first") == []  # not committed yet
+            idx.add_many([doc(2, "http://a.example.com/2", "second words")])
+        assert urls(idx.search("words")) == ["http://a.example.com/2", "http://a.example.com/1"]
+        with pytest.raises(RuntimeError), idx.transaction():
+            idx.add_many([doc(3, "http://a.example.com/3", "third words")])
+            raise RuntimeError("the page store failed")
+        assert idx.search("third") == [] and idx.last_seq() == 2
+        idx.add_many([doc(3, "http://a.example.com/3", "third words")])  # goes on after it
+        assert urls(idx.search("third")) == ["http://a.example.com/3"]
+    finally:
+        idx.close()
+
+
+def test_a_foreign_or_newer_index_is_refused(tmp_path: Path) -> None:
+    """Refused, and left as it is: a folder of someone else's files, a file, a version file
+    that cannot be read, an index of a newer schema."""
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
     with pytest.raises(StoreError, match="not a crawler-gui search index"):
         SearchIndex(foreign)
-    junk = tmp_path / "junk.sqlite"
-    junk.write_bytes(b"not sqlite at all" * 100)
-    with pytest.raises(StoreError):
+    assert (foreign / "notes.txt").read_text() == "mine"
+    a_file = tmp_path / "file"
+    a_file.write_bytes(b"not an index" * 100)
+    with pytest.raises(StoreError, match="not a crawler-gui search index"):
+        SearchIndex(a_file)
+    junk = tmp_path / "junk"
+    SearchIndex(junk).close()
+    (junk / VERSION_FILE).write_text("{not json")
+    with pytest.raises(StoreError, match="without a schema version"):
         SearchIndex(junk)
-    newer = tmp_path / "newer.sqlite"
+    newer = tmp_path / "newer"
     SearchIndex(newer).close()
-    con = sqlite3.connect(newer)
-    con.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
-    con.commit()
-    con.close()
+    (newer / VERSION_FILE).write_text(json.dumps({"schema_version": SCHEMA_VERSION + 1}))
     with pytest.raises(StoreError, match="rebuild"):
         SearchIndex(newer)
+    assert (newer / VERSION_FILE).exists()
 
 
 def test_bigrams_do_not_cross_punctuation_or_other_words(tmp_path: Path) -> None:
-    idx = SearchIndex(tmp_path / "s.sqlite")
+    idx = SearchIndex(tmp_path / "s")
     try:
         idx.add_many([doc(1, "http://a.example.cn/1", "保就业。稳定 增长abc企业")])
         assert urls(idx.search("就业")) == ["http://a.example.cn/1"]
@@ -205,15 +273,16 @@ def test_bigrams_do_not_cross_punctuation_or_other_words(tmp_path: Path) -> None
 
 
 def test_filter_terms_are_never_searched_by_query_words(index: SearchIndex) -> None:
-    """The host, status and kind tokens live in a column the user's words do not search: a
-    word spelled like one of them finds nothing."""
-    assert index.search("s2") == []
-    token = filter_text("news.example.cn", 200, "article").split()[0]
-    assert index.search(token) == []
+    """The host, status and kind terms live in fields the user's words do not search: a word
+    spelled like one of them finds nothing (the URL's words are searched)."""
+    assert index.search("article") == []
+    assert index.search("rates list") == []  # "list" is in another page's URL only
+    assert index.search("200") == []
+    assert len(index.search("example")) == 4
 
 
 def test_host_filter_takes_parent_domains_and_unextracted_pages(tmp_path: Path) -> None:
-    idx = SearchIndex(tmp_path / "s.sqlite")
+    idx = SearchIndex(tmp_path / "s")
     try:
         idx.add_many(
             [
@@ -235,8 +304,8 @@ def test_host_filter_takes_parent_domains_and_unextracted_pages(tmp_path: Path) 
 
 
 def test_a_search_answers_while_a_batch_is_being_written(index: SearchIndex) -> None:
-    """Searches read through their own connection: a writer holding the index (a rebuild's big
-    batch) does not make them wait."""
+    """Searches read the last commit: a writer holding the index (a rebuild's big batch) does
+    not make them wait."""
     with index._lock:  # what add_many holds while it writes
         done: list[list[str]] = []
         t = threading.Thread(target=lambda: done.append(urls(index.search("RATES"))))
@@ -246,24 +315,73 @@ def test_a_search_answers_while_a_batch_is_being_written(index: SearchIndex) -> 
 
 
 def test_an_index_of_an_older_schema_is_made_again(tmp_path: Path) -> None:
-    path = tmp_path / "old.sqlite"
-    con = sqlite3.connect(path)
-    con.executescript(
-        """
-        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        INSERT INTO meta VALUES ('schema_version', '1');
-        CREATE TABLE docs (seq INTEGER PRIMARY KEY, url TEXT);
-        INSERT INTO docs VALUES (7, 'http://a.example.com/');
-        CREATE TABLE latest (url TEXT PRIMARY KEY, seq INTEGER NOT NULL) WITHOUT ROWID;
-        CREATE VIRTUAL TABLE fts USING fts5(url, title, text, content='');
-        """
-    )
-    con.commit()
-    con.close()
+    """An index folder of an older schema is emptied and made again (it is derived from the
+    page store: the indexer catches up from the first page) instead of refusing to search."""
+    path = tmp_path / "old"
+    idx = SearchIndex(path)
+    idx.add_many([doc(7, "http://a.example.com/old", "hello world")])
+    idx.close()
+    (path / VERSION_FILE).write_text(json.dumps({"schema_version": SCHEMA_VERSION - 1}))
     idx = SearchIndex(path)
     try:
-        assert idx.last_seq() == 0 and idx.count() == 0  # the indexer starts again from nothing
+        assert idx.last_seq() == 0 and idx.count() == 0 and idx.search("hello") == []
+        assert json.loads((path / VERSION_FILE).read_text()) == {"schema_version": SCHEMA_VERSION}
         idx.add_many([doc(1, "http://a.example.com/x", "hello world")])
         assert urls(idx.search("hello", host="a.example.com")) == ["http://a.example.com/x"]
+    finally:
+        idx.close()
+
+
+def test_the_newest_pages_of_a_host_whatever_their_text(tmp_path: Path) -> None:
+    """A host's recent results (the Host detail): its pages and its subdomains', newest first,
+    each URL once, with or without text; another host's never; no host, nothing."""
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [
+                doc(1, "http://news.example.cn/a", "就业"),
+                doc(2, "http://m.news.example.cn/b", "", kind=""),
+                doc(3, "http://other.example.cn/c", "就业"),
+                doc(4, "http://news.example.cn/a", "again"),
+                doc(5, "http://news.example.cn/list", "", kind="list"),
+            ]
+        )
+        hits = idx.newest(host="NEWS.example.cn")
+        assert [(h.seq, h.url, h.kind) for h in hits] == [
+            (5, "http://news.example.cn/list", "list"),
+            (4, "http://news.example.cn/a", "article"),
+            (2, "http://m.news.example.cn/b", ""),
+        ]
+        assert [h.seq for h in idx.newest(host="news.example.cn", limit=2)] == [5, 4]
+        assert [h.seq for h in idx.newest(host="news.example.cn", before=5, kinds=["list"])] == []
+        assert idx.newest(host=" . ") == []
+    finally:
+        idx.close()
+
+
+def test_an_index_is_made_only_in_an_existing_folder(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="cannot make the search index"):
+        SearchIndex(tmp_path / "no such pool" / "search")
+    assert not (tmp_path / "no such pool").exists()
+
+
+def test_newest_first_through_widening_windows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The newest sequence numbers are searched first, then wider windows: hits spread over
+    the whole index are all found, newest first, whatever the window, paging included."""
+    monkeypatch.setattr(search_mod, "WINDOW", 2)
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [doc(i, f"http://a.example.com/{i}", "rare" if i in (1, 40, 77) else "common")
+             for i in range(1, 101)]
+        )  # fmt: skip
+        assert [h.seq for h in idx.search("rare")] == [77, 40, 1]
+        assert [h.seq for h in idx.search("rare", limit=2)] == [77, 40]
+        assert [h.seq for h in idx.search("rare", before=40)] == [1]
+        assert [h.seq for h in idx.search("common", limit=3)] == [100, 99, 98]
+        assert [h.seq for h in idx.search("common", limit=3, before=3)] == [2]
+        assert len(idx.search("common", limit=500)) == 97
     finally:
         idx.close()

@@ -23,9 +23,9 @@ from crawler_gui.core.frontier import (
     RetryRow,
     WaitingPage,
 )
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import FetchResult
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.engine.crawler import make_scope
 from crawler_gui.engine.robots import RobotsText
 from crawler_gui.engine.settings import CrawlSettings, CrawlState

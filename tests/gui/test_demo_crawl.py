@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.gui.app import open_and_show
 from tests.gui.conftest import assert_no_active_timers, delete_now

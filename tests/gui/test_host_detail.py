@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from urllib.parse import urlsplit
 
 import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox
 
 from crawler_gui.core.frontier import HostRow, PendingRow, RetryRow
 from crawler_gui.engine.settings import CrawlSettings
-from crawler_gui.gui import why
+from crawler_gui.gui import fmt, why
 from crawler_gui.gui.app import open_and_show
 from crawler_gui.gui.models import HostsModel, InFlightModel, RetriesModel
 from tests.gui.conftest import assert_no_active_timers, delete_now
@@ -43,6 +44,10 @@ async def demo_window(qsettings, tmp_path):
             w.close()
             await w.wait_closed()
         assert_no_active_timers(w)
+
+
+def host_of(url: str) -> str:
+    return urlsplit(url).hostname or ""
 
 
 def action(menu: QMenu, text: str) -> QAction:
@@ -190,6 +195,58 @@ def test_why_columns_and_host_detail_against_a_real_crawl(aloop, qsettings, tmp_
         delete_now(run(aloop, scenario(), timeout=240))
     finally:
         QDesktopServices.unsetUrlHandler("http")
+
+
+def test_host_detail_shows_the_hosts_recent_results_from_the_page_store(aloop, qsettings, tmp_path):
+    """The Results tab: the host's newest fetched pages (URL, status, kind, time), each URL
+    once, newest first, from the page store (those the search index has, and the newest it has
+    not reached yet); only that host's; a double-click opens the page's detail."""
+
+    async def scenario():
+        async with demo_window(qsettings, tmp_path) as w:
+            pane = w.pages_pane
+            await wait_for(lambda: pane.store is not None and pane.indexer is not None, 30)
+            store = pane.store
+
+            def fetched_hosts() -> dict[str, int]:
+                counts: dict[str, int] = {}
+                for r in store.newest(500)[0]:
+                    h = host_of(r.record.final_url)
+                    counts[h] = counts.get(h, 0) + 1
+                return counts
+
+            await wait_for(lambda: max(fetched_hosts().values(), default=0) >= 3, timeout=60)
+            name = max(fetched_hosts().items(), key=lambda kv: kv[1])[0]
+            dlg = await w.show_host(name)
+            assert dlg is not None
+            t = dlg.results_table
+            assert t.rowCount() >= 3
+            tab = dlg.tabs.indexOf(t)
+            assert dlg.tabs.tabText(tab) == f"Results ({t.rowCount()})"
+            shown = [t.item(i, 0).text() for i in range(t.rowCount())]
+            assert all(host_of(u) == name for u in shown)
+            assert len(set(shown)) == len(shown)  # each URL once
+            assert dlg._result_seqs == sorted(dlg._result_seqs, reverse=True)  # newest first
+            first = store.record_at(dlg._result_seqs[0], with_body=False)
+            assert first is not None and shown[0] == first.final_url
+            assert t.item(0, 1).text() == str(first.status)
+            assert t.item(0, 2).text() in {"article", "list", "other", "—"}
+            assert t.item(0, 3).text() == fmt.clock(first.fetched_at)
+            # the index catches up: the results are then the index's, and the same kind
+            await wait_for(lambda: w.pages_pane.indexer.pending() == 0, timeout=60)
+            await dlg.load_results()
+            assert all(host_of(t.item(i, 0).text()) == name for i in range(t.rowCount()))
+            # a double-click opens the page's detail
+            dlg.tabs.setCurrentIndex(tab)
+            w.page_dialog = None
+            t.doubleClicked.emit(t.model().index(0, 0))
+            await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
+            assert w.page_dialog.page.seq == dlg._result_seqs[0]
+            w.page_dialog.close()
+            dlg.close()
+            return w
+
+    delete_now(run(aloop, scenario(), timeout=180))
 
 
 def test_why_texts_for_every_wait() -> None:

@@ -4,6 +4,7 @@ Qt loop, without one Qt timer per callback."""
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 
@@ -197,3 +198,67 @@ def test_a_later_timer_scheduled_in_a_turn_does_not_delay_an_earlier_one(aloop) 
 
     elapsed = aloop.run_until_complete(asyncio.wait_for(scenario(), 10))
     assert elapsed < 1.0, elapsed
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows's loop is qasync's proactor")
+def test_sockets_are_polled_through_one_selector_not_a_notifier_each(aloop) -> None:
+    """Forty connections on loopback exchange data; their sockets are in the loop's own
+    selector (one Qt notifier on it), none in a notifier of qasync's."""
+    qasync_notifiers = len(aloop._read_notifiers) + len(aloop._write_notifiers)
+
+    async def scenario() -> tuple[list[bytes], int, int]:
+        seen: list[int] = []
+
+        async def echo(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            data = await reader.readline()
+            seen.append(len(aloop._fds.get_map()))  # the listener, this one, the clients' ends
+            writer.write(data.upper() * 2000)  # larger than one read: many readiness events
+            await writer.drain()
+            writer.close()
+
+        server = await asyncio.start_server(echo, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+
+        async def client(i: int) -> bytes:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"hello {i}\n".encode())
+            await writer.drain()
+            data = await reader.read()
+            writer.close()
+            await writer.wait_closed()
+            return data
+
+        got = await asyncio.gather(*(client(i) for i in range(40)))
+        registered = max(seen)
+        server.close()
+        await server.wait_closed()
+        notifiers = len(aloop._read_notifiers) + len(aloop._write_notifiers)
+        return got, registered, notifiers
+
+    got, registered, notifiers = aloop.run_until_complete(scenario())
+    assert got == [f"HELLO {i}\n".encode() * 2000 for i in range(40)]
+    assert registered >= 3
+    assert notifiers == qasync_notifiers  # none added for the sockets
+    assert len(aloop._fds.get_map()) == 0  # every socket unregistered once closed
+
+
+def test_a_reader_added_while_the_loop_is_stopped_runs_when_it_runs_again(aloop) -> None:
+    import socket
+
+    a, b = socket.socketpair()
+    got: list[bytes] = []
+    try:
+        aloop.add_reader(a.fileno(), lambda: got.append(a.recv(100)))
+        b.send(b"x")
+        aloop.run_until_complete(asyncio.sleep(0.05))
+        assert got == [b"x"]
+        b.send(b"y")
+        QTimer.singleShot(0, lambda: None)
+        qapp_process = asyncio.sleep(0.05)
+        aloop.run_until_complete(qapp_process)
+        assert got == [b"x", b"y"]
+        assert aloop.remove_reader(a.fileno()) is True
+        assert aloop.remove_reader(a.fileno()) is False
+    finally:
+        a.close()
+        b.close()

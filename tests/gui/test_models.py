@@ -331,3 +331,56 @@ def test_articles_model_cells():
     assert model.index(1, 1).data() == "2024-05-01"
     assert model.index(1, 3).data(SortRole) == "news0.example.com"
     assert model.index(2, 0).data() is None
+
+
+@pytest.mark.parametrize("model_cls", [HostsModel, InFlightModel, RetriesModel, HubsModel])
+def test_a_cell_painted_through_multidata_gets_what_data_gives(qtbot, model_cls):
+    """The delegate asks for every role of a cell in one ``multiData`` call (FilterProxy hands
+    it to the model in one go); each role's value is the one ``data`` gives."""
+    from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan
+    from PySide6.QtWidgets import QTableView
+
+    from crawler_gui.gui.widgets import FilterProxy
+
+    model = model_cls()
+    rows = {
+        HostsModel: [host(f"h{i}.example.com", i) for i in range(20)],
+        InFlightModel: [pending(f"http://h{i}.example.com/p") for i in range(5)],
+        RetriesModel: [retry(f"http://h{i}.example.com/r") for i in range(5)],
+        HubsModel: [hub(f"http://h{i}.example.com/") for i in range(5)],
+    }[model_cls]
+    model.update(rows, now=T0 + 10)
+    asked: list[int] = []
+    original = model.fill_roles
+    model.fill_roles = lambda index, span: (asked.append(index.row()), original(index, span))
+    proxy = FilterProxy()
+    proxy.setSourceModel(model)
+    roles = [
+        Qt.ItemDataRole.FontRole,
+        Qt.ItemDataRole.TextAlignmentRole,
+        Qt.ItemDataRole.ForegroundRole,
+        Qt.ItemDataRole.CheckStateRole,
+        Qt.ItemDataRole.DecorationRole,
+        Qt.ItemDataRole.DisplayRole,
+        Qt.ItemDataRole.BackgroundRole,
+        ProgressRole,
+    ]
+    filled = 0
+    for r in range(proxy.rowCount()):
+        for c in range(proxy.columnCount()):
+            index = proxy.index(r, c)
+            for role in roles:
+                cell = QModelRoleData(int(role))
+                proxy.multiData(index, QModelRoleDataSpan(cell))
+                assert cell.data() == proxy.data(index, role), (r, c, role)
+                filled += cell.data() is not None
+    assert filled > proxy.rowCount()  # texts and alignments came through
+    # A view paints through it: the model is asked once per cell, not once per role.
+    asked.clear()
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(proxy)
+    view.resize(900, 600)
+    view.show()
+    view.grab()
+    assert asked

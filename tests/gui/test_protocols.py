@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from crawler_gui.core.frontier import Frontier, SharedFrontier
-from crawler_gui.core.leveldb_pool import LevelDBPool
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.engine.control.attached import AttachedCrawler, AttachedFrontier, AttachedSession
 from crawler_gui.engine.control.server import RunControl, ServedSession
 from crawler_gui.engine.crawler import Crawler

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState

@@ -9,7 +9,7 @@ import plyvel
 import pytest
 from PySide6.QtWidgets import QMessageBox
 
-from crawler_gui.core.leveldb_pool import DB_DIRNAME, LevelDBPool
+from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui.app import open_and_show
 from tests.gui.gui_helpers import run, with_dialog

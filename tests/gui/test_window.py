@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from crawler_gui.core.frontier import HubSpec
-from crawler_gui.core.leveldb_pool import LevelDBPool
+from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.gui import dialogs
 from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, HubsResult

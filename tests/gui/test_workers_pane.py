@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMessageBox
 
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.frontier import SILENT_AFTER, PendingRow, WorkerRow
-from crawler_gui.core.redis_pool import RedisPool
+from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui import mainwindow
 from crawler_gui.gui.mainwindow import MainWindow

@@ -11,8 +11,9 @@ in and out, a bounded queue, a per-page time limit, and a crash costing one page
 * A page that takes longer than ``time_limit`` or whose worker dies (a parser segfault) gets a
   failed :class:`Extraction` (kind ``other``, the reason in ``why``); the worker is killed if
   needed and a new one started. The other pages are not touched.
-* The pipe I/O of each worker runs in a thread of the pool's own executor, so a large page
-  never blocks the loop while the pipe drains.
+* The pipe I/O of each worker runs in a feeder thread of its own, which also takes the
+  worker's next page from the queue: a large page never blocks the loop while the pipe drains,
+  and a busy loop never leaves a worker idle between two pages.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import json
 import logging
 import multiprocessing
 import os
+import queue
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
@@ -140,7 +142,13 @@ _Item = tuple[ExtractJob, "asyncio.Future[Extraction]"]
 class ExtractPool:
     """``workers`` processes (default: :func:`default_workers`), a queue of ``queue_size``
     pages (default eight per worker, 16 at least). Use ``async with`` or
-    :meth:`start`/:meth:`close`."""
+    :meth:`start`/:meth:`close`.
+
+    Each worker has a feeder thread of its own that takes the next page from the queue, sends
+    it, waits for the answer (at most ``time_limit``) and hands the result to the loop. The
+    loop is needed only to queue a page and to receive its result: a worker never waits for a
+    busy loop (a window repainting, a burst of fetches) before it gets its next page, so the
+    crawl's extraction rate does not fall when the loop is busy."""
 
     def __init__(
         self,
@@ -154,10 +162,15 @@ class ExtractPool:
         self.queue_size = queue_size or max(16, 8 * self.workers)
         self.time_limit = time_limit
         self.function = function
-        self._queue: asyncio.Queue[_Item | None] | None = None
-        self._runners: list[asyncio.Task[None]] = []
-        self._executor: ThreadPoolExecutor | None = None
-        self._running = 0
+        self._jobs: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        #: A page holds a slot from :meth:`submit` until its result is on the loop: queued
+        #: pages plus the ones being extracted never exceed ``queue_size + workers``.
+        self._slots: asyncio.Semaphore | None = None
+        self._threads: list[threading.Thread] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending = 0
+        self._idle = asyncio.Event()
+        self._running = 0  # written by the feeder threads (under the GIL), read by the loop
         #: Pages whose worker crashed or ran out of time (the pool went on).
         self.failures = 0
         self.restarts = 0
@@ -165,8 +178,7 @@ class ExtractPool:
     @property
     def backlog(self) -> int:
         """Pages queued or being extracted."""
-        queued = self._queue.qsize() if self._queue is not None else 0
-        return queued + self._running
+        return self._pending
 
     @property
     def running(self) -> int:
@@ -176,57 +188,81 @@ class ExtractPool:
     async def start(self) -> None:
         """Start the workers in the background and return at once: a crawl does not wait for
         them (pages queue meanwhile, and the queue's bound holds fetching back)."""
-        if self._queue is not None:
+        if self._slots is not None:
             return
-        self._queue = asyncio.Queue(self.queue_size)
-        self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="extract-io")
-        loop = asyncio.get_running_loop()
-        self._runners = [
-            loop.create_task(self._run(), name="extract-worker") for _ in range(self.workers)
+        self._loop = asyncio.get_running_loop()
+        self._slots = asyncio.Semaphore(self.queue_size + self.workers)
+        self._idle.set()
+        self._threads = [
+            threading.Thread(target=self._feed, name="extract-feed", daemon=True)
+            for _ in range(self.workers)
         ]
+        for thread in self._threads:
+            thread.start()
 
     async def submit(self, job: ExtractJob) -> asyncio.Future[Extraction]:
         """Queue a page (waits while the queue is full); the future gets its extraction."""
-        if self._queue is None:
+        if self._slots is None or self._loop is None:
             raise RuntimeError("the extraction pool is not started")
-        fut: asyncio.Future[Extraction] = asyncio.get_running_loop().create_future()
-        await self._queue.put((job, fut))
+        await self._slots.acquire()
+        fut: asyncio.Future[Extraction] = self._loop.create_future()
+        self._pending += 1
+        self._idle.clear()
+        self._jobs.put((job, fut))
         return fut
 
     async def extract(self, job: ExtractJob) -> Extraction:
         return await (await self.submit(job))
 
-    async def _run(self) -> None:
-        assert self._queue is not None and self._executor is not None
-        loop = asyncio.get_running_loop()
-        worker = await loop.run_in_executor(self._executor, _Worker, self.function)
+    def _deliver(self, fut: asyncio.Future[Extraction], result: Extraction) -> None:
+        """On the loop: a page's result, and its slot back."""
+        self._pending -= 1
+        if self._pending == 0:
+            self._idle.set()
+        if self._slots is not None:
+            self._slots.release()
+        if not fut.done():
+            fut.set_result(result)
+
+    def _feed(self) -> None:
+        """A feeder thread: one worker process, fed from the queue until ``None`` comes."""
+        worker: _Worker | None = None
         try:
             while True:
-                item = await self._queue.get()
+                item = self._jobs.get()
                 if item is None:
                     return
                 job, fut = item
                 self._running += 1
                 try:
-                    result, worker = await self._one(loop, worker, job)
+                    if worker is None:
+                        worker = _Worker(self.function)
+                    result, worker = self._one(worker, job)
+                except Exception as exc:  # a worker that cannot even start: this page fails
+                    log.warning("extraction of %s failed: %s", job.url, exc)
+                    result = Extraction.failed(f"{type(exc).__name__}: {exc}")
                 finally:
                     self._running -= 1
-                if not fut.done():
-                    fut.set_result(result)
+                loop = self._loop
+                if loop is not None:
+                    with contextlib.suppress(RuntimeError):  # the loop is closed: no one waits
+                        loop.call_soon_threadsafe(self._deliver, fut, result)
         finally:
-            await loop.run_in_executor(None, worker.stop)
+            if worker is not None:
+                worker.stop()
 
-    async def _one(
-        self, loop: asyncio.AbstractEventLoop, worker: _Worker, job: ExtractJob
-    ) -> tuple[Extraction, _Worker]:
-        call = loop.run_in_executor(self._executor, worker.roundtrip, job.header(), job.body)
+    def _one(self, worker: _Worker, job: ExtractJob) -> tuple[Extraction, _Worker | None]:
+        """In a feeder thread: one page's round trip, or its failure and a worker to replace
+        the failed one (started lazily by the next page)."""
         try:
-            raw = await asyncio.wait_for(asyncio.shield(call), self.time_limit)
-            return Extraction.from_dict(json.loads(raw)), worker
-        except TimeoutError:
+            worker.conn.send_bytes(job.header())
+            worker.conn.send_bytes(job.body)
+            if worker.conn.poll(self.time_limit):
+                raw = worker.conn.recv_bytes()
+                return Extraction.from_dict(json.loads(raw)), worker
             reason = f"took longer than {self.time_limit:g} s"
         except (EOFError, OSError) as exc:
-            await loop.run_in_executor(None, worker.process.join, 5)
+            worker.process.join(5)
             code = worker.process.exitcode
             reason = f"the extraction worker died ({_exit_text(code) if code is not None else exc})"
         except ValueError as exc:
@@ -234,29 +270,39 @@ class ExtractPool:
         self.failures += 1
         self.restarts += 1
         log.warning("extraction of %s failed: %s; worker restarted", job.url, reason)
-        await loop.run_in_executor(None, worker.kill)
-        with contextlib.suppress(Exception):
-            await call  # the I/O thread ends once the worker is gone
-        fresh = await loop.run_in_executor(None, _Worker, self.function)
-        return Extraction.failed(reason), fresh
+        worker.kill()
+        return Extraction.failed(reason), None
 
     async def drain(self) -> None:
         """Wait until everything queued has been extracted."""
-        while self.backlog:
-            await asyncio.sleep(0.02)
+        if self._pending:
+            await self._idle.wait()
 
     async def close(self) -> None:
         """Finish what is queued, stop the workers."""
-        if self._queue is None:
+        if self._slots is None:
             return
-        for _ in self._runners:
-            await self._queue.put(None)
-        await asyncio.gather(*self._runners, return_exceptions=True)
-        self._runners = []
-        self._queue = None
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
-            self._executor = None
+        for _ in self._threads:
+            self._jobs.put(None)
+        loop = asyncio.get_running_loop()
+        for thread in self._threads:
+            await loop.run_in_executor(None, thread.join)
+        # A page queued while the pool was closing came after the threads' stop marks.
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            if item is not None:
+                self._deliver(item[1], Extraction.failed("the extraction pool was closed"))
+        # Results the threads handed over last are still in the loop's queue: let them land.
+        for _ in range(100):
+            if not self._pending:
+                break
+            await asyncio.sleep(0)
+        self._threads = []
+        self._slots = None
+        self._loop = None
 
     async def __aenter__(self) -> ExtractPool:
         await self.start()

@@ -5,12 +5,23 @@ it does not import redis-py, so the window checks a URL as it is typed without l
 
 from __future__ import annotations
 
+from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from crawler_gui.core.redact import redact_url
 from crawler_gui.errors import PoolURLError
 
-__all__ = ["MAX_GROUPS", "REDIS_TYPED_URL_KEYS", "parse_pool_url", "parse_pool_url_full"]
+__all__ = [
+    "MAX_GROUPS",
+    "REDIS_SCHEMES",
+    "REDIS_TYPED_URL_KEYS",
+    "is_pool_url",
+    "parse_pool_url",
+    "parse_pool_url_full",
+]
+
+#: URL schemes that name a Redis pool instead of a pool directory.
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
 #: Letters of a pool name (it is part of every key).
 _NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
@@ -60,6 +71,12 @@ _TLS_URL_KEYS = frozenset(
         "ssl_password",
     }
 )
+
+
+def is_pool_url(location: str | Path) -> bool:
+    """True when ``location`` names a Redis pool rather than a directory (by its scheme; whether
+    the URL is a good one is :func:`parse_pool_url_full`'s to say)."""
+    return isinstance(location, str) and location.strip().lower().startswith(REDIS_SCHEMES)
 
 
 def parse_pool_url(url: str) -> tuple[str, str, str | None]:

@@ -2,7 +2,11 @@
 --   refresh_hub url1 url2 | retry_now url1 url2 | give_up url1 url2 -> 1 / 0
 --   set_delay host seconds -> 1
 --   pause host 1|0 -> 1 (a paused host is not dispatched; resumed, its hubs are due again)
---   host_delay host seconds -> 1 (the user's minimum delay; < 0 removes it)
+--   host_delay host seconds delay basis next_allowed le md na dl db -> 1, or 0 (nothing
+--     changed) when the host's last response time, Crawl-delay, next allowed time or delay
+--     are no longer le md na dl db: the user's minimum delay (< 0 removes it), and the delay
+--     in force with its basis and the next allowed time, as the worker made them again from
+--     those inputs (pool_rules.host_delay_and_basis)
 --   forget host limit -> how many waiting URLs of the host were dropped (at most limit)
 --   seen [final_url final_host depth referrer]* -> 1 (the final URLs of redirect chains
 --     whose results were recorded in another key group: done, never fetched again)
@@ -98,17 +102,15 @@ elseif OP == 'pause' then
   result = 1
 elseif OP == 'host_delay' then
   local h = host(ARGV[5])
-  local s = tonumber(ARGV[6])
-  if s < 0 then s = -1 end
-  h.ud = s
-  if h.db ~= '' then -- the delay in force, made again from the last result's inputs
-    local last = h.na - h.dl
-    h.dl, h.db = delay_and_basis(h.le, tonumber(ARGV[7]), tonumber(ARGV[8]),
-      tonumber(ARGV[9]), h.md, h.ud)
-    if last + h.dl > h.na then h.na = last + h.dl end
+  if h.le == tonumber(ARGV[10]) and h.md == tonumber(ARGV[11]) and h.na == tonumber(ARGV[12])
+      and h.dl == tonumber(ARGV[13]) and h.db == ARGV[14] then
+    local s = tonumber(ARGV[6])
+    if s < 0 then s = -1 end
+    h.ud = s
+    h.dl, h.db, h.na = tonumber(ARGV[7]), ARGV[8], tonumber(ARGV[9])
+    dirty(h)
+    result = 1
   end
-  dirty(h)
-  result = 1
 elseif OP == 'forget' then
   local h = host(ARGV[5])
   local urls = redis.call('ZRANGE', kq(h.name), 0, tonumber(ARGV[6]) - 1)

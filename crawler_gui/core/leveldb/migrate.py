@@ -19,7 +19,7 @@ again):
 3. When two old keys meet in one new key, the records are merged by a fixed rule (the URL's
    furthest state wins), so a rerun makes the same choice.
 4. Once any key moved, the host counters and waiting queues are rebuilt from the URL records
-   (the repair's ``_restore_invariants``, itself idempotent), then the schema is raised.
+   (``invariants.restore_invariants``, itself idempotent), then the schema is raised.
 
 A stored URL the standard now refuses (an over-long host label, say) keeps its key: it can
 never meet a canonical key, and fetching it fails as any bad URL does.
@@ -33,8 +33,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import plyvel
+
+from crawler_gui.core.leveldb import layout
+from crawler_gui.core.leveldb.invariants import RepairReport, restore_invariants
 from crawler_gui.core.urls import canonicalize
-from crawler_gui.errors import InvalidURLError
+from crawler_gui.errors import InvalidURLError, PoolCorruptError, PoolInUseError, PoolVersionError
 
 log = logging.getLogger(__name__)
 
@@ -70,30 +74,28 @@ def _canonical_host(host: str) -> str | None:
 
 
 def needs_migration(db: Any, found_schema: int) -> bool:
-    from crawler_gui.core import leveldb_pool as lp
 
-    return found_schema < lp.SCHEMA_VERSION or db.get(K_MIGRATING) is not None
+    return found_schema < layout.SCHEMA_VERSION or db.get(K_MIGRATING) is not None
 
 
 def migrate(db: Any, progress: Progress | None = None, *, fail_after: int | None = None) -> int:
     """Move every URL-keyed record of the open pool database ``db`` to its canonical key and
     raise the schema version. Returns the number of records moved. ``fail_after`` (tests)
     raises ``RuntimeError`` after that many batches were written, as a crash would stop it."""
-    from crawler_gui.core import leveldb_pool as lp
 
     moved = migrate_keys(db, progress, fail_after=fail_after)
     if moved or db.get(K_MIGRATING) == b"rebuild":
-        report = lp.RepairReport(output=Path("."))
+        report = RepairReport(output=Path("."))
         if progress is not None:
             progress("host counters and queues", 0, 0)
-        lp._restore_invariants(db, report)
+        restore_invariants(db, report)
         if report.dropped:
             log.warning("pool migration dropped unreadable records: %s", dict(report.dropped))
     wb = db.write_batch()
     wb.delete(K_MIGRATING)
-    wb.put(lp.K_SCHEMA, str(lp.SCHEMA_VERSION).encode())
+    wb.put(layout.K_SCHEMA, str(layout.SCHEMA_VERSION).encode())
     wb.write()
-    db.put(lp.K_SCHEMA, str(lp.SCHEMA_VERSION).encode(), sync=True)
+    db.put(layout.K_SCHEMA, str(layout.SCHEMA_VERSION).encode(), sync=True)
     return moved
 
 
@@ -101,19 +103,18 @@ def migrate_keys(
     db: Any, progress: Progress | None = None, *, fail_after: int | None = None
 ) -> int:
     """Step 1 of :func:`migrate`: move the keys, merging records that meet. Idempotent."""
-    from crawler_gui.core import leveldb_pool as lp
 
     if db.get(K_MIGRATING) is None:
         db.put(K_MIGRATING, b"keys", sync=True)
     batches = 0
     total = 0
     kinds = (
-        ("URL records", lp.P_URL),
-        ("leases", lp.P_LEASE),
-        ("retry records", lp.P_RETRY),
-        ("hubs", lp.P_HUB),
-        ("refusals", lp.P_REFUSAL),
-        ("host records", lp.P_HOST),
+        ("URL records", layout.P_URL),
+        ("leases", layout.P_LEASE),
+        ("retry records", layout.P_RETRY),
+        ("hubs", layout.P_HUB),
+        ("refusals", layout.P_REFUSAL),
+        ("host records", layout.P_HOST),
     )
     for what, prefix in kinds:
         seen = moved = 0
@@ -124,7 +125,7 @@ def migrate_keys(
             for key, raw in it:
                 seen += 1
                 name = key[cut:].decode("utf-8", "replace")
-                new = _canonical_host(name) if prefix == lp.P_HOST else _canonical(name)
+                new = _canonical_host(name) if prefix == layout.P_HOST else _canonical(name)
                 if new is not None and new != name:
                     new_key = prefix + new.encode()
                     existing = pending[new_key] if new_key in pending else db.get(new_key)
@@ -159,14 +160,13 @@ def _merge(prefix: bytes, existing: bytes | None, incoming: bytes) -> bytes | No
     """The value to keep under a canonical key that ``existing`` (or nothing) holds already,
     when the record ``incoming`` of an old spelling moves there; ``existing`` itself (the same
     object) when it stays."""
-    from crawler_gui.core import leveldb_pool as lp
 
     if existing is None:
         return incoming
-    if prefix == lp.P_URL:
+    if prefix == layout.P_URL:
         try:
-            old = lp._read_urec(existing)
-            new = lp._read_urec(incoming)
+            old = layout.read_url_record(existing)
+            new = layout.read_url_record(incoming)
         except (ValueError, UnicodeDecodeError):
             return existing
         # Furthest state first; then the lower sequence number (the older record), so the
@@ -174,9 +174,9 @@ def _merge(prefix: bytes, existing: bytes | None, incoming: bytes) -> bytes | No
         if (_STATE_RANK.get(new[0], -1), -new[3]) > (_STATE_RANK.get(old[0], -1), -old[3]):
             return incoming
         return existing
-    if prefix == lp.P_HOST:
+    if prefix == layout.P_HOST:
         try:
-            a, b = lp._Host("a"), lp._Host("b")
+            a, b = layout.Host("a"), layout.Host("b")
             a.unpack(existing)
             b.unpack(incoming)
         except struct.error:
@@ -192,12 +192,7 @@ def migrate_path(root: str | Path, progress: Progress | None = None) -> int | No
     """Migrate the pool in folder ``root`` (``crawler-gui migrate``): ``None`` when it is
     current already, else the number of records moved. Opening a pool migrates it as well;
     this says how far it has got while it works."""
-    import plyvel
-
-    from crawler_gui.core import leveldb_pool as lp
-    from crawler_gui.errors import PoolCorruptError, PoolInUseError, PoolVersionError
-
-    folder = Path(root) / lp.DB_DIRNAME
+    folder = Path(root) / layout.DB_DIRNAME
     try:
         db = plyvel.DB(str(folder), create_if_missing=False)
     except plyvel.IOError as exc:
@@ -205,12 +200,12 @@ def migrate_path(root: str | Path, progress: Progress | None = None) -> int | No
     except plyvel.Error as exc:
         raise PoolCorruptError(f"{root}: the pool cannot be read ({exc})") from exc
     try:
-        raw = db.get(lp.K_SCHEMA)
+        raw = db.get(layout.K_SCHEMA)
         try:
             found = int(raw or b"")
         except ValueError as exc:
             raise PoolCorruptError(f"{root}: not a crawler-gui pool (no schema version)") from exc
-        if found > lp.SCHEMA_VERSION:
+        if found > layout.SCHEMA_VERSION:
             raise PoolVersionError(f"{root} was written by a newer crawler-gui (schema {found})")
         if not needs_migration(db, found):
             return None

@@ -128,17 +128,6 @@ local function schedule(h)
     redis.call('ZREM', K_READY, h.name)
   end
 end
--- The politeness delay after a result and which term made it (frontier.delay_and_basis).
-local function delay_and_basis(elapsed, factor, min_d, max_d, crawl_delay, user_delay)
-  local floor, basis = min_d, 'm'
-  if user_delay >= 0 then floor, basis = user_delay, 'u' end
-  if crawl_delay > floor then floor, basis = crawl_delay, 'c' end
-  if elapsed < 0 then elapsed = 0 end
-  local d, dbasis = factor * elapsed, 'f'
-  if d > max_d then d, dbasis = max_d, 'x' end
-  if d > floor then return d, dbasis end
-  return floor, basis
-end
 local function bump()
   return redis.call('HINCRBY', K_META, 'version', 1)
 end
