@@ -47,7 +47,7 @@ def role_crawl(args: argparse.Namespace) -> None:
     """The crawl, served on its control channel; with ``--wait-clients N`` it starts once N
     clients are attached. Prints ``READY <pool>`` once it serves."""
     from crawler_gui.demo.site import DemoSite
-    from crawler_gui.engine.control import ControlServer
+    from crawler_gui.engine.control.server import ControlServer
     from crawler_gui.engine.session import CrawlSession
 
     site = DemoSite(args.hosts, args.articles, port=args.port, slow_share=0.0, seed=1)
@@ -109,7 +109,7 @@ def role_crawl(args: argparse.Namespace) -> None:
 
 def role_window(args: argparse.Namespace) -> None:
     """A MainWindow attached to the crawl of ``--pool`` until that crawl ends."""
-    from crawler_gui.engine.control import AttachedSession
+    from crawler_gui.engine.control.attached import AttachedSession
 
     _app, loop = common.new_qt_loop()
     workdir = Path(tempfile.mkdtemp(prefix="attach-bench-window-"))
@@ -139,7 +139,7 @@ def role_frozen(args: argparse.Namespace) -> None:
     """Connects, then writes snapshot requests as fast as it can and never reads."""
     import socket
 
-    from crawler_gui.engine.control import find_socket
+    from crawler_gui.engine.control.address import find_socket
 
     deadline = time.monotonic() + 30
     path = None

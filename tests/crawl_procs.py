@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from crawler_gui.engine import control
+from crawler_gui.engine.control import address
 
 
 def _wait(cond, timeout: float, what: str) -> None:
@@ -108,7 +108,7 @@ class Crawl:
 
     @property
     def socket(self) -> Path:
-        return self.pool / control.SOCKET_NAME
+        return self.pool / address.SOCKET_NAME
 
 
 def cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

@@ -8,7 +8,8 @@ import json
 import time
 from pathlib import Path
 
-from crawler_gui.engine.control import AttachedSession, ControlError
+from crawler_gui.engine.control.attached import AttachedSession
+from crawler_gui.engine.control.wire import ControlError
 from crawler_gui.engine.settings import CrawlState
 from tests.crawl_procs import Crawl, cli, demo_site
 

@@ -335,21 +335,21 @@ def test_a_resume_is_not_undone_by_a_read_of_the_flag_before_it_landed(
             pool.set_paused = slow_set_paused
             crawler.resume()
             assert crawler.state.value == "running"
-            crawler._last_poll = 0.0
-            await crawler._poll_shared_pause()  # the pool still says "paused"
+            crawler.shared_pause.last_poll = 0.0
+            await crawler.shared_pause.poll()  # the pool still says "paused"
             assert crawler.state.value == "running"
             landed.set()
             for _ in range(100):
                 if not await pool.paused():
                     break
                 await asyncio.sleep(0.02)
-            crawler._last_poll = 0.0
-            await crawler._poll_shared_pause()
+            crawler.shared_pause.last_poll = 0.0
+            await crawler.shared_pause.poll()
             assert crawler.state.value == "running"
             # a pause set elsewhere still reaches it
             await RedisPool.set_paused(pool, True)
-            crawler._last_poll = 0.0
-            await crawler._poll_shared_pause()
+            crawler.shared_pause.last_poll = 0.0
+            await crawler.shared_pause.poll()
             assert crawler.state.value == "paused"
         finally:
             await crawler.stop(wait_in_flight=False)

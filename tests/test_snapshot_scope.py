@@ -18,7 +18,7 @@ from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
-from crawler_gui.engine.crawler import load_seed_domains
+from crawler_gui.engine.scope_file import load_seed_domains
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.errors import SnapshotFormatError

@@ -26,7 +26,7 @@ from .parser import settings_from_args
 
 if TYPE_CHECKING:
     from crawler_gui.core.frontier import HubSpec
-    from crawler_gui.engine.control import ControlServer
+    from crawler_gui.engine.control.server import ControlServer
     from crawler_gui.engine.metrics import MetricsServer
 
 log = logging.getLogger(__name__)
@@ -161,7 +161,8 @@ def _read_hubs(path: str, span: float) -> list[HubSpec]:
 async def _serve_control(session: CrawlSession, pool_dir: Path) -> ControlServer | None:
     """The control channel of a local crawl (windows and ``stats`` attach to it); the crawl
     runs without one when the socket cannot be made."""
-    from crawler_gui.engine.control import ControlError, ControlServer
+    from crawler_gui.engine.control.server import ControlServer
+    from crawler_gui.engine.control.wire import ControlError
 
     try:
         return await ControlServer.start(session, pool_dir)

@@ -16,13 +16,8 @@ from typing import TYPE_CHECKING, Any
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redis.location import is_pool_url
-from crawler_gui.engine.crawler import load_seed_domains
-from crawler_gui.engine.session import (
-    SCOPE_FILE,
-    merged_scope,
-    open_redis_pool,
-    write_scope_file,
-)
+from crawler_gui.engine.scope_file import SCOPE_FILE, load_seed_domains, write_scope_file
+from crawler_gui.engine.session import merged_scope, open_redis_pool
 from crawler_gui.engine.stats import disk_use
 from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import ConfigError, PoolInUseError
@@ -56,7 +51,7 @@ async def stats_command(args: argparse.Namespace) -> int:
             print(json.dumps(await _live_stats(pool_path, exc), indent=2, sort_keys=True))
             return 0
         try:
-            from crawler_gui.engine.control import remove_stale
+            from crawler_gui.engine.control.address import remove_stale
 
             remove_stale(pool_path)  # we hold the pool: no crawl serves it
             totals = await _totals(pool)
@@ -83,7 +78,7 @@ async def _totals(pool: LevelDBPool | RedisPool) -> dict[str, Any]:
 async def _live_stats(pool_dir: Path, error: PoolInUseError) -> dict[str, Any]:
     """The totals of the crawl that holds ``pool_dir`` (its control channel), with the disk
     use measured here; ``error`` is raised when no crawl answers."""
-    from crawler_gui.engine.control import read_live_stats
+    from crawler_gui.engine.control.client import read_live_stats
 
     live = await read_live_stats(pool_dir, error)
     live["refused"] = dict(live["refused"])

@@ -52,12 +52,12 @@ async def _local_report(pool_dir: Path) -> ReportData:
     try:
         pool = await LevelDBPool.open_async(pool_dir, create=False)
     except PoolInUseError as exc:  # a crawl runs: ask it
-        from crawler_gui.engine.control import read_live_report
+        from crawler_gui.engine.control.client import read_live_report
 
         counters, totals, state = await read_live_report(pool_dir, exc)
         return ReportData(str(pool_dir), totals, counters, None, state)
     try:
-        from crawler_gui.engine.control import remove_stale
+        from crawler_gui.engine.control.address import remove_stale
 
         remove_stale(pool_dir)  # we hold the pool: no crawl serves it
         store = None

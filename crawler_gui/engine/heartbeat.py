@@ -82,7 +82,7 @@ class Heartbeat:
                     log.info("heartbeat to the shared pool works again")
                 self._failing = False
             # Stopped by an event, not by cancel(): a cancellation landing inside redis-py
-            # can be swallowed (see Crawler._stop_committer).
+            # can be swallowed (see Committer.stop in engine/committer.py).
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), self.interval)
 

@@ -39,15 +39,11 @@ from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redact import redact_url
 from crawler_gui.core.redis.location import is_pool_url, parse_pool_url
-from crawler_gui.engine.crawler import (
-    Crawler,
-    load_seed_domains,
-    make_scope,
-    pool_config,
-)
+from crawler_gui.engine.crawler import Crawler, make_scope, pool_config
 from crawler_gui.engine.fetch import Fetcher
 from crawler_gui.engine.heartbeat import Heartbeat
 from crawler_gui.engine.scope import Scope
+from crawler_gui.engine.scope_file import SCOPE_FILE, load_seed_domains
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolError, StoreError, StoreInUseError
@@ -62,7 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SCOPE_FILE = "scope.json"
 DEMO_FILE = "demo.json"
 #: Seconds a Redis worker keeps retrying while its server cannot be reached (``--redis-retry``;
 #: the same default as ``core.redis.connection.RECONNECT_SECONDS``, which is not imported here
@@ -202,14 +197,6 @@ class SharedScopeCrawler(Crawler):
 
 #: What loading a snapshot does with the crawl scope it carries (``load --scope``).
 SCOPE_MODES = ("merge", "replace", "keep")
-
-
-def write_scope_file(scope_file: Path, domains: Iterable[str]) -> None:
-    """Write a pool directory's ``scope.json`` (the format ``Crawler._save_scope`` writes)."""
-    data = {"version": 1, "seed_domains": sorted(set(domains))}
-    tmp = scope_file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, scope_file)
 
 
 def merged_scope(current: Iterable[str], loaded: Iterable[str], mode: str) -> set[str]:

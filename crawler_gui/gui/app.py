@@ -99,7 +99,7 @@ async def open_and_show(
     pool, and its pause/resume reach every worker. A pool folder that a headless crawl
     (``crawler-gui crawl``) holds opens *attached* to that crawl (``engine.control``)."""
     from crawler_gui.core.redis.location import is_pool_url
-    from crawler_gui.engine.control import open_or_attach
+    from crawler_gui.engine.control.attached import open_or_attach
     from crawler_gui.engine.session import display_location
     from crawler_gui.gui import prefs
     from crawler_gui.gui.dialogs import show_message

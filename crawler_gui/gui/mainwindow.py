@@ -33,8 +33,8 @@ from crawler_gui.core import snapshot_file
 from crawler_gui.core.counters import Counters
 from crawler_gui.core.frontier import Frontier, PoolSnapshot, PoolTotals, SharedFrontier
 from crawler_gui.core.redact import redact_url
-from crawler_gui.engine.control import AttachedSession
-from crawler_gui.engine.control import RunControl as CrawlerView
+from crawler_gui.engine.control.attached import AttachedSession
+from crawler_gui.engine.control.server import RunControl as CrawlerView
 from crawler_gui.engine.report import save_report
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
@@ -71,7 +71,7 @@ if TYPE_CHECKING:
 @runtime_checkable
 class PoolView(Protocol):
     """What the window asks of a pool: a :class:`~crawler_gui.core.frontier.Frontier` in this
-    process, or an attached crawl's (``engine.control.AttachedFrontier``). A shared pool's
+    process, or an attached crawl's (``engine.control.attached.AttachedFrontier``). A shared pool's
     workers are asked of a :class:`~crawler_gui.core.frontier.SharedFrontier`."""
 
     async def snapshot(self, since: int | None = None, retry_limit: int = 1000) -> PoolSnapshot: ...
@@ -107,7 +107,7 @@ class LocalCrawlerView(CrawlerView, Protocol):
 class SessionLike(Protocol):
     """What the window needs of a session: ``crawler_gui.engine.session.CrawlSession`` (a
     crawl in this process, :class:`LocalSessionLike`) or
-    ``crawler_gui.engine.control.AttachedSession`` (one running in another process, with
+    ``crawler_gui.engine.control.attached.AttachedSession`` (one running in another process, with
     ``ended`` and ``end_listeners``); ``is_attached`` / ``is_local`` tell which."""
 
     #: The pool directory, or a Redis pool URL.

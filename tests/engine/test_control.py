@@ -20,14 +20,11 @@ import pytest
 
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.demo.site import DemoSite
-from crawler_gui.engine import control
-from crawler_gui.engine.control import (
-    AttachedSession,
-    ControlClient,
-    ControlError,
-    ControlServer,
-    open_or_attach,
-)
+from crawler_gui.engine.control import address, wire
+from crawler_gui.engine.control.attached import AttachedSession, open_or_attach
+from crawler_gui.engine.control.client import ControlClient
+from crawler_gui.engine.control.server import ControlServer
+from crawler_gui.engine.control.wire import ControlError
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.errors import PoolInUseError
@@ -73,7 +70,7 @@ def test_a_window_session_steers_the_crawl_and_closing_it_leaves_the_crawl_runni
 
     async def scenario() -> None:
         async with served_crawl(pool) as (session, server, _site):
-            sock = pool / control.SOCKET_NAME
+            sock = pool / address.SOCKET_NAME
             assert sock.is_socket() and stat.S_IMODE(sock.stat().st_mode) == 0o600
             # the pool is in use: opening it attaches
             with pytest.raises(PoolInUseError):
@@ -139,7 +136,7 @@ def test_a_window_session_steers_the_crawl_and_closing_it_leaves_the_crawl_runni
             await wait_for(lambda: ends == ["stopped"])
             assert second.crawler.state is CrawlState.STOPPED
             await second.close()
-        assert not (pool / control.SOCKET_NAME).exists()
+        assert not (pool / address.SOCKET_NAME).exists()
 
     asyncio.run(scenario())
 
@@ -150,23 +147,23 @@ def test_a_long_pool_path_gets_its_socket_in_the_runtime_folder(
     runtime = Path(tempfile.mkdtemp(prefix="cg-rt-"))
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     pool = tmp_path / ("long-" * 20) / "pool"
-    assert len(os.fsencode(pool / control.SOCKET_NAME)) > control.MAX_SOCKET_PATH
+    assert len(os.fsencode(pool / address.SOCKET_NAME)) > address.MAX_SOCKET_PATH
 
     async def scenario() -> None:
         async with served_crawl(pool, start=False) as (_session, _server, _site):
-            pointer = json.loads((pool / control.POINTER_NAME).read_text("utf-8"))
+            pointer = json.loads((pool / address.POINTER_NAME).read_text("utf-8"))
             where = Path(pointer["socket"])
             assert where.parent == runtime / f"crawler-gui-{os.geteuid()}"
             assert stat.S_IMODE(where.parent.stat().st_mode) == 0o700
             assert stat.S_IMODE(where.stat().st_mode) == 0o600
-            assert not (pool / control.SOCKET_NAME).exists()
+            assert not (pool / address.SOCKET_NAME).exists()
             attached = await AttachedSession.attach(pool)
             try:
                 assert attached.crawler.state is CrawlState.IDLE
                 assert (await attached.frontier.snapshot()).totals.hubs > 0
             finally:
                 await attached.close()
-        assert not where.exists() and not (pool / control.POINTER_NAME).exists()
+        assert not where.exists() and not (pool / address.POINTER_NAME).exists()
 
     try:
         asyncio.run(scenario())
@@ -183,14 +180,14 @@ def test_a_socket_left_by_a_killed_crawl_is_removed_by_whoever_opens_the_pool(
         # What kill -9 leaves: a socket file with nobody listening (the pool's lock is free).
         pool.mkdir()
         dead = socket.socket(socket.AF_UNIX)
-        dead.bind(str(pool / control.SOCKET_NAME))
+        dead.bind(str(pool / address.SOCKET_NAME))
         dead.close()
         with pytest.raises(ControlError, match="no crawl"):
             await ControlClient.connect(pool)
         session = await open_or_attach(pool, crawl_settings())
         try:
             assert isinstance(session, CrawlSession)
-            assert not (pool / control.SOCKET_NAME).exists()
+            assert not (pool / address.SOCKET_NAME).exists()
         finally:
             await session.close()
 
@@ -244,7 +241,7 @@ def test_another_user_cannot_reach_the_socket(tmp_path: Path) -> None:
     async def scenario() -> None:
         async with served_crawl(pool, start=False) as (_session, server, _site):
             pool.chmod(0o755)
-            sock = pool / control.SOCKET_NAME
+            sock = pool / address.SOCKET_NAME
             assert await as_nobody(sock) == "EACCES"
             sock.chmod(0o666)
             reply = json.loads(await as_nobody(sock))
@@ -263,7 +260,7 @@ def test_a_client_that_stops_reading_is_dropped_and_the_crawl_goes_on(tmp_path: 
     async def scenario() -> None:
         async with served_crawl(pool) as (session, server, _site):
             watcher = await AttachedSession.attach(pool)
-            reader, writer = await asyncio.open_unix_connection(str(pool / control.SOCKET_NAME))
+            reader, writer = await asyncio.open_unix_connection(str(pool / address.SOCKET_NAME))
             try:
                 writer.write(b'{"protocol": "crawler-gui-control", "version": 1}\n')
                 # asks for full snapshots as fast as it can, and never reads a reply
@@ -298,15 +295,15 @@ def test_a_client_of_another_protocol_version_gets_a_clear_error(tmp_path: Path)
 
     async def scenario() -> None:
         async with served_crawl(pool, start=False):
-            reader, writer = await asyncio.open_unix_connection(str(pool / control.SOCKET_NAME))
+            reader, writer = await asyncio.open_unix_connection(str(pool / address.SOCKET_NAME))
             writer.write(b'{"protocol": "crawler-gui-control", "version": 99}\n')
             reply = json.loads(await reader.readline())
-            assert reply["version"] == control.VERSION and "unsupported" in reply["error"]
+            assert reply["version"] == wire.VERSION and "unsupported" in reply["error"]
             assert await reader.readline() == b""  # and the server hangs up
             writer.close()
             await writer.wait_closed()
             # bad requests get an error reply; the connection stays usable
-            reader, writer = await asyncio.open_unix_connection(str(pool / control.SOCKET_NAME))
+            reader, writer = await asyncio.open_unix_connection(str(pool / address.SOCKET_NAME))
             writer.write(b'{"protocol": "crawler-gui-control", "version": 1}\n')
             assert "settings" in json.loads(await reader.readline())
 
@@ -338,9 +335,9 @@ def test_a_pointer_file_never_leads_to_another_socket(tmp_path: Path) -> None:
     other = socket.socket(socket.AF_UNIX)
     try:
         other.bind(str(elsewhere))
-        (pool / control.POINTER_NAME).write_text(json.dumps({"socket": str(elsewhere)}))
-        assert control.find_socket(pool) is None
-        assert control.remove_stale(pool)  # the pointer goes; the socket it named stays
-        assert elsewhere.is_socket() and not (pool / control.POINTER_NAME).exists()
+        (pool / address.POINTER_NAME).write_text(json.dumps({"socket": str(elsewhere)}))
+        assert address.find_socket(pool) is None
+        assert address.remove_stale(pool)  # the pointer goes; the socket it named stays
+        assert elsewhere.is_socket() and not (pool / address.POINTER_NAME).exists()
     finally:
         other.close()

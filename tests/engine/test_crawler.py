@@ -436,7 +436,7 @@ def test_a_big_sitemap_is_parsed_and_scope_checked_off_the_loop(tmp_path: Path) 
 
     from aiohttp import web
 
-    from crawler_gui.engine import crawler as crawler_module
+    from crawler_gui.engine import pipeline as pipeline_module
     from tests.engine.conftest import serve
 
     n_items = 2000
@@ -449,7 +449,7 @@ def test_a_big_sitemap_is_parsed_and_scope_checked_off_the_loop(tmp_path: Path) 
                 '<?xml version="1.0"?><urlset '
                 f'xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'
             )
-            assert len(body) > crawler_module.THREAD_PARSE_BYTES
+            assert len(body) > pipeline_module.THREAD_PARSE_BYTES
             return web.Response(text=body, content_type="application/xml")
         return web.Response(status=404)
 
@@ -490,7 +490,7 @@ def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path
     the slices, not a timer, so load on the machine cannot change the verdict)."""
     from aiohttp import web
 
-    from crawler_gui.engine import crawler as crawler_module
+    from crawler_gui.engine import pipeline as pipeline_module
     from tests.engine.conftest import serve
 
     n_links = 6000
@@ -498,7 +498,7 @@ def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path
         f'<a href="/s/{i}.html">{i}</a><a href="http://elsewhere.example.org/{i}">x</a>'
         for i in range(n_links)
     )
-    assert len(body) > crawler_module.THREAD_PARSE_BYTES
+    assert len(body) > pipeline_module.THREAD_PARSE_BYTES
 
     async def page(request: web.Request) -> web.Response:
         if request.path == "/big.html":
@@ -515,7 +515,7 @@ def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path
                 await crawler.add_seeds([base + "/big.html"])
                 ticks = 0
                 adding = False
-                real_add_links = crawler._add_links
+                real_add_links = crawler.pipeline.add_links
 
                 async def add_links(*args: Any) -> None:
                     nonlocal adding
@@ -525,7 +525,7 @@ def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path
                     finally:
                         adding = False
 
-                crawler._add_links = add_links  # type: ignore[method-assign]
+                crawler.pipeline.add_links = add_links  # type: ignore[method-assign]
 
                 async def ticker() -> None:
                     nonlocal ticks
@@ -541,7 +541,7 @@ def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path
                 # every in-scope link queued once, none of the off-domain ones
                 assert totals.waiting == n_links
                 assert session.frontier.url_state(base + "/s/5999.html") == "waiting"
-                assert ticks >= n_links // crawler_module.LINK_SLICE - 1, ticks
+                assert ticks >= n_links // pipeline_module.LINK_SLICE - 1, ticks
 
     run(main)
 
@@ -549,18 +549,18 @@ def test_a_big_page_of_links_is_taken_in_without_holding_the_loop(tmp_path: Path
 def test_garbage_collection_is_paused_only_while_big_pages_parse() -> None:
     import gc
 
-    from crawler_gui.engine.crawler import _gc_paused
+    from crawler_gui.engine.parsing import gc_paused
 
     assert gc.isenabled()
-    with _gc_paused():
+    with gc_paused():
         assert not gc.isenabled()
-        with _gc_paused():  # a second page parsing at the same time
+        with gc_paused():  # a second page parsing at the same time
             assert not gc.isenabled()
         assert not gc.isenabled()
     assert gc.isenabled()
     gc.disable()
     try:
-        with _gc_paused():
+        with gc_paused():
             pass
         assert not gc.isenabled()  # left as the program had it
     finally:
@@ -818,11 +818,11 @@ def test_a_hub_refresh_reports_its_list_so_the_hub_counts_links_a_feed_found_fir
     on a worker thread (``thread_from``: lowered so this one is), to the same result."""
     from aiohttp import web
 
-    from crawler_gui.engine import crawler as crawler_module
+    from crawler_gui.engine import pipeline as pipeline_module
     from tests.engine.conftest import serve
 
     if thread_from is not None:
-        monkeypatch.setattr(crawler_module, "THREAD_SAMPLE_LINKS", thread_from)
+        monkeypatch.setattr(pipeline_module, "THREAD_SAMPLE_LINKS", thread_from)
 
     fetches = {"hub": 0}
 

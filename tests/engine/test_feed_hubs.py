@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-import crawler_gui.engine.crawler as crawler_module
+import crawler_gui.engine.pipeline as pipeline_module
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.session import CrawlSession
@@ -170,7 +170,7 @@ async def crawl(
 def test_feeds_and_sitemaps_become_hubs_and_their_items_are_crawled(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(crawler_module, "INDEX_CHILDREN", 3)
+    monkeypatch.setattr(pipeline_module, "INDEX_CHILDREN", 3)
 
     async def main() -> None:
         async with serving(Site(children=5)) as site:
@@ -221,7 +221,7 @@ def test_discovery_can_be_turned_off(tmp_path: Path) -> None:
 
 
 def test_auto_hubs_are_bounded_per_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(crawler_module, "AUTO_HUBS_PER_HOST", 2)
+    monkeypatch.setattr(pipeline_module, "AUTO_HUBS_PER_HOST", 2)
 
     async def main() -> None:
         async with serving(Site(children=5)) as site:

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from crawler_gui.core.frontier import AddRequest
 from crawler_gui.core.redis.notices import RedisChangeNotices
-from crawler_gui.engine import crawler as crawler_module
+from crawler_gui.engine import dispatcher as dispatcher_module
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from tests.engine.conftest import app_with, serve
@@ -70,7 +70,7 @@ def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
 def test_a_notice_wakes_a_dispatcher_waiting_for_work(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(crawler_module, "POLL_SECONDS", NO_POLL)
+    monkeypatch.setattr(dispatcher_module, "POLL_SECONDS", NO_POLL)
 
     async def main() -> None:
         settings = replace(SETTINGS, mode=CrawlMode.CONTINUOUS)
@@ -123,7 +123,7 @@ def test_an_idle_worker_waits_for_another_s_fetch_then_stops_at_once(
     answers slowly and links to one more page; worker B, with until-idle, finds nothing to pop
     but must not stop while A's fetch may still bring links. When the pool is done, both stop
     at once: neither waits for a poll (there is none within the test's time)."""
-    monkeypatch.setattr(crawler_module, "POLL_SECONDS", NO_POLL)
+    monkeypatch.setattr(dispatcher_module, "POLL_SECONDS", NO_POLL)
     release = asyncio.Event()
     answered: list[float] = []
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler_gui.engine.control import AttachedSession
+from crawler_gui.engine.control.attached import AttachedSession
 from crawler_gui.engine.settings import CrawlState
 from crawler_gui.gui.app import open_and_show
 from crawler_gui.gui.dialogs import AddSeedsDialog

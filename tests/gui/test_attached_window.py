@@ -14,7 +14,8 @@ from PySide6.QtWidgets import QMessageBox
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.frontier import HubSpec
-from crawler_gui.engine.control import AttachedSession, ControlServer
+from crawler_gui.engine.control.attached import AttachedSession
+from crawler_gui.engine.control.server import ControlServer
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, SettingsDialog
 from crawler_gui.gui.mainwindow import MainWindow

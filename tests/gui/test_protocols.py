@@ -11,13 +11,8 @@ import pytest
 from crawler_gui.core.frontier import Frontier, SharedFrontier
 from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.redis.pool import RedisPool
-from crawler_gui.engine.control import (
-    AttachedCrawler,
-    AttachedFrontier,
-    AttachedSession,
-    RunControl,
-    ServedSession,
-)
+from crawler_gui.engine.control.attached import AttachedCrawler, AttachedFrontier, AttachedSession
+from crawler_gui.engine.control.server import RunControl, ServedSession
 from crawler_gui.engine.crawler import Crawler
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings

@@ -1,0 +1,249 @@
+"""The dispatcher alone: a real LevelDB pool in tmp_path on the core's fake clock
+(``ManualClock``), and a ``process`` that reports each lease's result to the pool at once (or
+waits for the test). Nothing sleeps for time to pass: the clock is moved and the dispatcher
+woken."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawler_gui.core.clock import ManualClock
+from crawler_gui.core.frontier import AddRequest, HubSpec, Lease
+from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.policy import FetchResult, Politeness, PoolConfig
+from crawler_gui.engine.dispatcher import Dispatcher
+from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+
+SETTINGS = CrawlSettings(concurrency=4, mode=CrawlMode.CONTINUOUS, hub_percent=50)
+#: Ten seconds between two requests to one host, however fast the answer.
+POLITE = PoolConfig(politeness=Politeness(min_delay=10.0, delay_factor=0.0, max_delay=10.0))
+
+
+def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+async def until(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Wait for ``condition`` (the loop turns; no time is waited for)."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.001)
+
+
+class Stand:
+    """A dispatcher over ``pool`` with everything it is given in reach of the test."""
+
+    def __init__(self, pool: LevelDBPool, clock: ManualClock, settings: CrawlSettings) -> None:
+        self.pool = pool
+        self.settings = settings
+        self.resumed = asyncio.Event()
+        self.resumed.set()
+        self.stopping = False
+        self.looks = 0  # turns of the dispatcher's loop (each reads the pause flag first)
+        self.started: list[Lease] = []
+        self.done: list[str] = []
+        self.cancelled: list[str] = []
+        self.storage_errors: list[BaseException] = []
+        self.gate: asyncio.Event | None = None  # when set: each fetch waits for it
+        self.dispatcher = Dispatcher(
+            pool,
+            clock=clock,
+            settings=lambda: self.settings,
+            process=self.process,
+            resumed=self.resumed,
+            stopping=lambda: self.stopping,
+            poll_pause=self.poll_pause,
+            on_storage_error=self.storage_errors.append,
+            on_cancelled=self.cancelled.append,
+            on_launch=self.started.append,
+        )
+
+    async def poll_pause(self) -> None:
+        self.looks += 1
+
+    async def process(self, lease: Lease) -> None:
+        if self.gate is not None:
+            await self.gate.wait()
+        await self.pool.set_status_many([(lease.url, FetchResult(status=200))])
+        self.done.append(lease.url)
+
+    async def turns(self, n: int = 3) -> None:
+        """Let the dispatcher look at the pool ``n`` more times."""
+        target = self.looks + n
+        while self.looks < target:
+            self.dispatcher.wake()
+            await asyncio.sleep(0)
+
+    async def stop(self, task: asyncio.Task[CrawlState]) -> CrawlState:
+        self.stopping = True
+        self.dispatcher.wake()
+        return await task
+
+
+async def open_pool(tmp_path: Path, clock: ManualClock, config: PoolConfig) -> LevelDBPool:
+    return await LevelDBPool.open_async(tmp_path / "pool", config, clock)
+
+
+def test_a_url_not_due_on_the_crawls_clock_waits_until_the_clock_gets_there(
+    tmp_path: Path,
+) -> None:
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, POLITE)
+        try:
+            await pool.add_many([AddRequest(f"http://a.example/{i}", 0, None) for i in (1, 2)])
+            stand = Stand(pool, clock, SETTINGS)
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: len(stand.done) == 1)
+            assert await pool.next_due() == pytest.approx(clock.now() + 10.0)
+            await stand.turns()  # looks again and again: nothing is due on this clock
+            assert len(stand.done) == 1 and stand.dispatcher.in_flight == 0
+            clock.advance(9.9)
+            await stand.turns()
+            assert len(stand.done) == 1
+            clock.advance(0.1)
+            stand.dispatcher.wake()
+            await until(lambda: len(stand.done) == 2)
+            assert await stand.stop(task) is CrawlState.STOPPED
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_no_more_fetches_at_once_than_the_concurrency(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig())
+        try:
+            urls = [f"http://h{i}.example/" for i in range(6)]
+            await pool.add_many([AddRequest(u, 0, None) for u in urls])
+            stand = Stand(pool, clock, replace(SETTINGS, concurrency=2))
+            stand.gate = asyncio.Event()
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.dispatcher.in_flight == 2)
+            await stand.turns()
+            assert len(stand.started) == 2 and stand.dispatcher.in_flight == 2
+            stand.gate.set()
+            await until(lambda: len(stand.done) == len(urls))
+            assert sorted(stand.done) == sorted(urls)
+            assert await stand.stop(task) is CrawlState.STOPPED
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_max_pages_stops_after_that_many_leases(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig())
+        try:
+            await pool.add_many([AddRequest(f"http://h{i}.example/", 0, None) for i in range(5)])
+            stand = Stand(pool, clock, replace(SETTINGS, max_pages=3))
+            assert await stand.dispatcher.run() is CrawlState.STOPPED
+            await stand.dispatcher.drain(cancel=False)
+            assert stand.dispatcher.pages_started == 3 and len(stand.done) == 3
+            assert (await pool.totals()).waiting == 2
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_until_idle_a_hub_due_within_the_idle_span_keeps_it_going(tmp_path: Path) -> None:
+    """Until idle, a crawl ends when what is due next (a hub's refresh) is further off than
+    the idle span, on the crawl's clock; a nearer one is waited for, and fetched when the
+    clock gets there."""
+
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig(hub_refresh="fixed"))
+        try:
+            hub = "http://news.example/latest"
+            await pool.set_hubs([HubSpec(hub, 60.0)])
+            near = replace(SETTINGS, mode=CrawlMode.UNTIL_IDLE, idle_span=120.0)
+            stand = Stand(pool, clock, near)
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.done == [hub])
+            due = await pool.next_due()
+            assert due is not None and 0 < due - clock.now() <= 120.0
+            await stand.turns()
+            assert not task.done() and stand.done == [hub]  # waits for the refresh
+            clock.set(due)
+            stand.dispatcher.wake()
+            await until(lambda: stand.done == [hub, hub])
+            stand.settings = replace(near, idle_span=1.0)  # nothing due within a second now
+            stand.dispatcher.wake()
+            assert await task is CrawlState.FINISHED
+            assert [lease.is_hub for lease in stand.started] == [True, True]
+            assert stand.dispatcher.hub_fetches == 2
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_paused_nothing_is_popped_until_resumed(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig())
+        try:
+            await pool.add_many([AddRequest("http://a.example/", 0, None)])
+            stand = Stand(pool, clock, SETTINGS)
+            stand.resumed.clear()
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.looks >= 1)
+            for _ in range(20):
+                await asyncio.sleep(0)
+            assert stand.started == [] and (await pool.totals()).waiting == 1
+            stand.resumed.set()
+            await until(lambda: stand.done == ["http://a.example/"])
+            assert await stand.stop(task) is CrawlState.STOPPED
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_a_cancelled_fetch_hands_its_url_back(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig())
+        try:
+            await pool.add_many([AddRequest("http://a.example/", 0, None)])
+            stand = Stand(pool, clock, SETTINGS)
+            stand.gate = asyncio.Event()  # never set: the fetch hangs
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.dispatcher.in_flight == 1)
+            assert await stand.stop(task) is CrawlState.STOPPED
+            await stand.dispatcher.drain(cancel=True)
+            assert stand.cancelled == ["http://a.example/"] and stand.done == []
+            assert stand.dispatcher.in_flight == 0
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_a_failure_reported_by_another_part_ends_the_run_with_it(tmp_path: Path) -> None:
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig())
+        try:
+            stand = Stand(pool, clock, SETTINGS)
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.looks >= 1)
+            stand.dispatcher.fail(OSError("results cannot be saved"))
+            with pytest.raises(OSError, match="results cannot be saved"):
+                await task
+        finally:
+            await pool.close()
+
+    run(main)

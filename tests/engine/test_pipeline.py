@@ -1,0 +1,158 @@
+"""The page pipeline alone, one lease at a time: a real aiohttp site on loopback, a real
+LevelDB pool and page store in tmp_path, the pool and the pipeline on the core's fake clock.
+No dispatcher and no committer: the results are collected as the pipeline hands them on."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from crawler_gui.core.clock import ManualClock
+from crawler_gui.core.counters import Counters
+from crawler_gui.core.frontier import AddRequest, Lease
+from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig
+from crawler_gui.engine.fetch import Fetcher
+from crawler_gui.engine.pipeline import PagePipeline
+from crawler_gui.engine.robots import RobotsCache
+from crawler_gui.engine.scope import Scope
+from crawler_gui.engine.stats import CrawlStats
+from crawler_gui.engine.store import PageStore
+from tests.engine.conftest import LOOPBACK_ONLY, fast_settings, serve
+
+ROBOTS = "User-agent: *\nDisallow: /private\n"
+HOME = (
+    "<html><head><title>Home</title></head><body>"
+    '<a href="/a.html">a</a> <a href="/b.html">b</a> '
+    '<a href="http://elsewhere.example.org/x.html">off the site</a>'
+    "</body></html>"
+)
+#: Leases are handed to the pipeline by the test, not by a dispatcher: no politeness wait.
+EAGER = PoolConfig(politeness=Politeness(min_delay=0.0, delay_factor=0.0, max_in_flight=4))
+
+
+def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(asyncio.wait_for(main(), 60))
+
+
+def site(hits: list[str]) -> web.Application:
+    async def handle(request: web.Request) -> web.Response:
+        hits.append(request.path)
+        if request.path == "/robots.txt":
+            return web.Response(text=ROBOTS)
+        if request.path == "/":
+            return web.Response(text=HOME, content_type="text/html")
+        return web.Response(text="<title>other</title>", content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", handle)
+    return app
+
+
+class Stand:
+    """A pipeline over real parts; ``results`` and ``unstored`` are what it handed on."""
+
+    def __init__(self, base: str, pool: LevelDBPool, store: PageStore) -> None:
+        self.clock = ManualClock()
+        self.settings = fast_settings(obey_robots=True, discover_feeds=False)
+        self.fetcher = Fetcher(self.settings, allow_networks=LOOPBACK_ONLY)
+        self.results: dict[str, FetchResult] = {}
+        self.unstored: list[str] = []
+        self.changes = 0
+        self.counters = Counters()
+        self.stats = CrawlStats(self.clock.now)
+        self.pipeline = PagePipeline(
+            pool,
+            settings=self.settings,
+            fetcher=self.fetcher,
+            robots=RobotsCache(self.settings.user_agent, clock=self.clock.now),
+            scope=Scope([base + "/"]),
+            store=store,
+            warc=None,
+            clock=self.clock,
+            articles=None,
+            stats=self.stats,
+            counters=self.counters,
+            complete=self.results.__setitem__,
+            unstored=lambda url, _exc: self.unstored.append(url),
+            changed=self.changed,
+        )
+
+    def changed(self) -> None:
+        self.changes += 1
+
+
+async def lease_of(pool: LevelDBPool, url: str) -> Lease:
+    await pool.add_many([AddRequest(url, 0, None)])
+    (lease,) = await pool.pop(1)
+    assert lease.url == url
+    return lease
+
+
+def test_a_page_is_fetched_stored_and_its_links_in_scope_go_to_the_pool(tmp_path: Path) -> None:
+    async def main() -> None:
+        hits: list[str] = []
+        async with serve(site(hits)) as base:
+            pool = await LevelDBPool.open_async(tmp_path / "pool", EAGER, ManualClock())
+            store = await asyncio.to_thread(PageStore.open_in_pool, tmp_path / "pool")
+            stand = Stand(base, pool, store)
+            await stand.fetcher.start()
+            try:
+                home = base + "/"
+                await stand.pipeline.process(await lease_of(pool, home))
+                assert stand.results[home].status == 200 and stand.results[home].error is None
+                assert hits == ["/robots.txt", "/"]
+                assert pool.url_state(base + "/a.html") == "waiting"
+                assert pool.url_state(base + "/b.html") == "waiting"
+                assert pool.url_state("http://elsewhere.example.org/x.html") is None
+                await store.flush()
+                stored = store.get(home)
+                assert stored is not None and stored.title == "Home"
+                assert stored.fetched_at == stand.clock.now()  # the crawl's clock
+                assert stand.stats.snapshot().pages == 1
+                assert stand.unstored == []
+            finally:
+                await stand.fetcher.close()
+                await stand.pipeline.robots.close()
+                store.close()
+                await pool.close()
+
+    run(main)
+
+
+def test_refusals_are_decided_without_a_request(tmp_path: Path) -> None:
+    """Disallowed by robots.txt, or outside the scope: refused, counted as refusals (not as
+    fetches), and the page is never asked for."""
+
+    async def main() -> None:
+        hits: list[str] = []
+        async with serve(site(hits)) as base:
+            pool = await LevelDBPool.open_async(tmp_path / "pool", EAGER, ManualClock())
+            store = await asyncio.to_thread(PageStore.open_in_pool, tmp_path / "pool")
+            stand = Stand(base, pool, store)
+            await stand.fetcher.start()
+            try:
+                private = base + "/private/1.html"
+                await stand.pipeline.process(await lease_of(pool, private))
+                assert stand.results[private].error is ErrorKind.ROBOTS
+                # A URL in the pool that the scope no longer covers (a narrowed scope).
+                stand.pipeline.scope = Scope(["http://elsewhere.example.org/"])
+                other = base + "/a.html"
+                await stand.pipeline.process(await lease_of(pool, other))
+                assert stand.results[other].error is ErrorKind.OUT_OF_SCOPE
+                assert hits == ["/robots.txt"]
+                snap = stand.stats.snapshot()
+                assert snap.pages == 0 and snap.errors == 0
+                await store.flush()
+                assert store.count() == 0
+            finally:
+                await stand.fetcher.close()
+                await stand.pipeline.robots.close()
+                store.close()
+                await pool.close()
+
+    run(main)
