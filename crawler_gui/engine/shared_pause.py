@@ -62,9 +62,11 @@ class SharedPause:
         """Follow the pool-wide pause flag that another worker or the GUI may have set."""
         pool = self.frontier
         now = time.monotonic()  # (a poll of the server: loop time, not the crawl's clock)
-        if not isinstance(pool, SharedFrontier) or now - self.last_poll < SHARED_POLL_SECONDS:
+        if now - self.last_poll < SHARED_POLL_SECONDS:
             return
         self.last_poll = now
+        if not isinstance(pool, SharedFrontier):  # (a protocol check: costly, once a second)
+            return
         changes = self._changes
         try:
             paused, _generation = await pool.control()

@@ -174,7 +174,7 @@ class LevelDBPool(PoolDatabase):
             self._seq = seq
             wb.put(K_SEQ, SEQ.pack(seq))
             self._settle(wb, dirty, now)
-        wb.write()
+            wb.write()  # (nothing to write when every link was known: most pages' case)
         return report
 
     def _forget_state(self, wb: Any, h: Host, url: str, state: bytes) -> None:
