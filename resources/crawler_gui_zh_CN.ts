@@ -97,32 +97,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="987" />
+        <location filename="../crawler_gui/gui/models.py" line="1001" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="988" />
+        <location filename="../crawler_gui/gui/models.py" line="1002" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="989" />
+        <location filename="../crawler_gui/gui/models.py" line="1003" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="990" />
+        <location filename="../crawler_gui/gui/models.py" line="1004" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="991" />
+        <location filename="../crawler_gui/gui/models.py" line="1005" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="992" />
+        <location filename="../crawler_gui/gui/models.py" line="1006" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
@@ -463,78 +463,78 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HostsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="415" />
+        <location filename="../crawler_gui/gui/models.py" line="429" />
         <source>Host</source>
         <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted) URLs one host may have in flight (the crawl's politeness), for the Why column. (end of a host's wait, host): the Why column of a host whose politeness wait or backoff ended since the last tick is repainted, not every row at every tick.</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="417" />
+        <location filename="../crawler_gui/gui/models.py" line="431" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="420" />
+        <location filename="../crawler_gui/gui/models.py" line="434" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="425" />
+        <location filename="../crawler_gui/gui/models.py" line="439" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="427" />
+        <location filename="../crawler_gui/gui/models.py" line="441" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="430" />
+        <location filename="../crawler_gui/gui/models.py" line="444" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="435" />
+        <location filename="../crawler_gui/gui/models.py" line="449" />
         <source>Last status</source>
         <translation>最近状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="437" />
+        <location filename="../crawler_gui/gui/models.py" line="451" />
         <source>Next allowed</source>
         <translation>下次允许</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="440" />
+        <location filename="../crawler_gui/gui/models.py" line="454" />
         <source>Earliest time of the next request to this host</source>
         <translation>对该主机下一次请求的最早时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="443" />
+        <location filename="../crawler_gui/gui/models.py" line="457" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="447" />
+        <location filename="../crawler_gui/gui/models.py" line="461" />
         <source>Current politeness delay between two requests</source>
         <translation>两次请求之间当前的礼貌延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="450" />
+        <location filename="../crawler_gui/gui/models.py" line="464" />
         <source>Backoff until</source>
         <translation>退避至</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="453" />
+        <location filename="../crawler_gui/gui/models.py" line="467" />
         <source>End of a 429/503 backoff for this host</source>
         <translation>该主机 429/503 退避的结束时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="456" />
+        <location filename="../crawler_gui/gui/models.py" line="470" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="458" />
+        <location filename="../crawler_gui/gui/models.py" line="472" />
         <source>What holds the host back now, from the pool's own records</source>
         <translation>当前是什么让该主机等待（依据网址池自身的记录）</translation>
     </message>
@@ -674,108 +674,108 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="568" />
+        <location filename="../crawler_gui/gui/models.py" line="582" />
         <source>URL</source>
         <extracomment>The column of the last error (its tooltip is the fetcher's own message).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="570" />
+        <location filename="../crawler_gui/gui/models.py" line="584" />
         <source>Span</source>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="575" />
+        <location filename="../crawler_gui/gui/models.py" line="589" />
         <source>How often the hub is refreshed now; with adaptive refresh the hubs share the budget of their own spans by how often each publishes (Why says why)</source>
         <translation>该枢纽页现在的刷新间隔；自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="580" />
+        <location filename="../crawler_gui/gui/models.py" line="594" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="581" />
+        <location filename="../crawler_gui/gui/models.py" line="595" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="584" />
+        <location filename="../crawler_gui/gui/models.py" line="598" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="586" />
+        <location filename="../crawler_gui/gui/models.py" line="600" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="593" />
+        <location filename="../crawler_gui/gui/models.py" line="607" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="596" />
+        <location filename="../crawler_gui/gui/models.py" line="610" />
         <source>Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)</source>
         <translation>该枢纽页为何是这个间隔，或为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="600" />
+        <location filename="../crawler_gui/gui/models.py" line="614" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="602" />
+        <location filename="../crawler_gui/gui/models.py" line="616" />
         <source>New/h</source>
         <translation>新文章/小时</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="606" />
+        <location filename="../crawler_gui/gui/models.py" line="620" />
         <source>Its learned rate: new articles an hour</source>
         <translation>学到的发布速率：每小时新文章数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="609" />
+        <location filename="../crawler_gui/gui/models.py" line="623" />
         <source>New</source>
         <translation>新增</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="614" />
+        <location filename="../crawler_gui/gui/models.py" line="628" />
         <source>New articles at its last refresh / items its list showed (all new: some may have scrolled off unseen)</source>
         <translation>上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="619" />
+        <location filename="../crawler_gui/gui/models.py" line="633" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="623" />
+        <location filename="../crawler_gui/gui/models.py" line="637" />
         <source>New articles it has yielded in all</source>
         <translation>它累计带来的新文章数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="629" />
+        <location filename="../crawler_gui/gui/models.py" line="643" />
         <source>page</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="630" />
+        <location filename="../crawler_gui/gui/models.py" line="644" />
         <source>feed</source>
         <translation>订阅源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="631" />
+        <location filename="../crawler_gui/gui/models.py" line="645" />
         <source>sitemap</source>
         <translation>站点地图</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="636" />
+        <location filename="../crawler_gui/gui/models.py" line="650" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="638" />
+        <location filename="../crawler_gui/gui/models.py" line="652" />
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
@@ -783,68 +783,68 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>InFlightModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="473" />
+        <location filename="../crawler_gui/gui/models.py" line="487" />
         <source>URL</source>
         <extracomment>The column of the worker holding the lease (last: the other columns keep their numbers; empty, and hidden by the window, for a local pool).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="474" />
+        <location filename="../crawler_gui/gui/models.py" line="488" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="475" />
+        <location filename="../crawler_gui/gui/models.py" line="489" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="477" />
+        <location filename="../crawler_gui/gui/models.py" line="491" />
         <source>Hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="478" />
+        <location filename="../crawler_gui/gui/models.py" line="492" />
         <source>hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="482" />
+        <location filename="../crawler_gui/gui/models.py" line="496" />
         <source>Elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="489" />
+        <location filename="../crawler_gui/gui/models.py" line="503" />
         <source>Lease</source>
         <translation>租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="490" />
+        <location filename="../crawler_gui/gui/models.py" line="504" />
         <source>expires %1</source>
         <translation>%1到期</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="493" />
+        <location filename="../crawler_gui/gui/models.py" line="507" />
         <source>Time until the pool takes the URL back</source>
         <translation>网址池收回该网址前的剩余时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="497" />
+        <location filename="../crawler_gui/gui/models.py" line="511" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="499" />
+        <location filename="../crawler_gui/gui/models.py" line="513" />
         <source>The worker fetching the URL (shared pools)</source>
         <translation>正在抓取该网址的工作进程（共享网址池）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="502" />
+        <location filename="../crawler_gui/gui/models.py" line="516" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="505" />
+        <location filename="../crawler_gui/gui/models.py" line="519" />
         <source>Who holds the URL's lease, and since when</source>
         <translation>谁持有该网址的租约，从何时起</translation>
     </message>
@@ -852,22 +852,22 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="946" />
+        <location filename="../crawler_gui/gui/models.py" line="960" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="946" />
+        <location filename="../crawler_gui/gui/models.py" line="960" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="946" />
+        <location filename="../crawler_gui/gui/models.py" line="960" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="946" />
+        <location filename="../crawler_gui/gui/models.py" line="960" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -1474,183 +1474,183 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="461" />
+        <location filename="../crawler_gui/gui/widgets.py" line="478" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="465" />
+        <location filename="../crawler_gui/gui/widgets.py" line="482" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="466" />
+        <location filename="../crawler_gui/gui/widgets.py" line="483" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="467" />
+        <location filename="../crawler_gui/gui/widgets.py" line="484" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="468" />
+        <location filename="../crawler_gui/gui/widgets.py" line="485" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="469" />
+        <location filename="../crawler_gui/gui/widgets.py" line="486" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="470" />
+        <location filename="../crawler_gui/gui/widgets.py" line="487" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="471" />
+        <location filename="../crawler_gui/gui/widgets.py" line="488" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="472" />
+        <location filename="../crawler_gui/gui/widgets.py" line="489" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="476" />
+        <location filename="../crawler_gui/gui/widgets.py" line="493" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="480" />
+        <location filename="../crawler_gui/gui/widgets.py" line="497" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="481" />
+        <location filename="../crawler_gui/gui/widgets.py" line="498" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="482" />
+        <location filename="../crawler_gui/gui/widgets.py" line="499" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="483" />
+        <location filename="../crawler_gui/gui/widgets.py" line="500" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="484" />
+        <location filename="../crawler_gui/gui/widgets.py" line="501" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="485" />
+        <location filename="../crawler_gui/gui/widgets.py" line="502" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="486" />
+        <location filename="../crawler_gui/gui/widgets.py" line="503" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="487" />
+        <location filename="../crawler_gui/gui/widgets.py" line="504" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="488" />
+        <location filename="../crawler_gui/gui/widgets.py" line="505" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="492" />
+        <location filename="../crawler_gui/gui/widgets.py" line="509" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="496" />
+        <location filename="../crawler_gui/gui/widgets.py" line="513" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="504" />
+        <location filename="../crawler_gui/gui/widgets.py" line="521" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="507" />
+        <location filename="../crawler_gui/gui/widgets.py" line="524" />
         <source>Freshness</source>
         <translation>新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="509" />
+        <location filename="../crawler_gui/gui/widgets.py" line="526" />
         <source>Articles found (last hour)</source>
         <translation>发现的文章（最近一小时）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="510" />
+        <location filename="../crawler_gui/gui/widgets.py" line="527" />
         <source>Median delay, published to fetched</source>
         <translation>从发布到抓取的延迟中位数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="513" />
+        <location filename="../crawler_gui/gui/widgets.py" line="530" />
         <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
         <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="522" />
+        <location filename="../crawler_gui/gui/widgets.py" line="539" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="592" />
+        <location filename="../crawler_gui/gui/widgets.py" line="609" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="611" />
+        <location filename="../crawler_gui/gui/widgets.py" line="628" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="611" />
+        <location filename="../crawler_gui/gui/widgets.py" line="628" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="611" />
+        <location filename="../crawler_gui/gui/widgets.py" line="628" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="619" />
+        <location filename="../crawler_gui/gui/widgets.py" line="636" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="624" />
+        <location filename="../crawler_gui/gui/widgets.py" line="641" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="626" />
+        <location filename="../crawler_gui/gui/widgets.py" line="643" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="632" />
+        <location filename="../crawler_gui/gui/widgets.py" line="649" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="637" />
+        <location filename="../crawler_gui/gui/widgets.py" line="654" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -2111,47 +2111,47 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RetriesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="521" />
+        <location filename="../crawler_gui/gui/models.py" line="535" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="522" />
+        <location filename="../crawler_gui/gui/models.py" line="536" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="524" />
+        <location filename="../crawler_gui/gui/models.py" line="538" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="528" />
+        <location filename="../crawler_gui/gui/models.py" line="542" />
         <source>Failed attempts so far / attempts allowed</source>
         <translation>已失败次数 / 允许次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="531" />
+        <location filename="../crawler_gui/gui/models.py" line="545" />
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="533" />
+        <location filename="../crawler_gui/gui/models.py" line="547" />
         <source>The last attempt's error (the fetcher's own words: hover)</source>
         <translation>上次尝试的错误（抓取器的原话：悬停查看）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="536" />
+        <location filename="../crawler_gui/gui/models.py" line="550" />
         <source>Next try</source>
         <translation>下次重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="543" />
+        <location filename="../crawler_gui/gui/models.py" line="557" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="546" />
+        <location filename="../crawler_gui/gui/models.py" line="560" />
         <source>Why the URL waits and until when</source>
         <translation>该网址为何等待、等到何时</translation>
     </message>
@@ -2372,19 +2372,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="217" />
+        <location filename="../crawler_gui/gui/widgets.py" line="234" />
         <source>Filter…</source>
         <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="305" />
+        <location filename="../crawler_gui/gui/widgets.py" line="322" />
         <source>Open in browser</source>
         <extracomment>No column but the stretch column is sized wider than this by its contents.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="310" />
+        <location filename="../crawler_gui/gui/widgets.py" line="327" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -2392,33 +2392,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="343" />
+        <location filename="../crawler_gui/gui/widgets.py" line="360" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="354" />
+        <location filename="../crawler_gui/gui/widgets.py" line="371" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="400" />
+        <location filename="../crawler_gui/gui/widgets.py" line="417" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="405" />
+        <location filename="../crawler_gui/gui/widgets.py" line="422" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="435" />
-        <location filename="../crawler_gui/gui/widgets.py" line="438" />
+        <location filename="../crawler_gui/gui/widgets.py" line="452" />
+        <location filename="../crawler_gui/gui/widgets.py" line="455" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="440" />
+        <location filename="../crawler_gui/gui/widgets.py" line="457" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>
@@ -2454,133 +2454,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="698" />
+        <location filename="../crawler_gui/gui/models.py" line="712" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="699" />
+        <location filename="../crawler_gui/gui/models.py" line="713" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="700" />
+        <location filename="../crawler_gui/gui/models.py" line="714" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="701" />
+        <location filename="../crawler_gui/gui/models.py" line="715" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="702" />
+        <location filename="../crawler_gui/gui/models.py" line="716" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="703" />
+        <location filename="../crawler_gui/gui/models.py" line="717" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="704" />
+        <location filename="../crawler_gui/gui/models.py" line="718" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="712" />
+        <location filename="../crawler_gui/gui/models.py" line="726" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="713" />
+        <location filename="../crawler_gui/gui/models.py" line="727" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="715" />
+        <location filename="../crawler_gui/gui/models.py" line="729" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="718" />
+        <location filename="../crawler_gui/gui/models.py" line="732" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="723" />
+        <location filename="../crawler_gui/gui/models.py" line="737" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="727" />
+        <location filename="../crawler_gui/gui/models.py" line="741" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="733" />
+        <location filename="../crawler_gui/gui/models.py" line="747" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="737" />
+        <location filename="../crawler_gui/gui/models.py" line="751" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="740" />
+        <location filename="../crawler_gui/gui/models.py" line="754" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="744" />
+        <location filename="../crawler_gui/gui/models.py" line="758" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="747" />
+        <location filename="../crawler_gui/gui/models.py" line="761" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="751" />
+        <location filename="../crawler_gui/gui/models.py" line="765" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="763" />
+        <location filename="../crawler_gui/gui/models.py" line="777" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="765" />
+        <location filename="../crawler_gui/gui/models.py" line="779" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="770" />
+        <location filename="../crawler_gui/gui/models.py" line="784" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="776" />
+        <location filename="../crawler_gui/gui/models.py" line="790" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="785" />
+        <location filename="../crawler_gui/gui/models.py" line="799" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="791" />
+        <location filename="../crawler_gui/gui/models.py" line="805" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="800" />
+        <location filename="../crawler_gui/gui/models.py" line="814" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>
