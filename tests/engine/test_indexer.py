@@ -136,3 +136,38 @@ def test_the_index_of_schema_2_is_replaced_and_made_again_from_the_store(tmp_pat
             assert [h.seq for h in indexer.search("新闻", limit=3)] == [7, 6, 5]
         finally:
             indexer.close()
+
+
+def test_beside_a_crawl_the_indexer_rests_between_chunks_and_commits_once(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Following a crawl, the indexer adds pages a chunk at a time with a rest after each
+    (the crawl's loop gets the GIL meanwhile) and commits the batch once: a search sees all
+    of it or none."""
+    import crawler_gui.engine.indexer as indexer_module
+
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(1, 61):
+            store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        rests: list[int] = []
+        real_sleep = indexer_module.time.sleep
+
+        class PacedTime:
+            perf_counter = staticmethod(indexer_module.time.perf_counter)
+
+            @staticmethod
+            def sleep(seconds: float) -> None:
+                # a search from the loop's side while the batch rests: nothing committed yet
+                rests.append(len(indexer.index.search("新闻", limit=100)))
+                real_sleep(seconds)
+
+        monkeypatch.setattr(indexer_module, "time", PacedTime)
+        monkeypatch.setattr(indexer_module, "PACE_CHUNK", 25)
+        try:
+            assert indexer.catch_up_once(pace=True) == 60
+            assert rests == [0, 0]  # after 25 and 50 pages
+            assert len(indexer.search("新闻", limit=100)) == 60
+        finally:
+            indexer.close()
