@@ -168,7 +168,7 @@ class FilterProxy(QSortFilterProxyModel):
     ) -> None:
         """Every role a delegate asks to paint one cell (font, alignment, colours, check
         state, icon, text, background), in one call from Qt into Python instead of one per
-        role through this proxy and again into the model: a table repaint makes about a third
+        role through this proxy and again into the model: a table repaint makes about a fifth
         of the calls it did."""
         if not self._keyed:
             super().multiData(index, roleDataSpan)
