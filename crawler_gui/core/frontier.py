@@ -10,6 +10,7 @@ All times are POSIX seconds from the pool's injected clock.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -336,6 +337,7 @@ class RetryDetail(NamedTuple):
     retry_after: bool
 
 
+@functools.lru_cache(maxsize=4096)
 def unpack_retry(text: str) -> RetryDetail:
     parts = text.split(_RSEP, 4)
     if len(parts) < 5:

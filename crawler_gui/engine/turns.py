@@ -23,7 +23,7 @@ import asyncio
 import time
 from collections.abc import Callable
 
-__all__ = ["DEFAULT_TURN_BUDGET", "TurnBudget"]
+__all__ = ["DEFAULT_TURN_BUDGET", "TurnBudget", "after_due_timers"]
 
 #: Page work per loop turn (seconds): well under the 50 ms a user notices as a stall.
 DEFAULT_TURN_BUDGET = 0.015
@@ -56,3 +56,19 @@ class TurnBudget:
                 return
             self.deferred += 1
             await asyncio.sleep(0)
+
+
+async def after_due_timers() -> None:
+    """Yield to the loop so that the timers already due (a paint, a probe, a tick) run before
+    this task goes on. ``asyncio.sleep(0)`` would not do: the task's next step is then ready
+    before the next turn begins, ahead of every timer that came due meanwhile, so two steps
+    split by it still hold those timers back for the length of both."""
+    loop = asyncio.get_running_loop()
+    done = loop.create_future()
+    loop.call_later(0, _resolve, done)
+    await done
+
+
+def _resolve(fut: asyncio.Future[None]) -> None:
+    if not fut.done():
+        fut.set_result(None)

@@ -38,6 +38,7 @@ from crawler_gui.engine.control.server import RunControl as CrawlerView
 from crawler_gui.engine.report import save_report
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageStore
+from crawler_gui.engine.turns import after_due_timers
 from crawler_gui.errors import CrawlerGuiError
 from crawler_gui.gui import dialogs, fmt, prefs
 from crawler_gui.gui.exporting import ExportDialog, export_to_file, inside
@@ -670,9 +671,9 @@ class MainWindow(QMainWindow):
             ident = id(dlg)
             dlg.finished.connect(lambda _r=0, h=host, i=ident: self._host_dialog_closed(h, i))
             self.host_dialogs[host] = dlg
-            i = self.hosts_model.find(host)
-            if i is not None:
-                dlg.update_row(self.hosts_model.row(i), self.hosts_model.now)
+            row = self.hosts_model.get(host)
+            if row is not None:
+                dlg.update_row(row, self.hosts_model.now)
         dlg.show()
         dlg.raise_()
         await dlg.loaded()
@@ -684,9 +685,9 @@ class MainWindow(QMainWindow):
 
     def _update_host_dialogs(self, now: float) -> None:
         for host, dlg in self.host_dialogs.items():
-            i = self.hosts_model.find(host)
-            if i is not None:
-                dlg.update_row(self.hosts_model.row(i), now)
+            row = self.hosts_model.get(host)
+            if row is not None:
+                dlg.update_row(row, now)
 
     def _show_host_pages(self, host: str) -> None:
         """The Pages pane, filtered to one host: its results, newest first."""
@@ -896,8 +897,22 @@ class MainWindow(QMainWindow):
             self.articles_model.update_from(articles.recent, articles.found)
         self._version = snap.version
         self.last_snapshot, self.last_stats = snap, stats
+        # Reading a big pool's snapshot, merging its hosts and re-sorting them take a loop
+        # turn each (``_pane_done``), so that no turn holds the loop for all of them.
+        if not await self._pane_done(
+            session, len(snap.hosts) + len(snap.pending) + len(snap.retrying)
+        ):
+            return
         self.hosts_model.max_in_flight = self.settings.per_host
-        self.hosts_model.update(snap.hosts, now=snap.time, complete=snap.hosts_complete)
+        self.hosts_model.update(
+            snap.hosts, now=snap.time, complete=snap.hosts_complete, relayout=False
+        )
+        if not await self._pane_done(session, len(snap.hosts)):
+            return
+        if self.hosts_model.relayout_if_due() and not await self._pane_done(
+            session, self.hosts_model.rowCount()
+        ):
+            return
         self._update_host_dialogs(snap.time)
         self._notify_failing_hosts(snap)
         if snap.hosts_complete:
@@ -908,8 +923,6 @@ class MainWindow(QMainWindow):
         # On a big pool, one big pane per loop turn: each merge of thousands of rows takes
         # milliseconds; in between, the crawl's callbacks and Qt's paint get their turn, so a
         # refresh never holds the loop for the sum of them all. Small ones stay in one turn.
-        if not await self._pane_done(session, len(snap.hosts)):
-            return
         self.inflight_model.update(snap.pending, now=snap.time)
         if not await self._pane_done(session, len(snap.pending)):
             return
@@ -943,12 +956,12 @@ class MainWindow(QMainWindow):
         belongs to the old pool)."""
         if rows < YIELD_AFTER_ROWS:
             return True
-        await asyncio.sleep(0)
+        await after_due_timers()
         return session is self.session
 
     def _show_article(self, index: Any) -> None:
         """Double-click in the Articles pane: the extracted text beside the URL and kind."""
-        src = self.articles_pane.proxy.mapToSource(index)
+        src = self.articles_pane.source_index(index)
         if not src.isValid():
             return
         dlg = dialogs.ArticleDialog(self.articles_model.article(src.row()), self)
@@ -961,7 +974,7 @@ class MainWindow(QMainWindow):
             view.sortByColumn(1, Qt.SortOrder.DescendingOrder)
         else:
             view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            self.hosts_pane.proxy.sort(-1)
+            self.hosts_model.sort(-1)
 
     # -- run control ----------------------------------------------------------------------
     def start(self) -> None:
@@ -1071,8 +1084,7 @@ class MainWindow(QMainWindow):
             return None
         if confirm:
             model = self.workers_model
-            i = model.find(worker)
-            row = model.row(i) if i is not None else None
+            row = model.get(worker)
             text = (
                 self.tr(
                     "Put the %1 URLs leased by worker %2 back into the pool now? Each counts "

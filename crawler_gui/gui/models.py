@@ -5,11 +5,12 @@ removed rows are removed in contiguous ranges), so rows never jump under the cur
 :meth:`KeyedTableModel.update` per refresh tick emits at most one ranged ``dataChanged``, one
 ``rowsInserted`` and one ``rowsRemoved`` per contiguous removed range -- never one signal per URL.
 
-Sorting and filtering are done here, in Python, not by ``QSortFilterProxyModel`` (which would
-call :meth:`KeyedTableModel.data` from C++ once per comparison and per cell: seconds per tick on
-10,000 hosts). :meth:`KeyedTableModel.sort` keeps the rows in the asked order (one
-``layoutChanged`` per tick when the order moved, instead of the ``dataChanged``), and
-``SearchRole`` gives one cached text per row for the proxy's filter (``widgets.FilterProxy``).
+Sorting and filtering are done here, in Python, and the views show these models directly, with
+no ``QSortFilterProxyModel`` in between (it would call :meth:`KeyedTableModel.data` from C++ once
+per comparison, once per row at every change of the layout and once per painted cell: tens of
+milliseconds per tick on 10,000 hosts). :meth:`KeyedTableModel.sort` and
+:meth:`KeyedTableModel.set_filter` keep the shown rows filtered and in the asked order (one
+``layoutChanged`` per tick when the order moved, instead of the ``dataChanged``).
 """
 
 from __future__ import annotations
@@ -107,7 +108,13 @@ def ranges(indices: Sequence[int]) -> list[tuple[int, int]]:
 
 
 class KeyedTableModel(QAbstractTableModel):
-    """Rows keyed by a string, kept in first-seen order. Subclasses give columns and the key."""
+    """Rows keyed by a string. Every row the pool gave is kept (:meth:`get`, :meth:`total`);
+    the view is shown the rows that pass the filter (:meth:`set_filter`), in the sort order
+    (:meth:`sort`), or in first-seen order when unsorted. Subclasses give columns and the key.
+
+    The view reads this model directly: filtering and sorting here, over Python lists, cost
+    milliseconds for 10,000 rows; a ``QSortFilterProxyModel`` in between would call into
+    Python once per row on every change of the layout and once per painted cell."""
 
     #: True when some column depends on the current time (elapsed, countdowns): every tick then
     #: repaints all rows with one ranged ``dataChanged``.
@@ -118,15 +125,18 @@ class KeyedTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        #: every row by key, in first-seen order (a key removed and seen again is new)
+        self._all: dict[str, Any] = {}
+        #: the rows shown: those that pass the filter, in the view's order
         self._rows: list[Any] = []
         self._index: dict[str, int] = {}
         self._now = 0.0
         self._columns: tuple[Column, ...] = self.columns()
         self._align = tuple(int(_RIGHT if c.numeric else _LEFT) for c in self._columns)
         self._search: dict[str, tuple[Any, str]] = {}
-        #: first-seen order of every key (the order when unsorted; ties when sorted)
-        self._seq: dict[str, int] = {}
-        self._next_seq = 0
+        self._needle = ""
+        #: a row changed since the last re-sort or re-filter (its place or its match may too)
+        self._stale = False
         self._sort_column = -1
         self._sort_order = Qt.SortOrder.AscendingOrder
         self._last_resort = 0.0
@@ -166,7 +176,7 @@ class KeyedTableModel(QAbstractTableModel):
         rows = self._rows
         if not (0 <= r < len(rows) and 0 <= c < len(self._columns)):
             return None
-        if role == _SEARCH:  # the proxy's filter: once per row, not per cell
+        if role == _SEARCH:
             return self.search_text(rows[r])
         row, col = rows[r], self._columns[c]
         if role == _DISPLAY:
@@ -186,33 +196,70 @@ class KeyedTableModel(QAbstractTableModel):
             return getattr(row, self.URL_FIELD, None) if self.URL_FIELD else None
         return None
 
+    def multiData(self, index: _Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
+        """Every role a delegate asks to paint one cell (font, alignment, colours, check
+        state, icon, text, background) in one call from Qt into Python, instead of one call
+        per role: a table repaint makes about a fifth of the calls."""
+        self.fill_roles(index, roleDataSpan)
+
     def fill_roles(self, index: _Index, span: QModelRoleDataSpan | QModelRoleData) -> None:
-        """:meth:`data` for each role of ``span`` (the view's ``multiData``, through
-        ``FilterProxy``), with the subclasses' own ``data``."""
-        data = self.data
+        """:meth:`data` for each role of ``span``. A subclass with its own ``data`` gets it
+        asked role by role; otherwise the cell's row and column are looked up once for all
+        roles (a view asks seven per painted cell, and answers two of them)."""
         cells = [span] if isinstance(span, QModelRoleData) else span
-        for role_data in cells:  # type: ignore[union-attr]  # (the stubs lack __iter__)
-            value = data(index, role_data.role())
-            if value is None:
-                role_data.clearData()
+        r, c = index.row(), index.column()
+        rows = self._rows
+        if type(self).data is not KeyedTableModel.data or not (
+            0 <= r < len(rows) and 0 <= c < len(self._columns)
+        ):
+            data = self.data
+            for role_data in cells:  # type: ignore[union-attr]  # (the stubs lack __iter__)
+                value = data(index, role_data.role())
+                if value is None:
+                    role_data.clearData()
+                else:
+                    role_data.setData(value)
+            return
+        row, col, now = rows[r], self._columns[c], self._now
+        for role_data in cells:  # type: ignore[union-attr]
+            role = role_data.role()
+            if role == _DISPLAY:
+                role_data.setData(col.display(row, now))
+            elif role == _ALIGN:
+                role_data.setData(self._align[c])
+            elif role == _PROGRESS and col.progress is not None:
+                value = col.progress(row, now)
+                if value is None:
+                    role_data.clearData()
+                else:
+                    role_data.setData(value)
+            elif role in _ROLES and role != _PROGRESS:
+                value = self.data(index, role)
+                if value is None:
+                    role_data.clearData()
+                else:
+                    role_data.setData(value)
             else:
-                role_data.setData(value)
+                role_data.clearData()
 
     def search_text_at(self, r: int) -> str:
-        """The filter's text for row number ``r`` ("" outside the table)."""
+        """The filter's text for shown row number ``r`` ("" outside the table)."""
         rows = self._rows
         return self.search_text(rows[r]) if 0 <= r < len(rows) else ""
 
     def search_text(self, row: Any) -> str:
         """The filter's text for ``row``: its ``SEARCH_FIELDS`` (names, URLs, statuses, errors:
-        what one types in a filter box), else its non-live columns (cached per row)."""
-        if self.SEARCH_FIELDS:
-            return "\n".join([str(getattr(row, f)) for f in self.SEARCH_FIELDS]).lower()
+        what one types in a filter box), else its non-live columns; cached while the row is
+        the same object (a re-filter of 10,000 rows then reads 10,000 cached texts)."""
         k = self.key(row)
         hit = self._search.get(k)
         if hit is not None and hit[0] is row:
             return hit[1]
-        text = "\n".join(c.display(row, self._now) for c in self._columns if not c.live).lower()
+        if self.SEARCH_FIELDS:
+            text = "\n".join([str(getattr(row, f)) for f in self.SEARCH_FIELDS]).lower()
+        else:
+            text = "\n".join(c.display(row, self._now) for c in self._columns if not c.live)
+            text = text.lower()
         self._search[k] = (row, text)
         return text
 
@@ -223,12 +270,27 @@ class KeyedTableModel(QAbstractTableModel):
 
     # -- reading --------------------------------------------------------------------------
     def row(self, i: int) -> Any:
+        """Shown row number ``i``."""
         return self._rows[i]
 
     def rows(self) -> list[Any]:
+        """The rows shown, in the view's order."""
         return list(self._rows)
 
+    def all_rows(self) -> list[Any]:
+        """Every row, shown or filtered out, in first-seen order."""
+        return list(self._all.values())
+
+    def get(self, key: str) -> Any | None:
+        """The row of ``key``, shown or filtered out (None: the pool gave none)."""
+        return self._all.get(key)
+
+    def total(self) -> int:
+        """How many rows there are, shown or filtered out."""
+        return len(self._all)
+
     def find(self, key: str) -> int | None:
+        """The shown row number of ``key`` (None: no such row, or filtered out)."""
         return self._index.get(key)
 
     @property
@@ -237,15 +299,34 @@ class KeyedTableModel(QAbstractTableModel):
 
     # -- updating -------------------------------------------------------------------------
     def clear(self) -> None:
+        self._all.clear()
+        self._search.clear()
+        self._stale = False
         if self._rows:
             self.beginResetModel()
             self._rows.clear()
             self._index.clear()
-            self._search.clear()
-            self._seq.clear()
             self.endResetModel()
 
-    # -- sorting --------------------------------------------------------------------------
+    # -- filtering and sorting ------------------------------------------------------------
+    @property
+    def filter_text(self) -> str:
+        return self._needle
+
+    def set_filter(self, text: str) -> None:
+        """Show only the rows whose search text holds ``text`` (case-insensitive; "" shows
+        every row). Applied at once; rows that change later are re-checked when the table is
+        next re-sorted (at most once a second on a big table)."""
+        needle = text.strip().lower()
+        if needle == self._needle:
+            return
+        self._needle = needle
+        self._relayout()
+
+    def _passes(self, row: Any) -> bool:
+        needle = self._needle
+        return not needle or needle in self.search_text(row)
+
     @property
     def sort_column(self) -> int:
         return self._sort_column
@@ -259,11 +340,20 @@ class KeyedTableModel(QAbstractTableModel):
         first-seen order) from now on, through every :meth:`update`."""
         self._sort_column = column if 0 <= column < len(self._columns) else -1
         self._sort_order = order
-        self._resort()
+        self._relayout()
 
-    def _sorted_rows(self) -> list[Any]:
-        seq, key = self._seq, self.key
-        rows = sorted(self._rows, key=lambda r: seq[key(r)])
+    def _shown_rows(self) -> list[Any]:
+        """The rows to show: those passing the filter, sorted (stable on first-seen order)."""
+        needle = self._needle
+        if needle:
+            search, text_of = self._search, self.search_text
+            rows = []
+            for k, r in self._all.items():  # 10,000 rows: the cached texts, read inline
+                hit = search.get(k)
+                if needle in (hit[1] if hit is not None and hit[0] is r else text_of(r)):
+                    rows.append(r)
+        else:
+            rows = list(self._all.values())
         c = self._sort_column
         if c < 0:
             return rows
@@ -283,23 +373,24 @@ class KeyedTableModel(QAbstractTableModel):
             )
         return rows
 
-    def _resort_due(self) -> bool:
-        """Re-sort, but a big table at most once per ``RESORT_SECONDS``: re-sorting 10,000
-        rows (and the proxy re-mapping them) on every tick would stall the loop, and rows that
-        move less often are easier to click. Returns whether the layout changed."""
-        if len(self._rows) > RESORT_LARGE:
+    def _relayout_due(self) -> bool:
+        """Re-sort and re-filter after rows changed, but a big table at most once per
+        ``RESORT_SECONDS``: rows that move less often are easier to click. Returns whether
+        the layout changed."""
+        if not self._stale or (self._sort_column < 0 and not self._needle):
+            return False  # unsorted and unfiltered: appending kept the order
+        if len(self._all) > RESORT_LARGE:
             t = time.monotonic()
             if t - self._last_resort < RESORT_SECONDS:
                 return False
             self._last_resort = t
-        return self._resort()
+        return self._relayout()
 
-    def _resort(self) -> bool:
-        """Put the rows in the sort order; one ``layoutChanged`` if that moved any. Returns
-        whether the layout changed."""
-        if not self._rows:
-            return False
-        rows = self._sorted_rows()
+    def _relayout(self) -> bool:
+        """Show :meth:`_shown_rows`: one layout change (the views keep their selection and
+        current row by key; rows filtered out leave them). Returns whether anything moved."""
+        self._stale = False
+        rows = self._shown_rows()
         if rows == self._rows:  # identity compare per element: cheap when nothing moved
             return False
         self.layoutAboutToBeChanged.emit()
@@ -317,41 +408,58 @@ class KeyedTableModel(QAbstractTableModel):
         self.layoutChanged.emit()
         return True
 
-    def update(self, rows: Iterable[Any], *, now: float, complete: bool = True) -> None:
+    def relayout_if_due(self) -> bool:
+        """The re-sort and re-filter an ``update(..., relayout=False)`` left, if it is due.
+        Returns whether the layout changed."""
+        return self._relayout_due()
+
+    def update(
+        self, rows: Iterable[Any], *, now: float, complete: bool = True, relayout: bool = True
+    ) -> None:
         """Merge a snapshot's rows. ``complete``: ``rows`` is every row (others are removed);
-        otherwise ``rows`` are only the changed ones (incremental ``since=`` snapshots)."""
+        otherwise ``rows`` are only the changed ones (incremental ``since=`` snapshots).
+        ``relayout=False``: leave the re-sort and re-filter to :meth:`relayout_if_due` (a
+        window with 10,000 rows runs it in a loop turn of its own)."""
         self._now = now
+        key = self.key
         incoming: dict[str, Any] = {}
         for r in rows:
-            incoming[self.key(r)] = r
+            incoming[key(r)] = r
+        everything = self._all
         if complete:
-            gone = [i for i, r in enumerate(self._rows) if self.key(r) not in incoming]
+            gone_keys = [k for k in everything if k not in incoming]
+            for k in gone_keys:
+                del everything[k]
+                self._search.pop(k, None)
+            gone = sorted(i for i in (self._index.get(k) for k in gone_keys) if i is not None)
             if gone:
                 for first, last in reversed(ranges(gone)):
                     self.beginRemoveRows(QModelIndex(), first, last)
-                    for r in self._rows[first : last + 1]:
-                        k = self.key(r)
-                        self._seq.pop(k, None)
-                        self._search.pop(k, None)
                     del self._rows[first : last + 1]
                     self.endRemoveRows()
-                self._index = {self.key(r): i for i, r in enumerate(self._rows)}
+                self._index = {key(r): i for i, r in enumerate(self._rows)}
         new: list[Any] = []
         changed: list[int] = []
         index, cur = self._index, self._rows
         for k, r in incoming.items():
-            i = index.get(k)
-            if i is None:
-                new.append(r)
-            elif cur[i] != r:
-                cur[i] = r
-                changed.append(i)
+            old = everything.get(k)
+            if old is None:
+                everything[k] = r
+                if self._passes(r):
+                    new.append(r)
+            elif old != r:
+                everything[k] = r
+                self._stale = True
+                i = index.get(k)
+                if i is not None:
+                    cur[i] = r
+                    changed.append(i)
         lo, hi = (min(changed), max(changed)) if changed else (-1, -1)
         existing = len(self._rows)
         if self.LIVE and existing:
             lo, hi = 0, existing - 1
-        sorted_now = self._sort_column >= 0
-        if lo >= 0 and not sorted_now:
+        ordered = self._sort_column >= 0 or bool(self._needle)
+        if lo >= 0 and not ordered:
             self.dataChanged.emit(
                 self.index(lo, 0),
                 self.index(hi, len(self._columns) - 1),
@@ -360,13 +468,12 @@ class KeyedTableModel(QAbstractTableModel):
         if new:
             self.beginInsertRows(QModelIndex(), existing, existing + len(new) - 1)
             for r in new:
-                k = self.key(r)
-                self._index[k] = len(self._rows)
-                self._seq[k] = self._next_seq
-                self._next_seq += 1
+                self._index[key(r)] = len(self._rows)
                 self._rows.append(r)
             self.endInsertRows()
-        if sorted_now and not self._resort_due() and lo >= 0:
+            if self._sort_column >= 0:
+                self._stale = True  # new rows were appended: their place comes with the sort
+        if ordered and not (relayout and self._relayout_due()) and lo >= 0:
             # nothing moved: repaint the changed rows (a layout change repaints everything)
             self.dataChanged.emit(
                 self.index(lo, 0),
@@ -398,9 +505,11 @@ class HostsModel(KeyedTableModel):
         super().__init__(parent)
         self.why_column = len(self._columns) - 1
 
-    def update(self, rows: Iterable[Any], *, now: float, complete: bool = True) -> None:
+    def update(
+        self, rows: Iterable[Any], *, now: float, complete: bool = True, relayout: bool = True
+    ) -> None:
         rows = list(rows)
-        super().update(rows, now=now, complete=complete)
+        super().update(rows, now=now, complete=complete, relayout=relayout)
         ends = self._ends
         for r in rows:
             end = r.next_allowed if r.next_allowed > r.backoff_until else r.backoff_until

@@ -9,9 +9,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import (
+    QAbstractItemModel,
     QModelIndex,
-    QModelRoleData,
-    QModelRoleDataSpan,
     QPersistentModelIndex,
     QPointF,
     QRectF,
@@ -56,8 +55,8 @@ from crawler_gui.engine.stats import StatsSnapshot
 from crawler_gui.gui import fmt
 from crawler_gui.gui.models import (
     KeyedTableModel,
+    KeyRole,
     ProgressRole,
-    SearchRole,
     SortRole,
     UrlRole,
 )
@@ -94,94 +93,22 @@ class ProgressDelegate(QStyledItemDelegate):
 
 
 class FilterProxy(QSortFilterProxyModel):
-    """Case-insensitive substring filter over all columns; numbers sort as numbers.
-
-    Over a ``KeyedTableModel`` (10,000 hosts and more) the proxy neither sorts nor reads every
-    cell: sorting is handed to the model (``KeyedTableModel.sort``, done in Python once per
-    tick) and the filter reads one cached ``SearchRole`` text per row. Sorting or filtering
-    here would call the model's ``data`` from C++ per comparison and per cell, every tick."""
+    """Case-insensitive substring filter over all columns; numbers sort as numbers. For the
+    short tables of records (the log, the articles); a ``KeyedTableModel`` filters and sorts
+    itself and is shown without a proxy."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._keyed = False
         self.setSortRole(SortRole)
         self.setFilterKeyColumn(-1)
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setSortCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
-
-    #: With a filter typed, rows whose values changed are re-checked every this many ticks
-    #: (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms.
-    REFILTER_TICKS = 5
-
-    def setSourceModel(self, model: Any) -> None:
-        super().setSourceModel(model)
-        self._keyed = isinstance(model, KeyedTableModel)
-        self._ticks = 0
-        self._needle = ""
-        if self._keyed:
-            self._search_at = model.search_text_at
-            self._fill_roles = model.fill_roles
-            self.setFilterKeyColumn(0)
-            self.setFilterRole(SearchRole)
-            # Inserted and removed rows are always filtered; changed values on a slower beat.
-            self.setDynamicSortFilter(False)
-            model.dataChanged.connect(self._source_changed)
-        else:
-            self.setFilterKeyColumn(-1)
-            self.setFilterRole(Qt.ItemDataRole.DisplayRole)
-            self.setDynamicSortFilter(True)
+        self.setFilterRole(Qt.ItemDataRole.DisplayRole)
+        self.setDynamicSortFilter(True)
 
     def set_filter_text(self, text: str) -> None:
         """The filter box's text: a case-insensitive substring."""
-        if not self._keyed:
-            self.setFilterFixedString(text)
-            return
-        self._needle = text.strip().lower()
-        self._refilter()
-
-    def filterAcceptsRow(
-        self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex
-    ) -> bool:
-        if not self._keyed:
-            return super().filterAcceptsRow(source_row, source_parent)
-        needle = self._needle
-        # The model's search text, read in Python: about five times cheaper than a data()
-        # call through Qt for each of 10,000 rows.
-        return not needle or needle in self._search_at(source_row)
-
-    def _refilter(self) -> None:
-        self.beginFilterChange()
-        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
-
-    def _source_changed(self, *_args: Any) -> None:
-        if not self._needle:
-            return
-        self._ticks += 1
-        if self._ticks >= self.REFILTER_TICKS:
-            self._ticks = 0
-            self._refilter()
-
-    def multiData(
-        self,
-        index: QModelIndex | QPersistentModelIndex,
-        roleDataSpan: QModelRoleDataSpan | QModelRoleData,
-    ) -> None:
-        """Every role a delegate asks to paint one cell (font, alignment, colours, check
-        state, icon, text, background), in one call from Qt into Python instead of one per
-        role through this proxy and again into the model: a table repaint makes about a fifth
-        of the calls it did."""
-        if not self._keyed:
-            super().multiData(index, roleDataSpan)
-            return
-        self._fill_roles(self.mapToSource(index), roleDataSpan)
-
-    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        if not self._keyed:
-            super().sort(column, order)
-            return
-        if self.sortColumn() != -1:
-            super().sort(-1, order)  # show the model's order as it is
-        self.sourceModel().sort(column, order)
+        self.setFilterFixedString(text)
 
 
 #: An extra context-menu action: (label, callback(url_or_key)).
@@ -224,8 +151,14 @@ class TablePane(QWidget):
         super().__init__(parent)
         self.setObjectName(name)
         self.model = model
-        self.proxy = FilterProxy(self)
-        self.proxy.setSourceModel(model)
+        #: What the view shows: the model itself when it filters and sorts its own rows (a
+        #: ``KeyedTableModel``), else a ``FilterProxy`` over it. View rows are ``shown``'s.
+        self.proxy: FilterProxy | None = None
+        self.shown: QAbstractItemModel = model
+        if not isinstance(model, KeyedTableModel):
+            self.proxy = FilterProxy(self)
+            self.proxy.setSourceModel(model)
+            self.shown = self.proxy
         self._actions = list(actions)
         self.last_menu: QMenu | None = None
 
@@ -233,7 +166,10 @@ class TablePane(QWidget):
         self.filter.setObjectName(f"{name}-filter")
         self.filter.setPlaceholderText(self.tr("Filter…"))
         self.filter.setClearButtonEnabled(True)
-        self.filter.textChanged.connect(self.proxy.set_filter_text)
+        if self.proxy is not None:
+            self.filter.textChanged.connect(self.proxy.set_filter_text)
+        else:
+            self.filter.textChanged.connect(self._set_filter)
         self.count_label = QLabel(self)
         self.count_label.setTextFormat(Qt.TextFormat.PlainText)
         self.top = QHBoxLayout()
@@ -243,7 +179,7 @@ class TablePane(QWidget):
 
         self.view = QTableView(self)
         self.view.setObjectName(f"{name}-view")
-        self.view.setModel(self.proxy)
+        self.view.setModel(self.shown)
         style_table_view(self.view, QAbstractItemView.SelectionMode.ExtendedSelection)
         header = self.view.horizontalHeader()
         header.setSortIndicatorClearable(True)
@@ -253,7 +189,7 @@ class TablePane(QWidget):
         # user's to resize: a Host column is never cut off while a narrow last column stretches.
         self.stretch_column = stretch_column
         self._fitted = False
-        header.setResizeContentsPrecision(200)  # the first rows decide the widths: cheap
+        header.setResizeContentsPrecision(50)  # the first rows decide the widths: cheap
         if stretch_column is None:
             header.setStretchLastSection(True)
         else:
@@ -269,35 +205,40 @@ class TablePane(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(self.top)
         lay.addWidget(self.view, 1)
+        shown = self.shown
         for sig in (
             model.rowsInserted,
             model.rowsRemoved,
             model.modelReset,
-            self.proxy.rowsInserted,
-            self.proxy.rowsRemoved,
-            self.proxy.modelReset,
+            shown.rowsInserted,
+            shown.rowsRemoved,
+            shown.modelReset,
+            shown.layoutChanged,  # a keyed model's filter shows and hides rows so
         ):
             sig.connect(self._update_count)
         self._update_count()
-        self.proxy.rowsInserted.connect(self._fit_columns)
-        self.proxy.modelReset.connect(self._fit_columns)
+        shown.rowsInserted.connect(self._fit_columns)
+        shown.modelReset.connect(self._fit_columns)
+        shown.layoutChanged.connect(self._fit_columns)
 
     #: No column but the stretch column is sized wider than this by its contents.
     MAX_FITTED_WIDTH = 360
 
     def _fit_columns(self, *_: object) -> None:
-        if self._fitted or not self.proxy.rowCount():
+        if self._fitted or not self.shown.rowCount():
             return
         self._fitted = True
         header = self.view.horizontalHeader()
-        for c in range(self.proxy.columnCount()):
+        for c in range(self.shown.columnCount()):
             if c == self.stretch_column or self.view.isColumnHidden(c):
                 continue
             self.view.resizeColumnToContents(c)
             header.resizeSection(c, min(header.sectionSize(c), self.MAX_FITTED_WIDTH))
 
     def _update_count(self, *_: object) -> None:
-        total, shown = self.model.rowCount(), self.proxy.rowCount()
+        model = self.model
+        total = model.total() if isinstance(model, KeyedTableModel) else model.rowCount()
+        shown = self.shown.rowCount()
         self.count_label.setText(
             fmt.count(total) if shown == total else f"{fmt.count(shown)} / {fmt.count(total)}"
         )
@@ -307,11 +248,22 @@ class TablePane(QWidget):
         rows = sorted({i.row() for i in self.view.selectionModel().selectedIndexes()})
         out = []
         for r in rows:
-            src = self.proxy.mapToSource(self.proxy.index(r, 0))
-            key = src.data(UrlRole) or src.data(Qt.ItemDataRole.UserRole + 3)
+            src = self.shown.index(r, 0)
+            key = src.data(UrlRole) or src.data(KeyRole)
             if key:
                 out.append(str(key))
         return out
+
+    def _set_filter(self, text: str) -> None:
+        self.model.set_filter(text)
+
+    def source_index(self, index: QModelIndex) -> QModelIndex:
+        """The model's index of a view index (the same when the view shows the model)."""
+        return index if self.proxy is None else self.proxy.mapToSource(index)
+
+    def view_index(self, index: QModelIndex) -> QModelIndex:
+        """The view's index of a model index."""
+        return index if self.proxy is None else self.proxy.mapFromSource(index)
 
     def build_menu(self, pos_index: QModelIndex) -> QMenu:
         menu = QMenu(self)

@@ -69,3 +69,29 @@ def test_pages_within_the_budget_run_in_one_turn() -> None:
 def test_one_long_page_still_runs_and_the_next_waits() -> None:
     _order, turn_of, _deferred = _run_pages(pages=3, work=0.100, budget=0.015)
     assert len(set(turn_of)) == 3  # one per turn: a page is never cut, only postponed
+
+
+def test_after_due_timers_lets_a_timer_that_came_due_run_before_the_next_step() -> None:
+    """A timer that comes due while a task works runs before the task's next step when the
+    task yields with ``after_due_timers``; with ``asyncio.sleep(0)`` the step goes first."""
+    import time
+
+    from crawler_gui.engine.turns import after_due_timers
+
+    async def order_with(yielder) -> list[str]:
+        loop = asyncio.get_running_loop()
+        seen: list[str] = []
+        loop.call_later(0.001, seen.append, "timer")
+
+        async def work() -> None:
+            time.sleep(0.003)  # the timer comes due during this step
+            seen.append("step 1")
+            await yielder()
+            seen.append("step 2")
+
+        await work()
+        await asyncio.sleep(0.01)
+        return seen
+
+    assert asyncio.run(order_with(after_due_timers)) == ["step 1", "timer", "step 2"]
+    assert asyncio.run(order_with(lambda: asyncio.sleep(0))) == ["step 1", "step 2", "timer"]

@@ -303,7 +303,7 @@ def test_host_detail_pauses_a_host_and_lists_its_queue(window, setup, aloop):
         await pool.add_many([f"http://h{i}.example.com/p{j}" for i in range(2) for j in range(60)])
         await wait_for(lambda: window.hosts_model.rowCount() == 2)
         pane = window.hosts_pane
-        index = pane.proxy.mapFromSource(
+        index = pane.view_index(
             window.hosts_model.index(window.hosts_model.find("h0.example.com"), 0)
         )
         pane.view.customContextMenuRequested.emit(pane.view.visualRect(index).center())

@@ -108,7 +108,7 @@ def test_why_columns_and_host_detail_against_a_real_crawl(aloop, qsettings, tmp_
             await wait_for(lambda: any(r.waiting > 3 for r in w.hosts_model.rows()), timeout=30)
             name = max(w.hosts_model.rows(), key=lambda r: r.waiting).host
             pane = w.hosts_pane
-            index = pane.proxy.mapFromSource(w.hosts_model.index(w.hosts_model.find(name), 0))
+            index = pane.view_index(w.hosts_model.index(w.hosts_model.find(name), 0))
             pane.view.customContextMenuRequested.emit(pane.view.visualRect(index).center())
             menu = pane.last_menu
             assert menu is not None and not menu.isEmpty()

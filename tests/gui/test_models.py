@@ -63,6 +63,15 @@ def test_qtmodeltester_on_snapshot_models(qtmodeltester, model_cls):
     qtmodeltester.check(model)
     model.update(rows[2:], now=T0 + 11)
     qtmodeltester.check(model)
+    # The model's own sort and filter: a layout change that also shows and hides rows.
+    model.sort(1, Qt.SortOrder.DescendingOrder)
+    model.set_filter("h3")
+    qtmodeltester.check(model)
+    assert 0 < model.rowCount() < model.total()
+    model.set_filter("")
+    model.update(rows, now=T0 + 12)
+    assert model.rowCount() == model.total() == len(rows)
+    qtmodeltester.check(model)
     proxy = QSortFilterProxyModel()
     proxy.setSourceModel(model)
     proxy.setSortRole(SortRole)
@@ -233,25 +242,63 @@ def test_overview_and_chart(qtbot):
 
 @pytest.mark.gui
 def test_host_filter_matches_typed_text_and_follows_changes_on_its_beat(qtbot):
-    from crawler_gui.gui.widgets import FilterProxy, TablePane
+    from crawler_gui.gui.widgets import TablePane
 
     model = HostsModel()
     pane = TablePane(model, name="hosts")
     qtbot.addWidget(pane)
+    assert pane.view.model() is model  # no proxy between: the model filters itself
     model.update([host(f"news{i}.example.com", waiting=i) for i in range(50)], now=T0)
     pane.filter.setText("NEWS1")  # case-insensitive substring of the row's text
-    assert pane.proxy.rowCount() == 11  # news1, news10..news19
+    assert model.rowCount() == 11  # news1, news10..news19
+    assert pane.count_label.text() == "11 / 50" and model.total() == 50
+    assert model.find("news2.example.com") is None
+    assert model.get("news2.example.com").waiting == 2  # filtered out, still known
     pane.filter.setText("")
-    assert pane.proxy.rowCount() == 50
+    assert model.rowCount() == 50 and pane.count_label.text() == "50"
     pane.filter.setText("last-status-xyz")
-    assert pane.proxy.rowCount() == 0
-    # A row whose values change starts matching after at most REFILTER_TICKS updates.
+    assert model.rowCount() == 0
+    # A row whose values change starts matching on the next re-filter (a small table: the
+    # next update); a new row that matches comes at once.
     rows = [host(f"news{i}.example.com", waiting=i) for i in range(50)]
     rows[3] = host("news3.example.com", waiting=3, last_status="last-status-xyz")
-    for _ in range(FilterProxy.REFILTER_TICKS):
-        model.update(rows, now=T0)
-        rows = [r._replace(done=r.done + 1) for r in rows]
-    assert pane.proxy.rowCount() == 1
+    model.update(rows, now=T0)
+    assert [r.host for r in model.rows()] == ["news3.example.com"]
+    model.update(
+        [host("new.example.com", 1, last_status="last-status-xyz")], now=T0, complete=False
+    )
+    assert [r.host for r in model.rows()] == ["news3.example.com", "new.example.com"]
+    # ... and one that stops matching leaves.
+    rows[3] = host("news3.example.com", waiting=3)
+    model.update([*rows, model.get("new.example.com")], now=T0)
+    assert [r.host for r in model.rows()] == ["new.example.com"]
+
+
+@pytest.mark.gui
+def test_a_filtered_sorted_big_table_keeps_the_selection_by_key_and_counts_right(qtbot):
+    """10,000 hosts, sorted and filtered in the model: the selected host stays selected
+    through a re-sort and a filter change, and leaves the selection when filtered out."""
+    from crawler_gui.gui.widgets import TablePane
+
+    model = HostsModel()
+    pane = TablePane(model, name="hosts")
+    qtbot.addWidget(pane)
+    model.update([host(f"h{i:05d}.example.com", waiting=i % 97) for i in range(10_000)], now=T0)
+    pane.view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # waiting, most first
+    waits = [r.waiting for r in model.rows()]
+    assert waits == sorted(waits, reverse=True) and len(waits) == 10_000
+    pane.view.selectRow(model.find("h00150.example.com"))
+    assert pane.selected_keys() == ["h00150.example.com"]
+    pane.filter.setText("h001")  # h00100 .. h00199
+    assert model.rowCount() == 100 == len({r.host for r in model.rows()})
+    assert all(r.host.startswith("h001") for r in model.rows())
+    waits = [r.waiting for r in model.rows()]
+    assert waits == sorted(waits, reverse=True)  # still sorted
+    assert pane.selected_keys() == ["h00150.example.com"]
+    assert pane.count_label.text() == f"100 / {fmt.count(10_000)}"
+    pane.filter.setText("h00160")
+    assert pane.selected_keys() == []  # filtered out: no longer selected
+    assert [r.host for r in model.rows()] == ["h00160.example.com"]
 
 
 @pytest.mark.gui
@@ -335,12 +382,10 @@ def test_articles_model_cells():
 
 @pytest.mark.parametrize("model_cls", [HostsModel, InFlightModel, RetriesModel, HubsModel])
 def test_a_cell_painted_through_multidata_gets_what_data_gives(qtbot, model_cls):
-    """The delegate asks for every role of a cell in one ``multiData`` call (FilterProxy hands
-    it to the model in one go); each role's value is the one ``data`` gives."""
+    """The delegate asks for every role of a cell in one ``multiData`` call; each role's value
+    is the one ``data`` gives."""
     from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan
     from PySide6.QtWidgets import QTableView
-
-    from crawler_gui.gui.widgets import FilterProxy
 
     model = model_cls()
     rows = {
@@ -353,8 +398,7 @@ def test_a_cell_painted_through_multidata_gets_what_data_gives(qtbot, model_cls)
     asked: list[int] = []
     original = model.fill_roles
     model.fill_roles = lambda index, span: (asked.append(index.row()), original(index, span))
-    proxy = FilterProxy()
-    proxy.setSourceModel(model)
+    proxy = model  # the views show the model itself
     roles = [
         Qt.ItemDataRole.FontRole,
         Qt.ItemDataRole.TextAlignmentRole,

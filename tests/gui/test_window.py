@@ -219,7 +219,7 @@ def test_retry_and_hub_actions_reach_the_pool(window, aloop, monkeypatch):
         await wait_for(lambda: window.hubs_model.rowCount() == 1)
         pane = window.hubs_pane
         pane.view.selectRow(0)
-        menu = pane.build_menu(pane.proxy.index(0, 0))
+        menu = pane.build_menu(pane.shown.index(0, 0))
         labels = [a.text() for a in menu.actions()]
         assert labels[:2] == ["Open in browser", "Copy URL"] and "Refresh now" in labels
         [refresh] = [a for a in menu.actions() if a.text() == "Refresh now"]

@@ -287,7 +287,7 @@ def reclaim_action(window: MainWindow, worker: str):
     pane = window.workers_pane
     i = window.workers_model.find(worker)
     assert i is not None
-    index = pane.proxy.mapFromSource(window.workers_model.index(i, 0))
+    index = pane.view_index(window.workers_model.index(i, 0))
     pane.view.selectRow(index.row())
     menu = pane.build_menu(index)
     acts = {a.text(): a for a in menu.actions()}
