@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     QSize,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import (
@@ -28,6 +29,7 @@ from PySide6.QtGui import (
     QPainterPath,
     QPalette,
     QPen,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -189,6 +191,7 @@ class TablePane(QWidget):
         # user's to resize: a Host column is never cut off while a narrow last column stretches.
         self.stretch_column = stretch_column
         self._fitted = False
+        self._fit_pending = False
         header.setResizeContentsPrecision(50)  # the first rows decide the widths: cheap
         if stretch_column is None:
             header.setStretchLastSection(True)
@@ -217,16 +220,29 @@ class TablePane(QWidget):
         ):
             sig.connect(self._update_count)
         self._update_count()
-        shown.rowsInserted.connect(self._fit_columns)
-        shown.modelReset.connect(self._fit_columns)
-        shown.layoutChanged.connect(self._fit_columns)
+        shown.rowsInserted.connect(self._fit_soon)
+        shown.modelReset.connect(self._fit_soon)
+        shown.layoutChanged.connect(self._fit_soon)
 
     #: No column but the stretch column is sized wider than this by its contents.
     MAX_FITTED_WIDTH = 360
 
+    def _fit_soon(self, *_: object) -> None:
+        """Fit the columns once the first rows are in and the pane is shown: in an event of
+        its own, not inside the model update that brought the rows (a window's first refresh
+        fills every pane at once, and measuring their cells together held the loop)."""
+        if not self._fitted and not self._fit_pending and self.shown.rowCount():
+            self._fit_pending = True
+            QTimer.singleShot(0, self, self._fit_columns)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._fit_soon()
+
     def _fit_columns(self, *_: object) -> None:
-        if self._fitted or not self.shown.rowCount():
-            return
+        self._fit_pending = False
+        if self._fitted or not self.shown.rowCount() or not self.isVisible():
+            return  # a pane in a hidden tab is fitted when it is first shown
         self._fitted = True
         header = self.view.horizontalHeader()
         for c in range(self.shown.columnCount()):
