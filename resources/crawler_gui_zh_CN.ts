@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="76" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="71" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="81" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="76" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="100" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="95" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="108" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="103" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="133" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="128" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="137" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="132" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="144" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="139" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="147" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="142" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="147" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="142" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="178" />
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="187" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="173" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="182" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="180" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="175" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -236,191 +236,191 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>FileActions</name>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="51" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="48" />
         <source>Save pool snapshot</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password).</extracomment>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="65" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="76" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="62" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="66" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="63" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="72" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="69" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="76" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="79" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="76" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="105" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="118" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="125" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="138" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="102" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="115" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="122" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="108" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="105" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="109" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="106" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="110" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="107" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="119" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="116" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="123" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="123" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="138" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="144" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="141" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="147" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="144" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="165" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="175" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="183" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="196" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="162" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="172" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="180" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="167" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="164" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="176" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="173" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="184" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="181" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="196" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="198" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="195" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="208" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="205" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="220" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="238" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="246" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="277" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="293" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="217" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="235" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="243" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="274" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="222" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="219" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="239" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="236" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="247" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="244" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="254" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="251" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="279" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="276" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="293" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="315" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="312" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="316" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="346" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="313" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="328" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="325" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="340" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="346" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="337" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="341" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="338" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
@@ -781,28 +781,28 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="74" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="70" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="74" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="70" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="74" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="70" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="130" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="126" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="135" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="131" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -810,102 +810,102 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="171" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="167" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="184" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="180" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="185" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="181" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="186" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="182" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="187" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="183" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="188" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="184" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="189" />
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="292" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="185" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="288" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="216" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="212" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="231" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="227" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="254" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="250" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="261" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="257" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="271" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="267" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="294" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="290" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="301" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="297" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="302" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="298" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="336" />
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="345" />
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="353" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="332" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="341" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="349" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="338" />
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="364" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="334" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="360" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="354" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="350" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="361" />
-        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="371" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="357" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="367" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -1114,154 +1114,154 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>MainMenu</name>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="60" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="57" />
         <source>&amp;Start</source>
         <extracomment>Whether the overview shows totals and rates only (``MainWindow.act_compact``).</extracomment>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="60" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="57" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="63" />
-        <location filename="../crawler_gui/gui/mainmenu.py" line="200" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="60" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="67" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="64" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="70" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="67" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="74" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="71" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="77" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="74" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="83" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="80" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="89" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="86" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="95" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="92" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="101" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="98" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="105" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="102" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="108" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="105" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="114" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="111" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="120" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="117" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="124" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="121" />
         <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
         <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="127" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="124" />
         <source>Save &amp;report…</source>
         <translation>保存报告(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="132" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="129" />
         <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
         <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="136" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="133" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="137" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="134" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="138" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="135" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="141" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="138" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="145" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="142" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="158" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="155" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="170" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="167" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="175" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="172" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="178" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="175" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="200" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="236" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="233" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="238" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="235" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1271,221 +1271,221 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="86" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="84" />
         <source>Crawler GUI</source>
         <extracomment>Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="128" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="126" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="132" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="130" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="136" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="134" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="144" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="145" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="143" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="155" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="153" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="156" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="154" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="165" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="209" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="215" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="213" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="273" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="273" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="277" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="328" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="330" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="328" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="394" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="402" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="416" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="423" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="421" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="424" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="440" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="458" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="456" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="463" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="461" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="475" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="476" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
@@ -2178,212 +2178,212 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="48" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="45" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="54" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="51" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="55" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="52" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="62" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="59" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="63" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="60" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="64" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="61" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="65" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="62" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="66" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="63" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="67" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="64" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="68" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="65" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="69" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="66" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="70" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="67" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="71" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="68" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="74" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="71" />
         <source>adaptive: by how often each hub publishes</source>
         <translation>自适应：按各枢纽页的发布频率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="75" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="72" />
         <source>fixed: every hub on its own span</source>
         <translation>固定：每个枢纽页使用自身间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="78" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="75" />
         <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
         <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="84" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="81" />
         <source>Adaptive refresh: no hub more often than this</source>
         <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="88" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="85" />
         <source>Adaptive refresh: every hub at least this often, a silent one too</source>
         <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="90" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="87" />
         <source>Hub refresh:</source>
         <translation>枢纽页刷新：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="91" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="88" />
         <source>Shortest hub span:</source>
         <translation>最短枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="92" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="89" />
         <source>Longest hub span:</source>
         <translation>最长枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="93" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="90" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="97" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="94" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="98" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="95" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="104" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="101" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="106" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="103" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="107" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="104" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="108" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="105" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="109" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="106" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="110" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="107" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="113" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="110" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="118" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="115" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="119" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="116" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="126" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="123" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="127" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="124" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="128" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="125" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="133" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="130" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="140" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="137" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="142" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="139" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="143" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="140" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="144" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="141" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="209" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="206" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -2445,27 +2445,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="42" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="37" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="42" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="37" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="42" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="37" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="65" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="60" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="66" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="61" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -2607,7 +2607,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>dialogs</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/running.py" line="116" />
+        <location filename="../crawler_gui/gui/dialogs/running.py" line="107" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2615,7 +2615,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>fmt</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/settings.py" line="177" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="174" />
         <location filename="../crawler_gui/gui/fmt.py" line="23" />
         <location filename="../crawler_gui/gui/fmt.py" line="60" />
         <source>%1 s</source>

@@ -9,10 +9,7 @@ import asyncio
 import logging
 from pathlib import Path
 
-from PySide6.QtWidgets import (
-    QMessageBox,
-    QProgressDialog,
-)
+from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
 from crawler_gui.core import snapshot_file
 from crawler_gui.core.redact import redact_url

@@ -9,10 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QMessageBox,
-    QStyle,
-)
+from PySide6.QtWidgets import QMessageBox, QStyle
 
 from crawler_gui.engine.settings import CrawlState
 from crawler_gui.gui.dialogs.running import show_message

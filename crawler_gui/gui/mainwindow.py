@@ -2,6 +2,10 @@
 
 It holds no crawl logic. One QTimer drives every refresh: ``frontier.snapshot(since=...)`` and
 ``crawler.stats()``, then each model merges its rows (batched, ranged signals).
+
+This module holds the window's layout, the panes' wiring, the session and the refresh tick; its
+other parts are mixins in their own modules (``windowbase`` lists them): the actions and menus,
+what the Crawl and File menus do, the detail windows.
 """
 
 from __future__ import annotations
@@ -48,13 +52,7 @@ from crawler_gui.gui.models import (
 from crawler_gui.gui.notify import FailingHosts, Notifier
 from crawler_gui.gui.pagedetail import PageDetailDialog
 from crawler_gui.gui.pages import PagesPane
-from crawler_gui.gui.protocols import (
-    SessionLike,
-    SessionOpener,
-    is_attached,
-    is_local,
-    is_shared,
-)
+from crawler_gui.gui.protocols import SessionLike, SessionOpener, is_attached, is_local, is_shared
 from crawler_gui.gui.tasks import Tasks
 from crawler_gui.gui.widgets import OverviewWidget, TablePane
 

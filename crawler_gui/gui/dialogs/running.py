@@ -10,17 +10,8 @@ from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from PySide6.QtCore import (
-    QCoreApplication,
-    Qt,
-)
-from PySide6.QtWidgets import (
-    QDialog,
-    QFileDialog,
-    QMessageBox,
-    QProgressDialog,
-    QWidget,
-)
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QDialog, QFileDialog, QMessageBox, QProgressDialog, QWidget
 
 
 async def run_dialog(dialog: QDialog) -> int:

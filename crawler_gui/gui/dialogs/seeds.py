@@ -5,12 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from PySide6.QtCore import (
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    QTimer,
-)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from PySide6.QtCore import (
-    QCoreApplication,
-    Qt,
-)
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
