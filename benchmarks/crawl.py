@@ -166,7 +166,7 @@ COMPONENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("links (engine/links.py, selectolax)", ("engine/links.py", "selectolax")),
     ("URL parsing (core/urls.py, ada)", ("core/urls.py", "can_ada", "ada_url")),
     ("pool (core/leveldb/, plyvel)", ("core/leveldb/", "plyvel")),
-    ("page store (engine/store.py, zlib)", ("engine/store.py", "zlib", "warc")),
+    ("page store (engine/store/, zlib)", ("engine/store/", "zlib", "warc")),
     ("fetch (engine/fetch.py)", ("engine/fetch.py",)),
     ("address checks (engine/safety.py)", ("engine/safety.py", "ipaddress")),
     ("decode (engine/decode.py, cchardet)", ("engine/decode.py", "cchardet", "codecs")),
@@ -220,9 +220,9 @@ def role_crawler(args: argparse.Namespace) -> None:
     site = make_site(args, args.port)
     pool_dir = Path(tempfile.mkdtemp(prefix="crawl-bench-"))
     if args.store_zlib_level is not None:  # an experiment, not crawler-gui's configuration
-        from crawler_gui.engine import store
+        from crawler_gui.engine.store import records
 
-        store._ZLIB_LEVEL = args.store_zlib_level  # type: ignore[attr-defined]
+        records._ZLIB_LEVEL = args.store_zlib_level
 
     async def main() -> dict[str, Any]:
         settings = demo_crawl_settings(args.concurrency, extract=args.extract)

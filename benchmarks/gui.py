@@ -96,7 +96,7 @@ COMPONENTS: tuple[tuple[str, str], ...] = (
     ("crawler_gui/engine/links.py", "crawl: parse, links"),
     ("crawler_gui/engine/decode.py", "crawl: parse, links"),
     ("crawler_gui/core/leveldb/", "pool (LevelDB)"),
-    ("crawler_gui/engine/store.py", "crawl: page store"),
+    ("crawler_gui/engine/store/", "crawl: page store"),
     ("crawler_gui/engine/warc.py", "crawl: page store"),
     ("crawler_gui/", "crawl: engine"),
     ("benchmarks/", "benchmark probes"),

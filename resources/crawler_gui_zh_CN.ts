@@ -3,60 +3,60 @@
 <context>
     <name>AddSeedsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="409" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="71" />
         <source>Add seeds</source>
         <translation>添加种子</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="414" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="76" />
         <source>One URL per line, for example
 http://news.sina.com.cn/</source>
         <translation>每行一个网址，例如
 http://news.sina.com.cn/</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="433" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="95" />
         <source>Load from file…</source>
         <translation>从文件载入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="441" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="103" />
         <source>URLs (blank lines and lines starting with # are ignored):</source>
         <translation>网址（空行和以 # 开头的行会被忽略）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="466" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="128" />
         <source>Type or paste URLs above.</source>
         <translation>请在上方输入或粘贴网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="470" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="132" />
         <source>%1 URLs to add; %2 lines refused (see the reasons above; they will not be added).</source>
         <translation>将添加 %1 个网址；%2 行被拒绝（原因见上方，它们不会被添加）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="477" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="139" />
         <source>%1 URLs to add.</source>
         <translation>将添加 %1 个网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="480" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="142" />
         <source>Add %1</source>
         <translation>添加 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="480" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="142" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="511" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="520" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="173" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="182" />
         <source>Load URLs</source>
         <translation>载入网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="513" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="175" />
         <source>Text files (*.txt);;All files (*)</source>
         <translation>文本文件 (*.txt);;所有文件 (*)</translation>
     </message>
@@ -64,32 +64,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticleDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1128" />
+        <location filename="../crawler_gui/gui/dialogs/article.py" line="29" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1136" />
+        <location filename="../crawler_gui/gui/dialogs/article.py" line="37" />
         <source>unknown</source>
         <translation>未知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1138" />
+        <location filename="../crawler_gui/gui/dialogs/article.py" line="39" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1139" />
+        <location filename="../crawler_gui/gui/dialogs/article.py" line="40" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1140" />
+        <location filename="../crawler_gui/gui/dialogs/article.py" line="41" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1146" />
+        <location filename="../crawler_gui/gui/dialogs/article.py" line="47" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
@@ -125,6 +125,53 @@ http://news.sina.com.cn/</translation>
         <location filename="../crawler_gui/gui/models.py" line="1006" />
         <source>Words</source>
         <translation>字数</translation>
+    </message>
+</context>
+<context>
+    <name>CrawlActions</name>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="67" />
+        <source>Seeds</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="84" />
+        <source>Hubs</source>
+        <translation>枢纽页</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="104" />
+        <source>%1: %2 added, %3 already known, %4 refused</source>
+        <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="140" />
+        <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
+
+Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
+        <translation>现在把工作进程 %2 租用的 %1 个网址放回网址池吗？每个网址记一次失败尝试。
+
+只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="148" />
+        <source>This is this window's own worker.</source>
+        <translation>这是本窗口自己的工作进程。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="151" />
+        <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
+        <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="156" />
+        <source>Reclaim leases</source>
+        <translation>收回租约</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/crawlactions.py" line="169" />
+        <source>%1 URLs of worker %2 went back to the pool</source>
+        <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
 </context>
 <context>
@@ -187,275 +234,467 @@ http://news.sina.com.cn/</translation>
     </message>
 </context>
 <context>
+    <name>FileActions</name>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="48" />
+        <source>Save pool snapshot</source>
+        <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password).</extracomment>
+        <translation>保存网址池快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="62" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
+        <source>Save snapshot</source>
+        <translation>保存快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="63" />
+        <source>Saving the pool to %1…</source>
+        <translation>正在把网址池保存到 %1…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="69" />
+        <source>The snapshot was not saved (cancelled).</source>
+        <translation>快照未保存（已取消）。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
+        <source>The snapshot was not saved.</source>
+        <translation>快照未保存。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="76" />
+        <source>Saved %1 records to %2</source>
+        <translation>已将 %1 条记录保存到 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="102" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="115" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="122" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="105" />
+        <source>JSON Lines (*.jsonl)</source>
+        <translation>JSON Lines（*.jsonl）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="106" />
+        <source>CSV (*.csv)</source>
+        <translation>CSV（*.csv）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="107" />
+        <source>WARC (*.warc.gz)</source>
+        <translation>WARC（*.warc.gz）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="116" />
+        <source>The file is inside the pool: write the export somewhere else.</source>
+        <translation>该文件位于网址池内：请导出到其他位置。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <source>Exporting…</source>
+        <translation>正在导出…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
+        <source>The export was not written.</source>
+        <translation>导出未写入。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="141" />
+        <source>Export cancelled: nothing was written.</source>
+        <translation>导出已取消：未写入任何内容。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="144" />
+        <source>Exported %1 records to %2</source>
+        <translation>已将 %1 条记录导出到 %2</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="162" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="172" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="180" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
+        <source>Save report</source>
+        <translation>保存报告</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="164" />
+        <source>HTML (*.html)</source>
+        <translation>HTML (*.html)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="173" />
+        <source>The file is inside the pool: write the report somewhere else.</source>
+        <translation>该文件位于网址池内：请把报告写到别处。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="181" />
+        <source>Writing the crawl report to %1…</source>
+        <translation>正在把抓取报告写入 %1…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
+        <source>The report was not saved.</source>
+        <translation>报告未保存。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="195" />
+        <source>Report saved to %1</source>
+        <translation>报告已保存到 %1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="205" />
+        <source>Load pool snapshot</source>
+        <translation>载入网址池快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="217" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="235" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="243" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="274" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
+        <source>Load snapshot</source>
+        <translation>载入快照</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="219" />
+        <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
+        <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="236" />
+        <source>Loading %1 into the pool…</source>
+        <translation>正在把 %1 载入网址池…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="244" />
+        <source>The snapshot was not loaded; the pool is unchanged.</source>
+        <translation>快照未载入；网址池保持不变。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="251" />
+        <source>Loaded %1 records from %2</source>
+        <translation>已从 %2 载入 %1 条记录</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="276" />
+        <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
+        <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
+        <source>The crawl's scope was not changed.</source>
+        <translation>抓取范围未更改。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="312" />
+        <source>Open Redis pool</source>
+        <translation>打开 Redis 网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="313" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
+        <source>The pool could not be opened.</source>
+        <translation>无法打开网址池。</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="325" />
+        <source>Open URL pool</source>
+        <translation>打开网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="337" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
+        <source>Open pool</source>
+        <translation>打开网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/fileactions.py" line="338" />
+        <source>Opening %1…</source>
+        <translation>正在打开 %1…</translation>
+    </message>
+</context>
+<context>
     <name>HostDetailDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="110" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="111" />
         <source>Host %1</source>
         <extracomment>Reads a host's newest fetched pages (the window's page store and search index). "Its pages": the host's fetched pages, newest first, in the Pages pane (its results). A recent result was double-clicked: its Page detail (the fetch's sequence number). Where the Results tab reads from (set by the window when it has a page store).</extracomment>
         <translation>主机 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="123" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="271" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="124" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="272" />
         <source>Pause this host</source>
         <translation>暂停该主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="126" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="127" />
         <source>No request goes to this host until it is resumed (kept in the pool)</source>
         <translation>恢复之前不向该主机发送任何请求（保存在网址池中）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="133" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="134" />
         <source> s</source>
         <translation> 秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="136" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="137" />
         <source>Minimum seconds between two requests to this host, in place of the crawl's minimum (robots.txt's Crawl-delay still holds)</source>
         <translation>对该主机两次请求之间的最少秒数，替代爬取的最小值（robots.txt 的抓取延迟仍然有效）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="140" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="141" />
         <source>Set delay</source>
         <translation>设置延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="145" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="146" />
         <source>Default delay</source>
         <translation>默认延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="150" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="151" />
         <source>Retry failed URLs</source>
         <translation>重试失败的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="153" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="154" />
         <source>Forget waiting URLs…</source>
         <translation>清除等待中的网址…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="156" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="157" />
         <source>Open robots.txt</source>
         <translation>打开 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="159" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="160" />
         <source>Its pages</source>
         <translation>它的页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="162" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="163" />
         <source>Its fetched pages, newest first, with their status, in the Pages pane</source>
         <translation>在页面窗格中查看它已抓取的页面（最新在前，含状态）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="187" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="209" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="225" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="187" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="187" />
         <source>Added</source>
         <translation>加入时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="186" />
-        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="187" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="225" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="188" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="189" />
         <source>Previous</source>
         <translation>上一页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="191" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="192" />
         <source>Next</source>
         <translation>下一页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="204" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="205" />
         <source>Waiting URLs</source>
         <translation>等待中的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="209" />
         <source>Status</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="209" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="208" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="209" />
         <source>Fetched</source>
         <translation>抓取时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="211" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="212" />
         <source>Its newest fetched pages, each URL once; double-click for the page's detail</source>
         <translation>它最近抓取的页面，每个网址一次；双击查看页面详情</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="220" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="221" />
         <source>Results</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="225" />
         <source>Error</source>
         <translation>错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="224" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="225" />
         <source>When</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="226" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="227" />
         <source>Failures</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="230" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="231" />
         <source>robots.txt</source>
         <translation>robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="251" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="252" />
         <source>Why: %1</source>
         <extracomment>the robots.txt the crawl last fetched (RobotsText)</extracomment>
         <translation>原因：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="254" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="255" />
         <source>%1 waiting, %2 in flight, %3 done, %4 failed, %5 retrying</source>
         <translation>%1 等待，%2 抓取中，%3 完成，%4 失败，%5 重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="261" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="262" />
         <source>; last result %1</source>
         <translation>；上次结果 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="271" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="272" />
         <source>Resume this host</source>
         <translation>恢复该主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="308" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="309" />
         <source>page %1 of %2 (%3 waiting)</source>
         <translation>第 %1 / %2 页（%3 个等待）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="318" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="319" />
         <source>article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="319" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="320" />
         <source>list</source>
         <translation>列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="320" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="321" />
         <source>other</source>
         <translation>其他</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="332" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="333" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="338" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="339" />
         <source>Results (%1)</source>
         <translation>结果（%1）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="348" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="349" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="360" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="361" />
         <source>This crawl has not fetched robots.txt of this host lately.</source>
         <translation>本次爬取最近没有抓取该主机的 robots.txt。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="364" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="365" />
         <source>robots.txt unreachable (status %1): every page of the host waits</source>
         <translation>robots.txt 无法访问（状态 %1）：该主机的所有页面都在等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="366" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="367" />
         <source>status %1</source>
         <translation>状态 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="367" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="368" />
         <source>none</source>
         <translation>无</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="368" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="369" />
         <source>fetched at %1</source>
         <translation>抓取于 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="370" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="371" />
         <source>Crawl-delay: %1</source>
         <translation>抓取延迟：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="396" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="397" />
         <source>Host paused.</source>
         <translation>主机已暂停。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="396" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="397" />
         <source>Host resumed.</source>
         <translation>主机已恢复。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="401" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="402" />
         <source>The crawl's own delay again.</source>
         <translation>已恢复爬取自身的延迟。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="404" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="405" />
         <source>At least %1 between two requests.</source>
         <translation>两次请求之间至少间隔 %1。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="409" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="410" />
         <source>%1 failed URLs queued again.</source>
         <translation>%1 个失败的网址已重新入队。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="418" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="419" />
         <source>Forget waiting URLs</source>
         <translation>清除等待中的网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="420" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="421" />
         <source>Forget the %1 URLs waiting for %2? They leave the pool; a link found later queues one again.</source>
         <translation>清除 %2 的 %1 个等待中的网址？它们将离开网址池；以后发现的链接会再次将其入队。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/hostdetail.py" line="431" />
+        <location filename="../crawler_gui/gui/hostdetail.py" line="432" />
         <source>%1 waiting URLs forgotten.</source>
         <translation>已清除 %1 个等待中的网址。</translation>
     </message>
@@ -542,28 +781,28 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubListModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="70" />
         <source>URL</source>
         <extracomment>A span typed that is not a duration: shown as typed, with its reason, until fixed.</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="70" />
         <source>Refresh every</source>
         <translation>刷新间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="566" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="70" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="622" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="126" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="627" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="131" />
         <source>Seconds, or a number with s, m, h or d (5m, 1h)</source>
         <translation>秒数，或带 s、m、h、d 后缀的数字（5m、1h）</translation>
     </message>
@@ -571,102 +810,102 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>HubsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="663" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="167" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="676" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="180" />
         <source>Add</source>
         <translation>添加</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="677" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="181" />
         <source>Edit</source>
         <translation>编辑</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="678" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="182" />
         <source>Remove</source>
         <translation>删除</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="679" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="183" />
         <source>Import…</source>
         <translation>导入…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="680" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="184" />
         <source>Export…</source>
         <translation>导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="681" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="784" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="185" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="288" />
         <source>Load Sina News preset</source>
         <translation>载入新浪新闻预设</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="708" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="212" />
         <source>At most this share of each batch of fetches goes to hubs that are due</source>
         <translation>每批抓取中最多有这一比例用于到期的枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="723" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="227" />
         <source>Hub share of each batch:</source>
         <translation>每批中枢纽页占比：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="746" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="250" />
         <source>%1 hubs have a problem; fix or remove them. Row %2 (%3): %4</source>
         <translation>%1 个枢纽页有问题，请修改或删除。第 %2 行（%3）：%4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="753" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="257" />
         <source>%1 hubs.</source>
         <translation>%1 个枢纽页。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="763" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="267" />
         <source>crawler-gui hubs: URL span</source>
         <translation>crawler-gui 枢纽页：网址 间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="786" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="290" />
         <source>The list has %1 hubs. Replace them with the preset, or add the preset's hubs to them?</source>
         <translation>列表中已有 %1 个枢纽页。用预设替换它们，还是把预设的枢纽页添加进来？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="793" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="297" />
         <source>Replace</source>
         <translation>替换</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="794" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="298" />
         <source>Add to the list</source>
         <translation>添加到列表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="828" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="837" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="845" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="332" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="341" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="349" />
         <source>Import hubs</source>
         <translation>导入枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="830" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="856" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="334" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="360" />
         <source>Hub lists (*.txt);;All files (*)</source>
         <translation>枢纽页列表 (*.txt);;所有文件 (*)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="846" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="350" />
         <source>%1 lines were refused.</source>
         <translation>%1 行被拒绝。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="853" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="863" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="357" />
+        <location filename="../crawler_gui/gui/dialogs/hubs.py" line="367" />
         <source>Export hubs</source>
         <translation>导出枢纽页</translation>
     </message>
@@ -873,602 +1112,382 @@ http://news.sina.com.cn/</translation>
     </message>
 </context>
 <context>
+    <name>MainMenu</name>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="57" />
+        <source>&amp;Start</source>
+        <extracomment>Whether the overview shows totals and rates only (``MainWindow.act_compact``).</extracomment>
+        <translation>开始(&amp;S)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="57" />
+        <source>Start crawling</source>
+        <translation>开始抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="60" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
+        <source>&amp;Pause</source>
+        <translation>暂停(&amp;P)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="64" />
+        <source>Pause: no new fetches</source>
+        <translation>暂停：不再发起新的抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="67" />
+        <source>S&amp;top</source>
+        <translation>停止(&amp;T)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="71" />
+        <source>Stop: in-flight fetches finish or go back</source>
+        <translation>停止：进行中的抓取完成或退回网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="74" />
+        <source>&amp;Add seeds…</source>
+        <translation>添加种子(&amp;A)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="80" />
+        <source>&amp;Hubs…</source>
+        <translation>枢纽页(&amp;H)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="86" />
+        <source>Se&amp;ttings…</source>
+        <translation>设置(&amp;T)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="92" />
+        <source>&amp;Open pool…</source>
+        <translation>打开网址池(&amp;O)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="98" />
+        <source>Open &amp;Redis pool…</source>
+        <translation>打开 &amp;Redis 网址池…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="102" />
+        <source>Join a shared URL pool on a Redis server</source>
+        <translation>加入 Redis 服务器上的共享网址池</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="105" />
+        <source>&amp;Save snapshot…</source>
+        <translation>保存快照(&amp;S)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="111" />
+        <source>&amp;Load snapshot…</source>
+        <translation>载入快照(&amp;L)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="117" />
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="121" />
+        <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
+        <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="124" />
+        <source>Save &amp;report…</source>
+        <translation>保存报告(&amp;R)…</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="129" />
+        <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
+        <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="133" />
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="134" />
+        <source>&amp;About</source>
+        <translation>关于(&amp;A)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="135" />
+        <source>Compact overview</source>
+        <translation>紧凑概览</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="138" />
+        <source>Totals and rates only: the chart, status codes and estimate make room</source>
+        <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="142" />
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="155" />
+        <source>&amp;Crawl</source>
+        <translation>抓取(&amp;C)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="167" />
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="172" />
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="175" />
+        <source>Crawl</source>
+        <translation>抓取</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="233" />
+        <source>About Crawler GUI</source>
+        <translation>关于 Crawler GUI</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="235" />
+        <source>Crawler GUI %1
+A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
+        <translation>Crawler GUI %1
+基于持久网址池、长时间运行且礼貌的新闻抓取的桌面监控程序。</translation>
+    </message>
+</context>
+<context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="84" />
         <source>Crawler GUI</source>
-        <extracomment>The pool directory, or a Redis pool URL. QSettings key of the last Redis pool URL opened (only kept when it holds no password). Whether the overview shows totals and rates only (``MainWindow.act_compact``). Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
+        <extracomment>Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="126" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="228" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="130" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="232" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="134" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="240" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="241" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="143" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="251" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="153" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="252" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="154" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="261" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="280" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="281" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="282" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1022" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="305" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1094" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="311" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="213" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
-        <source>&amp;Start</source>
-        <translation>开始(&amp;S)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="388" />
-        <source>Start crawling</source>
-        <translation>开始抓取</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="391" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="528" />
-        <source>&amp;Pause</source>
-        <translation>暂停(&amp;P)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="395" />
-        <source>Pause: no new fetches</source>
-        <translation>暂停：不再发起新的抓取</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="398" />
-        <source>S&amp;top</source>
-        <translation>停止(&amp;T)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="402" />
-        <source>Stop: in-flight fetches finish or go back</source>
-        <translation>停止：进行中的抓取完成或退回网址池</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="405" />
-        <source>&amp;Add seeds…</source>
-        <translation>添加种子(&amp;A)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
-        <source>&amp;Hubs…</source>
-        <translation>枢纽页(&amp;H)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="417" />
-        <source>Se&amp;ttings…</source>
-        <translation>设置(&amp;T)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="423" />
-        <source>&amp;Open pool…</source>
-        <translation>打开网址池(&amp;O)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
-        <source>Open &amp;Redis pool…</source>
-        <translation>打开 &amp;Redis 网址池…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="433" />
-        <source>Join a shared URL pool on a Redis server</source>
-        <translation>加入 Redis 服务器上的共享网址池</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
-        <source>&amp;Save snapshot…</source>
-        <translation>保存快照(&amp;S)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="442" />
-        <source>&amp;Load snapshot…</source>
-        <translation>载入快照(&amp;L)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="448" />
-        <source>&amp;Export…</source>
-        <translation>导出(&amp;E)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="455" />
-        <source>Save &amp;report…</source>
-        <translation>保存报告(&amp;R)…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="460" />
-        <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
-        <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="464" />
-        <source>&amp;Quit</source>
-        <translation>退出(&amp;Q)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="465" />
-        <source>&amp;About</source>
-        <translation>关于(&amp;A)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="466" />
-        <source>Compact overview</source>
-        <translation>紧凑概览</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="469" />
-        <source>Totals and rates only: the chart, status codes and estimate make room</source>
-        <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
-        <source>&amp;File</source>
-        <translation>文件(&amp;F)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="486" />
-        <source>&amp;Crawl</source>
-        <translation>抓取(&amp;C)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="498" />
-        <source>&amp;View</source>
-        <translation>视图(&amp;V)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="503" />
-        <source>&amp;Help</source>
-        <translation>帮助(&amp;H)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="506" />
-        <source>Crawl</source>
-        <translation>抓取</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="528" />
-        <source>&amp;Resume</source>
-        <translation>继续(&amp;R)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="565" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="566" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="567" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="568" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="569" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="570" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="273" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="571" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="572" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="623" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="625" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="328" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="762" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="781" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="762" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="772" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="402" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="773" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="782" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="784" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="791" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="421" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="792" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="806" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="808" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="826" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="456" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="831" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="461" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="843" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="844" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="934" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1005" />
-        <source>Seeds</source>
-        <translation>种子</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1042" />
-        <source>%1: %2 added, %3 already known, %4 refused</source>
-        <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1078" />
-        <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
-
-Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
-        <translation>现在把工作进程 %2 租用的 %1 个网址放回网址池吗？每个网址记一次失败尝试。
-
-只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1086" />
-        <source>This is this window's own worker.</source>
-        <translation>这是本窗口自己的工作进程。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1089" />
-        <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
-        <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1107" />
-        <source>%1 URLs of worker %2 went back to the pool</source>
-        <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1122" />
-        <source>Save pool snapshot</source>
-        <translation>保存网址池快照</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1136" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
-        <source>Save snapshot</source>
-        <translation>保存快照</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1137" />
-        <source>Saving the pool to %1…</source>
-        <translation>正在把网址池保存到 %1…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1143" />
-        <source>The snapshot was not saved (cancelled).</source>
-        <translation>快照未保存（已取消）。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1147" />
-        <source>The snapshot was not saved.</source>
-        <translation>快照未保存。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1150" />
-        <source>Saved %1 records to %2</source>
-        <translation>已将 %1 条记录保存到 %2</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1173" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1186" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1193" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1206" />
-        <source>Export</source>
-        <translation>导出</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1176" />
-        <source>JSON Lines (*.jsonl)</source>
-        <translation>JSON Lines（*.jsonl）</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1177" />
-        <source>CSV (*.csv)</source>
-        <translation>CSV（*.csv）</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1178" />
-        <source>WARC (*.warc.gz)</source>
-        <translation>WARC（*.warc.gz）</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1187" />
-        <source>The file is inside the pool: write the export somewhere else.</source>
-        <translation>该文件位于网址池内：请导出到其他位置。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
-        <source>Exporting…</source>
-        <translation>正在导出…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1191" />
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1206" />
-        <source>The export was not written.</source>
-        <translation>导出未写入。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1212" />
-        <source>Export cancelled: nothing was written.</source>
-        <translation>导出已取消：未写入任何内容。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1215" />
-        <source>Exported %1 records to %2</source>
-        <translation>已将 %1 条记录导出到 %2</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1233" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1243" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1251" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1264" />
-        <source>Save report</source>
-        <translation>保存报告</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1235" />
-        <source>HTML (*.html)</source>
-        <translation>HTML (*.html)</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1244" />
-        <source>The file is inside the pool: write the report somewhere else.</source>
-        <translation>该文件位于网址池内：请把报告写到别处。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1252" />
-        <source>Writing the crawl report to %1…</source>
-        <translation>正在把抓取报告写入 %1…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1264" />
-        <source>The report was not saved.</source>
-        <translation>报告未保存。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1266" />
-        <source>Report saved to %1</source>
-        <translation>报告已保存到 %1</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1276" />
-        <source>Load pool snapshot</source>
-        <translation>载入网址池快照</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1288" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1306" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1314" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1345" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1361" />
-        <source>Load snapshot</source>
-        <translation>载入快照</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1290" />
-        <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
-        <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1307" />
-        <source>Loading %1 into the pool…</source>
-        <translation>正在把 %1 载入网址池…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1315" />
-        <source>The snapshot was not loaded; the pool is unchanged.</source>
-        <translation>快照未载入；网址池保持不变。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1322" />
-        <source>Loaded %1 records from %2</source>
-        <translation>已从 %2 载入 %1 条记录</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1347" />
-        <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
-        <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1361" />
-        <source>The crawl's scope was not changed.</source>
-        <translation>抓取范围未更改。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1383" />
-        <source>Open Redis pool</source>
-        <translation>打开 Redis 网址池</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1396" />
-        <source>Open URL pool</source>
-        <translation>打开网址池</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1408" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1414" />
-        <source>Open pool</source>
-        <translation>打开网址池</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1384" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1414" />
-        <source>The pool could not be opened.</source>
-        <translation>无法打开网址池。</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
-        <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
-        <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1409" />
-        <source>Opening %1…</source>
-        <translation>正在打开 %1…</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1441" />
-        <source>About Crawler GUI</source>
-        <translation>关于 Crawler GUI</translation>
-    </message>
-    <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="1443" />
-        <source>Crawler GUI %1
-A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
-        <translation>Crawler GUI %1
-基于持久网址池、长时间运行且礼貌的新闻抓取的桌面监控程序。</translation>
     </message>
 </context>
 <context>
@@ -2067,43 +2086,43 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="230" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="33" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="242" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="45" />
         <source>Only redis://, rediss:// and unix:// URLs can be opened.</source>
         <translation>只能打开 redis://、rediss:// 和 unix:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="248" />
-        <location filename="../crawler_gui/gui/dialogs.py" line="253" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="51" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="56" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="251" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="54" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="256" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="59" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="261" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="64" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="273" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="76" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="290" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="93" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>
@@ -2159,212 +2178,212 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>SettingsDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="915" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="45" />
         <source>Crawl settings</source>
         <translation>抓取设置</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="921" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="51" />
         <source>Fetches at once over all hosts</source>
         <translation>所有主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="922" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="52" />
         <source>Fetches at once per host</source>
         <translation>每个主机同时进行的抓取数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="929" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="59" />
         <source>Failed attempts before giving up</source>
         <translation>放弃前允许的失败次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="930" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="60" />
         <source>Concurrency:</source>
         <translation>并发数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="931" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="61" />
         <source>Per host:</source>
         <translation>每主机：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="932" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="62" />
         <source>Minimum delay per host:</source>
         <translation>每个主机的最小延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="933" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="63" />
         <source>Delay factor (× response time):</source>
         <translation>延迟系数（× 响应时间）：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="934" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="64" />
         <source>Maximum delay:</source>
         <translation>最大延迟：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="935" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="65" />
         <source>Connect timeout:</source>
         <translation>连接超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="936" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="66" />
         <source>Read timeout:</source>
         <translation>读取超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="937" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="67" />
         <source>Total timeout:</source>
         <translation>总超时：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="938" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="68" />
         <source>Retries:</source>
         <translation>重试次数：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="941" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="71" />
         <source>adaptive: by how often each hub publishes</source>
         <translation>自适应：按各枢纽页的发布频率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="942" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="72" />
         <source>fixed: every hub on its own span</source>
         <translation>固定：每个枢纽页使用自身间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="945" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="75" />
         <source>Adaptive: the hubs share the fetches their spans allow (the same number), the busy ones more often, the quiet ones less</source>
         <translation>自适应：各枢纽页分享其间隔所允许的抓取次数（总数不变），繁忙的更频繁，冷清的更少</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="951" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="81" />
         <source>Adaptive refresh: no hub more often than this</source>
         <translation>自适应刷新：任何枢纽页都不会比此更频繁</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="955" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="85" />
         <source>Adaptive refresh: every hub at least this often, a silent one too</source>
         <translation>自适应刷新：每个枢纽页至少按此频率刷新，不发布的也是</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="957" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="87" />
         <source>Hub refresh:</source>
         <translation>枢纽页刷新：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="958" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="88" />
         <source>Shortest hub span:</source>
         <translation>最短枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="959" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="89" />
         <source>Longest hub span:</source>
         <translation>最长枢纽页间隔：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="960" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="90" />
         <source>Fetching</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="964" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="94" />
         <source>Limit depth to</source>
         <translation>深度限制为</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="965" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="95" />
         <source>Links followed from a seed or hub</source>
         <translation>从种子或枢纽页起跟随的链接层数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="971" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="101" />
         <source>example.com, news.example.org</source>
         <translation>example.com, news.example.org</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="973" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="103" />
         <source>Follow links to other sites</source>
         <translation>跟随指向其他站点的链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="974" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="104" />
         <source>Obey robots.txt</source>
         <translation>遵守 robots.txt</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="975" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="105" />
         <source>Depth:</source>
         <translation>深度：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="976" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="106" />
         <source>Also allow domains:</source>
         <translation>额外允许的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="977" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="107" />
         <source>Deny domains:</source>
         <translation>禁止的域名：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="980" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="110" />
         <source>Scope</source>
         <translation>范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="985" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="115" />
         <source>User agent:</source>
         <translation>User-Agent：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="986" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="116" />
         <source>Identity</source>
         <translation>身份</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="993" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="123" />
         <source>After every batch of results (safest, slowest)</source>
         <translation>每批结果之后（最安全，最慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="994" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="124" />
         <source>At least once a second</source>
         <translation>至少每秒一次</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="995" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="125" />
         <source>When the system decides (fastest)</source>
         <translation>由系统决定（最快）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1000" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="130" />
         <source>When the pool's writes are forced to the disk: bounds what a power cut can lose. A crash of the program alone loses nothing either way.</source>
         <translation>网址池的写入何时强制落盘：限定断电时可能丢失的内容。仅程序崩溃时两种方式都不会丢失任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1007" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="137" />
         <source>The crawl pauses when a disk of the crawl has less free space; 0: never</source>
         <translation>当爬取所用磁盘的剩余空间低于此值时暂停爬取；0：从不</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1009" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="139" />
         <source>Write to the disk:</source>
         <translation>写入磁盘：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1010" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="140" />
         <source>Pause below free space:</source>
         <translation>剩余空间低于此值时暂停：</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1011" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="141" />
         <source>Storage</source>
         <translation>存储</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1076" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="206" />
         <source>the user agent must not be empty</source>
         <translation>User-Agent 不能为空</translation>
     </message>
@@ -2426,27 +2445,27 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ValidationModel</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="37" />
         <source>Line</source>
         <translation>行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="37" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="375" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="37" />
         <source>Check</source>
         <translation>检查</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="398" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="60" />
         <source>ok</source>
         <translation>正常</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="399" />
+        <location filename="../crawler_gui/gui/dialogs/seeds.py" line="61" />
         <source>refused: %1</source>
         <translation>已拒绝：%1</translation>
     </message>
@@ -2588,7 +2607,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>dialogs</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="163" />
+        <location filename="../crawler_gui/gui/dialogs/running.py" line="107" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -2596,7 +2615,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>fmt</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs.py" line="1044" />
+        <location filename="../crawler_gui/gui/dialogs/settings.py" line="174" />
         <location filename="../crawler_gui/gui/fmt.py" line="23" />
         <location filename="../crawler_gui/gui/fmt.py" line="60" />
         <source>%1 s</source>

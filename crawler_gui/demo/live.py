@@ -51,7 +51,8 @@ from xml.sax.saxutils import escape as xml_escape
 
 from aiohttp import web
 
-from crawler_gui.demo.site import _CN_WORDS, _EN_WORDS, _SECTIONS, ServedSite, serve_on_hosts
+from crawler_gui.demo.server import ServedSite, serve_on_hosts
+from crawler_gui.demo.words import _CN_WORDS, _EN_WORDS, _SECTIONS
 
 __all__ = [
     "BURSTY_HUB",

@@ -21,7 +21,8 @@ from PySide6.QtCore import (
     QTranslator,
     qInstallMessageHandler,
 )
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtGui import QIcon, QPixmap
+from PySide6.QtWidgets import QApplication, QMessageBox, QStyle
 
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.errors import CrawlerGuiError
@@ -79,10 +80,22 @@ def setup_application(argv: list[str] | None = None) -> QApplication:
     app.setApplicationDisplayName("Crawler GUI")
     app.setDesktopFileName(DESKTOP_ID)
     app.setQuitOnLastWindowClosed(False)  # the window closes itself after an orderly shutdown
-    from crawler_gui.gui.mainwindow import app_icon
-
     app.setWindowIcon(app_icon())
     return app
+
+
+def app_icon() -> QIcon:
+    """The application icon from ``crawler_gui.resources`` (SVG, drawn at any size)."""
+    ref = resources.files("crawler_gui.resources").joinpath("crawler-gui.svg")
+    if isinstance(ref, Path) and ref.is_file():
+        return QIcon(str(ref))
+    try:
+        pix = QPixmap()
+        if pix.loadFromData(ref.read_bytes(), "SVG"):
+            return QIcon(pix)
+    except OSError:
+        log.warning("application icon not found")
+    return QApplication.style().standardIcon(QStyle.StandardPixmap.SP_ComputerIcon)
 
 
 async def open_and_show(
@@ -102,7 +115,7 @@ async def open_and_show(
     from crawler_gui.engine.control.attached import open_or_attach
     from crawler_gui.engine.session import display_location
     from crawler_gui.gui import prefs
-    from crawler_gui.gui.dialogs import show_message
+    from crawler_gui.gui.dialogs.running import show_message
     from crawler_gui.gui.mainwindow import MainWindow
 
     qs = qsettings if qsettings is not None else QSettings()

@@ -38,7 +38,7 @@ from crawler_gui.engine.export import (
     write_warc,
 )
 from crawler_gui.engine.store import PageStore
-from crawler_gui.gui import dialogs
+from crawler_gui.gui.dialogs.running import run_dialog
 
 __all__ = ["ExportDialog", "export_to_file", "inside"]
 
@@ -112,7 +112,7 @@ class ExportDialog(QDialog):
     async def ask(cls, parent: QWidget | None, *, pages: bool) -> tuple[str, str] | None:
         dlg = cls(parent, pages=pages)
         try:
-            if await dialogs.run_dialog(dlg) != QDialog.DialogCode.Accepted:
+            if await run_dialog(dlg) != QDialog.DialogCode.Accepted:
                 return None
             return dlg.choice()
         finally:

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 
 from crawler_gui.core.frontier import FailedRow, HostRow, WaitingPage
 from crawler_gui.engine.store import PageRow
-from crawler_gui.gui import dialogs, fmt, why
+from crawler_gui.gui import fmt, why
+from crawler_gui.gui.dialogs.running import show_message
 
 __all__ = ["HostControl", "HostDetailDialog"]
 
@@ -412,7 +413,7 @@ class HostDetailDialog(QDialog):
 
     async def _forget(self) -> None:
         waiting = self.row.waiting if self.row is not None else self.total
-        answer = await dialogs.show_message(
+        answer = await show_message(
             self,
             QMessageBox.Icon.Question,
             self.tr("Forget waiting URLs"),

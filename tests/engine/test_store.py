@@ -532,7 +532,7 @@ def test_not_modified_is_noted_without_a_record(tmp_path: Path) -> None:
 def test_listed_dates_keep_the_first_listing_and_are_bounded(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import crawler_gui.engine.store as store_module
+    import crawler_gui.engine.store.listings as store_module
 
     monkeypatch.setattr(store_module, "MAX_LISTED", 3)
     feed = "http://127.0.0.1:8631/feed.xml"
@@ -556,7 +556,7 @@ def test_a_big_listing_into_a_full_cache_of_unwritten_listings_is_quick(
     does not decide: about 0.15 s now, 4 s before."""
     import time
 
-    import crawler_gui.engine.store as store_module
+    import crawler_gui.engine.store.listings as store_module
 
     monkeypatch.setattr(store_module, "_LISTED_CACHE", 100_000)
     monkeypatch.setattr(store_module, "MAX_LISTED", 10)  # (a quick write at the close)

@@ -29,13 +29,13 @@ def test_simplified_chinese_translation_loads(qapp):
     )
     try:
         assert translators, "crawler_gui_zh_CN.qm was not found"
-        assert QCoreApplication.translate("MainWindow", "&Start") != "&Start"
+        assert QCoreApplication.translate("MainMenu", "&Start") != "&Start"
         assert QCoreApplication.translate("HostsModel", "Waiting") == "等待"
         # refusal reasons come from the core in English; the window shows them translated,
         # every one of them
         from crawler_gui.core.hublist import REASON_TEXT
         from crawler_gui.engine.scope import REASONS as SCOPE_REASONS
-        from crawler_gui.gui.dialogs import reason_text
+        from crawler_gui.gui.dialogs.checks import reason_text
 
         assert reason_text("scheme") == "只抓取 http 和 https 网址"
         for code in (*REASON_TEXT, *SCOPE_REASONS):
@@ -47,8 +47,38 @@ def test_simplified_chinese_translation_loads(qapp):
     assert QCoreApplication.translate("HostsModel", "Waiting") == "Waiting"
 
 
+def test_the_window_and_its_parts_show_simplified_chinese(qapp, aloop, qsettings):
+    """The window is made of parts (mixins in their own modules, each its own translation
+    context): a string of each part, asked through the window, comes out in Chinese."""
+    from crawler_gui.gui.mainwindow import MainWindow
+    from tests.gui.conftest import delete_now
+    from tests.gui.gui_helpers import run
+
+    translators = gui_app.install_translators(
+        qapp, QLocale(QLocale.Language.Chinese, QLocale.Country.China)
+    )
+    w = MainWindow(None, qsettings=qsettings)
+    try:
+        assert translators
+        texts = [
+            w.busiest.text(),  # MainWindow
+            w.act_start.text(),  # MainMenu
+            w.state_text(None),  # MainWindow
+            w.tr("Seeds"),  # CrawlActions
+            w.tr("Save pool snapshot"),  # FileActions
+        ]
+        assert all(not t.isascii() for t in texts), texts
+        assert texts[1] == QCoreApplication.translate("MainMenu", "&Start")
+    finally:
+        w.close()
+        run(aloop, w.wait_closed())
+        delete_now(w)
+        for t in translators:
+            qapp.removeTranslator(t)
+
+
 def test_application_icon_loads(qapp):
-    from crawler_gui.gui.mainwindow import app_icon
+    from crawler_gui.gui.app import app_icon
 
     icon = app_icon()
     assert not icon.isNull() and not icon.pixmap(64, 64).isNull()

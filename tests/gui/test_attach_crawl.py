@@ -11,7 +11,7 @@ import pytest
 from crawler_gui.engine.control.attached import AttachedSession
 from crawler_gui.engine.settings import CrawlState
 from crawler_gui.gui.app import open_and_show
-from crawler_gui.gui.dialogs import AddSeedsDialog
+from crawler_gui.gui.dialogs.seeds import AddSeedsDialog
 from tests.crawl_procs import Crawl, demo_site
 from tests.gui.conftest import assert_no_active_timers, delete_now
 from tests.gui.gui_helpers import run, wait_for, with_dialog

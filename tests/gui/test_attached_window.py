@@ -17,7 +17,9 @@ from crawler_gui.core.frontier import HubSpec
 from crawler_gui.engine.control.attached import AttachedSession
 from crawler_gui.engine.control.server import ControlServer
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
-from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, SettingsDialog
+from crawler_gui.gui.dialogs.hubs import HubsDialog
+from crawler_gui.gui.dialogs.seeds import AddSeedsDialog
+from crawler_gui.gui.dialogs.settings import SettingsDialog
 from crawler_gui.gui.mainwindow import MainWindow
 from tests.gui.conftest import assert_no_active_timers, delete_now, shown_window
 from tests.gui.gui_helpers import PoolSession, run, wait_for, with_dialog

@@ -10,7 +10,10 @@ from crawler_gui.core.frontier import HubSpec
 from crawler_gui.core.hublist import parse_hub_lines, preset_text
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui import prefs
-from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, SettingsDialog, reason_text
+from crawler_gui.gui.dialogs.checks import reason_text
+from crawler_gui.gui.dialogs.hubs import HubsDialog
+from crawler_gui.gui.dialogs.seeds import AddSeedsDialog
+from crawler_gui.gui.dialogs.settings import SettingsDialog
 from tests.gui.gui_helpers import run, with_dialog
 
 pytestmark = pytest.mark.gui

@@ -16,7 +16,7 @@ from crawler_gui.engine.control.server import RunControl, ServedSession
 from crawler_gui.engine.crawler import Crawler
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings
-from crawler_gui.gui.mainwindow import (
+from crawler_gui.gui.protocols import (
     LocalCrawlerView,
     LocalSessionLike,
     PoolView,

@@ -13,7 +13,7 @@ from crawler_gui.core.redis.pool import RedisPool
 from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
-from crawler_gui.gui.dialogs import RedisUrlDialog, redis_url_problem
+from crawler_gui.gui.dialogs.redis_url import RedisUrlDialog, redis_url_problem
 from crawler_gui.gui.mainwindow import MainWindow
 from tests.gui.conftest import assert_no_active_timers, delete_now
 from tests.gui.gui_helpers import run, wait_for, with_dialog

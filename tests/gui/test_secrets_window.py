@@ -10,7 +10,8 @@ import pytest
 
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlSettings
-from crawler_gui.gui.mainwindow import LAST_REDIS_KEY, MainWindow
+from crawler_gui.gui.fileactions import LAST_REDIS_KEY
+from crawler_gui.gui.mainwindow import MainWindow
 from tests.conftest import REDIS_PASSWORD
 from tests.gui.conftest import delete_now
 from tests.gui.gui_helpers import run

@@ -81,7 +81,7 @@ def test_a_storage_pause_shows_a_dialog(aloop, qsettings, tmp_path):
 def test_the_sync_mode_and_free_space_floor_are_settings(qtbot, qsettings):
     from crawler_gui.engine.crawler import pool_config
     from crawler_gui.gui import prefs
-    from crawler_gui.gui.dialogs import SettingsDialog
+    from crawler_gui.gui.dialogs.settings import SettingsDialog
 
     dlg = SettingsDialog(settings=CrawlSettings())
     qtbot.addWidget(dlg)

@@ -9,7 +9,7 @@ from PySide6.QtCore import QLocale
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui import app as gui_app
 from crawler_gui.gui import fmt
-from crawler_gui.gui.dialogs import SettingsDialog
+from crawler_gui.gui.dialogs.settings import SettingsDialog
 from tests.gui.conftest import delete_now
 
 pytestmark = pytest.mark.gui

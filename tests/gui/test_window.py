@@ -11,8 +11,9 @@ from PySide6.QtWidgets import QMessageBox
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.engine.settings import CrawlSettings, CrawlState
-from crawler_gui.gui import dialogs
-from crawler_gui.gui.dialogs import AddSeedsDialog, HubsDialog, HubsResult
+from crawler_gui.gui.dialogs.hubs import HubsDialog, HubsResult
+from crawler_gui.gui.dialogs.running import show_message
+from crawler_gui.gui.dialogs.seeds import AddSeedsDialog
 from crawler_gui.gui.mainwindow import MainWindow
 from tests.gui.conftest import assert_no_active_timers, shown_window
 from tests.gui.gui_helpers import PoolSession, find_top, run, wait_for, with_dialog
@@ -333,9 +334,7 @@ def test_refreshes_never_overlap(window, aloop, monkeypatch):
 
 def test_error_dialog_helper_is_plain_text(aloop):
     async def scenario():
-        task = asyncio.ensure_future(
-            dialogs.show_message(None, QMessageBox.Icon.Warning, "t", "<b>x</b>")
-        )
+        task = asyncio.ensure_future(show_message(None, QMessageBox.Icon.Warning, "t", "<b>x</b>"))
         seen = []
 
         def check(box):
