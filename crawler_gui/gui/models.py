@@ -277,6 +277,11 @@ class KeyedTableModel(QAbstractTableModel):
         """The rows shown, in the view's order."""
         return list(self._rows)
 
+    def column_texts(self, rows: int) -> list[list[str]]:
+        """Each column's display texts in the first ``rows`` shown rows (to size columns)."""
+        now, shown = self._now, self._rows[:rows]
+        return [[col.display(r, now) for r in shown] for col in self._columns]
+
     def all_rows(self) -> list[Any]:
         """Every row, shown or filtered out, in first-seen order."""
         return list(self._all.values())
