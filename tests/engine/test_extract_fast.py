@@ -227,3 +227,24 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
         assert textutil.cjk_share(text) == share(text), text
         fast += textutil.no_cjk(text)
     assert 5 < fast < len(samples)
+
+
+def test_element_text_is_the_text_itertext_joins() -> None:
+    """element_text reads an element's text with one XPath ``string()`` call: the same text
+    as joining its ``itertext()`` (the plain way), also around comments, entities, inline
+    markup, scripts inside the element and text after its children."""
+    extra = (
+        "<div id='x'>A<!-- a comment -->B &amp; C<b>bold <i>both</i></b> tail"
+        "<script>var s = 1;</script> after <br/>the break<?pi x?> end</div>"
+    )
+    compared = 0
+    for page in _pages():
+        for variant in (page, page.replace("</body>", extra + "</body>", 1)):
+            tree = parse_html(variant)
+            for el in tree.iter():
+                if isinstance(el.tag, str):
+                    assert element_text(el) == " ".join("".join(el.itertext()).split())
+                    compared += 1
+    div = parse_html("<html><body>" + extra + "</body></html>").find(".//div")
+    assert element_text(div) == "AB & Cbold both tailvar s = 1; after the break end"
+    assert compared > 500
