@@ -23,6 +23,8 @@ from crawler_gui.engine.extract.body import (
     PageWalk,
     cut_link_tail,
     is_link_line,
+    main_container,
+    paragraph_lines,
     parse_html,
 )
 from crawler_gui.engine.extract.headline import element_showing, shown_elements
@@ -248,3 +250,41 @@ def test_element_text_is_the_text_itertext_joins() -> None:
     div = parse_html("<html><body>" + extra + "</body></html>").find(".//div")
     assert element_text(div) == "AB & Cbold both tailvar s = 1; after the break end"
     assert compared > 500
+
+
+def test_paragraphs_and_container_with_what_is_known_of_ancestors_are_as_without() -> None:
+    """paragraph_lines and main_container told once per ancestor whether it is outside the
+    article (navigation, footers, asides, links, comment blocks) find what they find asking
+    every paragraph's ancestors anew (the plain way)."""
+    story = "".join(
+        f"<p>Sentence {i} of the story, which is long enough to count as one of its paragraphs.</p>"
+        for i in range(6)
+    )
+    outside = (
+        "<div class='Comment-List'><p>A reader wrote a long comment here, which is not "
+        "part of the story at all.</p></div>"
+        "<nav><ul><li>A menu item that is long enough to count</li></ul></nav>"
+        "<aside><p>A sidebar sentence of some length, not the story either.</p></aside>"
+        "<footer><h3>About the site and its many sections</h3></footer>"
+    )
+    compared = found = 0
+    pages = [
+        *_pages(),
+        f"<html><body><div id='main'><article>{story}</article>{outside}</div></body></html>",
+    ]
+    for page in pages:
+        for variant in (page, page.replace("</body>", outside + "</body>", 1)):
+            tree = parse_html(variant)
+            plain = paragraph_lines(tree)
+            known: dict[Any, bool] = {}
+            assert paragraph_lines(tree, known) == plain
+            walk = PageWalk(tree)
+            expected = main_container(tree, plain, walk.link_chars)
+            assert main_container(tree, plain, walk.link_chars, known) is expected
+            assert main_container(tree, plain, walk.link_chars, walk.outside) is expected
+            compared += 1
+            found += expected is not None
+    assert found >= 2 and compared == 16
+    tree = parse_html(pages[-1])
+    texts = [t for _p, t in paragraph_lines(tree, {})]
+    assert len(texts) == 6 and not any("comment" in t or "sidebar" in t for t in texts)

@@ -233,7 +233,7 @@ def extract_page(
     paras = walk.paras
     para_units = units("\n".join(t for _p, t in paras))
     lap("paragraphs")
-    scope = main_container(tree, paras, walk.link_chars)
+    scope = main_container(tree, paras, walk.link_chars, walk.outside)
     lap("container")
     doubts: list[str] = []
     plain = plain_container_lines(scope, doubts) if scope is not None else None
