@@ -18,6 +18,7 @@ from crawler_gui.demo.news_templates import (
     portal_article,
     portal_list,
 )
+from crawler_gui.engine.extract import extract_page
 from crawler_gui.engine.extract.body import (
     Anchors,
     PageWalk,
@@ -27,7 +28,7 @@ from crawler_gui.engine.extract.body import (
     paragraph_lines,
     parse_html,
 )
-from crawler_gui.engine.extract.headline import element_showing, shown_elements
+from crawler_gui.engine.extract.headline import element_showing, find_headline, shown_elements
 from crawler_gui.engine.extract.textutil import element_text, norm_key
 
 _CN = NewsArticle(
@@ -288,3 +289,36 @@ def test_paragraphs_and_container_with_what_is_known_of_ancestors_are_as_without
     tree = parse_html(pages[-1])
     texts = [t for _p, t in paragraph_lines(tree, {})]
     assert len(texts) == 6 and not any("comment" in t or "sidebar" in t for t in texts)
+
+
+def test_the_headlines_search_serves_finding_the_element_that_shows_it() -> None:
+    """When no <h1> names the headline, the elements looked at for the <title>'s pieces
+    serve finding the element that shows the headline taken from og:title: the element
+    found among them is the one a search of its own finds."""
+    headline = "Council backs riverside park expansion plan"
+    text = "".join(
+        f"<p>Sentence {i} of the story, which is long enough to count as one of its paragraphs.</p>"
+        for i in range(8)
+    )
+    page = (
+        "<html><head><title>Harbor Daily | Local news and more from the harbor town</title>"
+        f"<meta property='og:title' content='{headline}'></head><body>"
+        "<div class='top'><span>Menu</span></div>"
+        f"<div class='headline'>{headline}</div>"
+        "<div class='meta'>Published 2024-03-05 09:30</div>"
+        f"<div class='story'>{text}</div></body></html>"
+    )
+    tree = parse_html(page)
+    title = element_text(tree.find(".//title"))
+    searched: dict[str, Any] = {}
+    found, src, el = find_headline(tree, {"og:title": headline}, [], title, [], searched)
+    assert (found, src, el) == (headline, "og:title", None)
+    longest, shown = searched["shown"]
+    assert len(headline) <= longest
+    div = element_showing(tree, headline)
+    assert div is not None and div.get("class") == "headline"
+    assert element_showing(tree, headline, shown) is div
+    # extract_page takes that element, and the dateline after it.
+    e = extract_page(page.encode(), "https://harbor.example/news/2024/03/05/park")
+    assert e.article is not None and e.article.published == "2024-03-05T09:30:00"
+    assert "headline from og:title (shown on the page)" in e.why

@@ -190,11 +190,14 @@ def extract_page(
             raw_title=raw_title,
         )
 
-    headline, head_src, head_el = find_headline(tree, meta, ld, raw_title, site_suffixes)
+    searched: dict[str, Any] = {}
+    headline, head_src, head_el = find_headline(tree, meta, ld, raw_title, site_suffixes, searched)
     if head_el is None and headline:
         # No <h1>: the element that shows the headline (a styled <div>, an <h2>) is where
-        # the dateline follows.
-        head_el = element_showing(tree, headline)
+        # the dateline follows (among the elements the headline's search looked at, when
+        # they serve a headline this long).
+        longest, shown = searched.get("shown", (0, None))
+        head_el = element_showing(tree, headline, shown if len(headline) <= longest else None)
         if head_el is not None:
             head_src += " (shown on the page)"
     near = text_after(head_el, 600) if head_el is not None else ""
