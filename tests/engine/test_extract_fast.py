@@ -18,6 +18,7 @@ from crawler_gui.demo.news_templates import (
     portal_article,
     portal_list,
 )
+from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract import extract_page
 from crawler_gui.engine.extract.body import (
     Anchors,
@@ -322,3 +323,31 @@ def test_the_headlines_search_serves_finding_the_element_that_shows_it() -> None
     e = extract_page(page.encode(), "https://harbor.example/news/2024/03/05/park")
     assert e.article is not None and e.article.published == "2024-03-05T09:30:00"
     assert "headline from og:title (shown on the page)" in e.why
+
+
+def test_htmldate_on_the_parsed_tree_finds_the_date_it_finds_in_the_page() -> None:
+    """htmldate handed the tree we parsed (no decoding and parsing anew) finds the date it
+    finds in the page's bytes, and leaves the tree as it was (later passes read it)."""
+    from dataclasses import replace
+
+    from crawler_gui.engine.extract.markup import htmldate_stamp
+
+    undated = replace(_EN, iso_time=None)
+    pages = [
+        *_pages(),
+        english_article(undated),
+        english_article(undated).replace(
+            "<head>", '<head><meta name="date" content="2024-03-05">', 1
+        ),
+        portal_article(replace(_CN, printed_time="2019-09-05 11:10"), charset="gbk"),
+    ]
+    found = 0
+    for page in pages:
+        body = page.encode("gbk" if "charset=gbk" in page.lower() else "utf-8")
+        tree = parse_html(decode_body(body, None)[0])
+        before = etree.tostring(tree)
+        from_tree = htmldate_stamp(tree, "https://news.example/2024/03/05/story.html")
+        assert from_tree == htmldate_stamp(body, "https://news.example/2024/03/05/story.html")
+        assert etree.tostring(tree) == before
+        found += from_tree is not None
+    assert found >= 3
