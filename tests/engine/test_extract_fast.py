@@ -18,14 +18,18 @@ from crawler_gui.demo.news_templates import (
     portal_article,
     portal_list,
 )
+from crawler_gui.engine.decode import decode_body
+from crawler_gui.engine.extract import extract_page
 from crawler_gui.engine.extract.body import (
     Anchors,
     PageWalk,
     cut_link_tail,
     is_link_line,
+    main_container,
+    paragraph_lines,
     parse_html,
 )
-from crawler_gui.engine.extract.headline import element_showing, shown_elements
+from crawler_gui.engine.extract.headline import element_showing, find_headline, shown_elements
 from crawler_gui.engine.extract.textutil import element_text, norm_key
 
 _CN = NewsArticle(
@@ -227,3 +231,123 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
         assert textutil.cjk_share(text) == share(text), text
         fast += textutil.no_cjk(text)
     assert 5 < fast < len(samples)
+
+
+def test_element_text_is_the_text_itertext_joins() -> None:
+    """element_text reads an element's text with one XPath ``string()`` call: the same text
+    as joining its ``itertext()`` (the plain way), also around comments, entities, inline
+    markup, scripts inside the element and text after its children."""
+    extra = (
+        "<div id='x'>A<!-- a comment -->B &amp; C<b>bold <i>both</i></b> tail"
+        "<script>var s = 1;</script> after <br/>the break<?pi x?> end</div>"
+    )
+    compared = 0
+    for page in _pages():
+        for variant in (page, page.replace("</body>", extra + "</body>", 1)):
+            tree = parse_html(variant)
+            for el in tree.iter():
+                if isinstance(el.tag, str):
+                    assert element_text(el) == " ".join("".join(el.itertext()).split())
+                    compared += 1
+    div = parse_html("<html><body>" + extra + "</body></html>").find(".//div")
+    assert element_text(div) == "AB & Cbold both tailvar s = 1; after the break end"
+    assert compared > 500
+
+
+def test_paragraphs_and_container_with_what_is_known_of_ancestors_are_as_without() -> None:
+    """paragraph_lines and main_container told once per ancestor whether it is outside the
+    article (navigation, footers, asides, links, comment blocks) find what they find asking
+    every paragraph's ancestors anew (the plain way)."""
+    story = "".join(
+        f"<p>Sentence {i} of the story, which is long enough to count as one of its paragraphs.</p>"
+        for i in range(6)
+    )
+    outside = (
+        "<div class='Comment-List'><p>A reader wrote a long comment here, which is not "
+        "part of the story at all.</p></div>"
+        "<nav><ul><li>A menu item that is long enough to count</li></ul></nav>"
+        "<aside><p>A sidebar sentence of some length, not the story either.</p></aside>"
+        "<footer><h3>About the site and its many sections</h3></footer>"
+    )
+    compared = found = 0
+    pages = [
+        *_pages(),
+        f"<html><body><div id='main'><article>{story}</article>{outside}</div></body></html>",
+    ]
+    for page in pages:
+        for variant in (page, page.replace("</body>", outside + "</body>", 1)):
+            tree = parse_html(variant)
+            plain = paragraph_lines(tree)
+            known: dict[Any, bool] = {}
+            assert paragraph_lines(tree, known) == plain
+            walk = PageWalk(tree)
+            expected = main_container(tree, plain, walk.link_chars)
+            assert main_container(tree, plain, walk.link_chars, known) is expected
+            assert main_container(tree, plain, walk.link_chars, walk.outside) is expected
+            compared += 1
+            found += expected is not None
+    assert found >= 2 and compared == 16
+    tree = parse_html(pages[-1])
+    texts = [t for _p, t in paragraph_lines(tree, {})]
+    assert len(texts) == 6 and not any("comment" in t or "sidebar" in t for t in texts)
+
+
+def test_the_headlines_search_serves_finding_the_element_that_shows_it() -> None:
+    """When no <h1> names the headline, the elements looked at for the <title>'s pieces
+    serve finding the element that shows the headline taken from og:title: the element
+    found among them is the one a search of its own finds."""
+    headline = "Council backs riverside park expansion plan"
+    text = "".join(
+        f"<p>Sentence {i} of the story, which is long enough to count as one of its paragraphs.</p>"
+        for i in range(8)
+    )
+    page = (
+        "<html><head><title>Harbor Daily | Local news and more from the harbor town</title>"
+        f"<meta property='og:title' content='{headline}'></head><body>"
+        "<div class='top'><span>Menu</span></div>"
+        f"<div class='headline'>{headline}</div>"
+        "<div class='meta'>Published 2024-03-05 09:30</div>"
+        f"<div class='story'>{text}</div></body></html>"
+    )
+    tree = parse_html(page)
+    title = element_text(tree.find(".//title"))
+    searched: dict[str, Any] = {}
+    found, src, el = find_headline(tree, {"og:title": headline}, [], title, [], searched)
+    assert (found, src, el) == (headline, "og:title", None)
+    longest, shown = searched["shown"]
+    assert len(headline) <= longest
+    div = element_showing(tree, headline)
+    assert div is not None and div.get("class") == "headline"
+    assert element_showing(tree, headline, shown) is div
+    # extract_page takes that element, and the dateline after it.
+    e = extract_page(page.encode(), "https://harbor.example/news/2024/03/05/park")
+    assert e.article is not None and e.article.published == "2024-03-05T09:30:00"
+    assert "headline from og:title (shown on the page)" in e.why
+
+
+def test_htmldate_on_the_parsed_tree_finds_the_date_it_finds_in_the_page() -> None:
+    """htmldate handed the tree we parsed (no decoding and parsing anew) finds the date it
+    finds in the page's bytes, and leaves the tree as it was (later passes read it)."""
+    from dataclasses import replace
+
+    from crawler_gui.engine.extract.markup import htmldate_stamp
+
+    undated = replace(_EN, iso_time=None)
+    pages = [
+        *_pages(),
+        english_article(undated),
+        english_article(undated).replace(
+            "<head>", '<head><meta name="date" content="2024-03-05">', 1
+        ),
+        portal_article(replace(_CN, printed_time="2019-09-05 11:10"), charset="gbk"),
+    ]
+    found = 0
+    for page in pages:
+        body = page.encode("gbk" if "charset=gbk" in page.lower() else "utf-8")
+        tree = parse_html(decode_body(body, None)[0])
+        before = etree.tostring(tree)
+        from_tree = htmldate_stamp(tree, "https://news.example/2024/03/05/story.html")
+        assert from_tree == htmldate_stamp(body, "https://news.example/2024/03/05/story.html")
+        assert etree.tostring(tree) == before
+        found += from_tree is not None
+    assert found >= 3

@@ -251,7 +251,7 @@ class PageWalk:
     and ``<noscript>``), the text of each of its links, and its sentence-like paragraphs
     (:func:`paragraph_lines`)."""
 
-    __slots__ = ("link_chars", "link_texts", "paras", "visible")
+    __slots__ = ("link_chars", "link_texts", "outside", "paras", "visible")
 
     def __init__(self, tree: Any) -> None:
         texts = _VISIBLE_TEXT(tree) if _BODY_NOSCRIPT(tree) else _TEXT_OUTSIDE_SCRIPTS(tree)
@@ -263,7 +263,10 @@ class PageWalk:
         self.link_chars: dict[Any, int] = {
             a: len(t) for a, t in zip(links, self.link_texts, strict=True)
         }
-        self.paras = paragraph_lines(tree)
+        #: Whether each element met so far is inside navigation, a footer, a link or
+        #: comments (:func:`main_container` asks again for its blocks' ancestors).
+        self.outside: dict[Any, bool] = {}
+        self.paras = paragraph_lines(tree, self.outside)
 
 
 #: The visible text nodes, as plain strings: lxml's default "smart" strings each keep a
@@ -288,29 +291,50 @@ _OUTSIDE_TAGS = frozenset({"nav", "footer", "aside", "a"})
 _SENTENCE_MARK = re.compile(r"[.!?。！？,，]")
 
 
-def paragraph_lines(tree: Any) -> list[tuple[Any, str]]:
+def paragraph_lines(tree: Any, outside: dict[Any, bool] | None = None) -> list[tuple[Any, str]]:
     """The page's sentence-like ``<p>`` elements outside navigation, footers and comments,
-    with their parents."""
+    with their parents. ``outside``: what :func:`_outside_article` found of each element,
+    added to as it goes."""
     lines: list[tuple[Any, str]] = []
     for p in tree.iter("p"):
         t = element_text(p)
         # (15 units need 15 characters: most short paragraphs stop at the cheap test.)
         if len(t) < 15 or not _SENTENCE_MARK.search(t) or units(t) < 15:
             continue
-        if _outside_article(p):
+        if _outside_article(p, outside):
             continue
         lines.append((p, t))
     return lines
 
 
-def _outside_article(el: Any) -> bool:
-    for a in el.iterancestors():
-        if a.tag in _OUTSIDE_TAGS:
-            return True
-        cls = a.get("class")
-        if cls is not None and "comment" in cls.lower():
-            return True
-    return False
+def _outside_article(el: Any, known: dict[Any, bool] | None = None) -> bool:
+    """``el`` is inside navigation, a footer, an aside, a link or a block whose class names
+    comments. ``known``: each element's answer for its own descendants (whether it or one
+    of its ancestors is such a block), filled in on the way: a page's paragraphs and blocks
+    share their ancestors, which are then looked at once, not once per paragraph."""
+    if known is None:
+        return any(_outside_block(a) for a in el.iterancestors())
+    chain = []
+    inside_outside = False
+    node = el.getparent()
+    while node is not None:
+        seen = known.get(node)
+        if seen is not None:
+            inside_outside = seen
+            break
+        chain.append(node)
+        node = node.getparent()
+    for a in reversed(chain):  # from the top down: an element is outside when its parent is
+        inside_outside = inside_outside or _outside_block(a)
+        known[a] = inside_outside
+    return inside_outside
+
+
+def _outside_block(el: Any) -> bool:
+    if el.tag in _OUTSIDE_TAGS:
+        return True
+    cls = el.get("class")
+    return cls is not None and "comment" in cls.lower()
 
 
 def _link_chars(el: Any, known: dict[Any, int] | None = None) -> int:
@@ -331,14 +355,18 @@ _CONTAINER_MIN = 300
 
 
 def main_container(
-    tree: Any, paras: list[tuple[Any, str]], link_chars: dict[Any, int] | None = None
+    tree: Any,
+    paras: list[tuple[Any, str]],
+    link_chars: dict[Any, int] | None = None,
+    outside: dict[Any, bool] | None = None,
 ) -> Any | None:
     """The element that holds the article, for handing trafilatura a small tree: the deepest
     element with nine tenths of the page's article-like text (the sentence-like paragraphs
     ``paras``, and the headings, quotes and non-link list items beside them), widened while
     what its parent adds is mostly text, not links (a heading or a list just outside it).
     None when that is the whole ``<body>``. ``link_chars``: each link's characters, when
-    already counted (:attr:`PageWalk.link_chars`).
+    already counted (:attr:`PageWalk.link_chars`); ``outside``: what is known of elements
+    being outside the article (:attr:`PageWalk.outside`).
 
     trafilatura's cost grows with the tree it is given (it copies and walks it several
     times, testing regular expressions on every block); the rest of a news page (menus,
@@ -351,7 +379,7 @@ def main_container(
         n = _text_chars(el)
         if n < 8 or (el.tag == "li" and _link_chars(el, link_chars) > 0.5 * n):
             continue
-        if not _outside_article(el):
+        if not _outside_article(el, outside):
             blocks.append((el, n))
     total = 0
     held: dict[Any, int] = {}

@@ -190,11 +190,14 @@ def extract_page(
             raw_title=raw_title,
         )
 
-    headline, head_src, head_el = find_headline(tree, meta, ld, raw_title, site_suffixes)
+    searched: dict[str, Any] = {}
+    headline, head_src, head_el = find_headline(tree, meta, ld, raw_title, site_suffixes, searched)
     if head_el is None and headline:
         # No <h1>: the element that shows the headline (a styled <div>, an <h2>) is where
-        # the dateline follows.
-        head_el = element_showing(tree, headline)
+        # the dateline follows (among the elements the headline's search looked at, when
+        # they serve a headline this long).
+        longest, shown = searched.get("shown", (0, None))
+        head_el = element_showing(tree, headline, shown if len(headline) <= longest else None)
         if head_el is not None:
             head_src += " (shown on the page)"
     near = text_after(head_el, 600) if head_el is not None else ""
@@ -233,9 +236,12 @@ def extract_page(
     paras = walk.paras
     para_units = units("\n".join(t for _p, t in paras))
     lap("paragraphs")
-    scope = main_container(tree, paras, walk.link_chars)
+    scope = main_container(tree, paras, walk.link_chars, walk.outside)
     lap("container")
     doubts: list[str] = []
+    #: The page's tree as parsed (the passes below may change it: trafilatura is then
+    #: handed the page's own tree, not a copy).
+    pristine = True
     plain = plain_container_lines(scope, doubts) if scope is not None else None
     if plain is not None:
         body_lines = clean_lines("\n".join(plain), headline)
@@ -254,6 +260,7 @@ def extract_page(
             # and runs its expressions over it (scripts, styles, SVG drawings: a third of a
             # news page's elements). The markup has been read from them already.
             strip_never_text(tree)
+            pristine = False
         body_lines = trafilatura_lines(tree, url, headline, fast=True, scope=scope)
         n_body = units("\n".join(body_lines))
     lap("trafilatura fast")
@@ -264,6 +271,7 @@ def extract_page(
         # if that too misses most of them, the paragraphs themselves are the text.
         whole = tree if scope is not None else parse_html(text)
         full = trafilatura_lines(whole, url, headline, fast=False)
+        pristine = pristine and whole is not tree
         n_full = units("\n".join(full))
         if n_full > n_body:
             body_lines, n_body = full, n_full
@@ -302,7 +310,8 @@ def extract_page(
     lap("clean-up")
 
     if pub is None and body_units >= 80:
-        pub = htmldate_stamp(body, url)
+        # (The tree as parsed spares htmldate its own decoding and parse; it reads a copy.)
+        pub = htmldate_stamp(tree if pristine else body, url)
         if pub is not None:
             date_src = "htmldate"
     lap("htmldate")

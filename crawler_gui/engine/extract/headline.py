@@ -86,8 +86,12 @@ def find_headline(
     ld: list[dict[str, Any]],
     raw_title: str,
     suffixes: Sequence[str],
+    searched: dict[str, Any] | None = None,
 ) -> tuple[str, str, Any]:
-    """(headline, where it came from, its element or None)."""
+    """(headline, where it came from, its element or None). ``searched``, when given, gets
+    the elements that may show a headline when they were looked for (``"shown"``: the
+    longest headline they serve, see :func:`shown_elements`, and the elements), so that
+    looking for the element showing the headline found elsewhere needs no second search."""
     og = meta.get("og:title") or meta.get("twitter:title") or ""
     ld_head = next((str(i["headline"]) for i in ld if isinstance(i.get("headline"), str)), "")
     cleaned = strip_site_suffix(raw_title, suffixes) if raw_title else ""
@@ -114,6 +118,8 @@ def find_headline(
             if units(piece) >= 4:
                 if shown is None:  # (for the longest piece: it holds the shorter ones')
                     shown = shown_elements(tree, len(piece) * 2 + 20)
+                    if searched is not None:
+                        searched["shown"] = (len(piece), shown)
                 el = element_showing(tree, piece, shown)
                 if el is not None:
                     return piece, "title (shown on the page)", el
@@ -185,7 +191,7 @@ def text_after(el: Any, limit: int) -> str:
         sib = node.getnext()
         while sib is not None and n < limit:
             if isinstance(sib.tag, str) and sib.tag not in ("script", "style"):
-                t = " ".join("".join(sib.itertext()).split())
+                t = element_text(sib)
                 parts.append(t)
                 n += len(t)
             if sib.tail:

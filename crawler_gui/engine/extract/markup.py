@@ -204,13 +204,15 @@ def language(tree: Any, meta: dict[str, str], text: str) -> str | None:
     return declared or None
 
 
-def htmldate_stamp(body: bytes, url: str) -> Stamp | None:
-    """htmldate's publication date of the page (a day, no time), the last resort."""
+def htmldate_stamp(page: bytes | Any, url: str) -> Stamp | None:
+    """htmldate's publication date of the page (a day, no time), the last resort. ``page``:
+    its body as fetched, or its tree as parsed (htmldate reads a copy of it: the same date,
+    without decoding and parsing the page anew)."""
     from htmldate import find_date
 
     try:
         found = find_date(
-            body, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d"
+            page, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d"
         )
     except Exception:  # htmldate raises on odd input; a missing date is no error
         return None

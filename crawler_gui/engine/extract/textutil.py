@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lxml import etree
+
 __all__ = ["cjk_share", "element_text", "no_cjk", "norm_key", "units", "word_count"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
@@ -60,6 +62,13 @@ def norm_key(text: str) -> str:
     return _PUNCT_SPACE.sub("", text).lower()
 
 
+#: An element's text as libxml2 joins it (XPath ``string()``: its descendant text nodes in
+#: document order, what ``"".join(el.itertext())`` gives), as a plain string: one call into
+#: C instead of a Python generator over every text node; on a page's links and paragraphs
+#: (thousands of calls) it takes about half the time.
+_STRING = etree.XPath("string()", smart_strings=False)
+
+
 def element_text(el: Any) -> str:
     """An (lxml) element's text, its whitespace runs made single spaces."""
-    return " ".join("".join(el.itertext()).split())
+    return " ".join(_STRING(el).split())
