@@ -15,6 +15,7 @@ milliseconds per tick on 10,000 hosts). :meth:`KeyedTableModel.sort` and
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import logging
 import threading
@@ -1154,10 +1155,21 @@ class ArticlesModel(RecordTableModel):
         self._seen = total
         if new <= 0:
             return
-        fresh = list(recent)[-new:][::-1]  # newest first
-        self.beginInsertRows(QModelIndex(), 0, len(fresh) - 1)
-        self._rows[:0] = fresh
-        self.endInsertRows()
+        # Newest first by the time each was found. Pages are extracted by several workers, so
+        # one found earlier may come after one found later: it goes in its place.
+        fresh = sorted(list(recent)[-new:], key=lambda a: a.found_at, reverse=True)
+        rows = self._rows
+        top = rows[0].found_at if rows else float("-inf")
+        k = next((i for i, a in enumerate(fresh) if a.found_at < top), len(fresh))
+        if k:
+            self.beginInsertRows(QModelIndex(), 0, k - 1)
+            rows[:0] = fresh[:k]
+            self.endInsertRows()
+        for a in fresh[k:]:
+            i = bisect.bisect_right([-r.found_at for r in rows], -a.found_at)
+            self.beginInsertRows(QModelIndex(), i, i)
+            rows.insert(i, a)
+            self.endInsertRows()
         if len(self._rows) > self.maxlen:
             self.beginRemoveRows(QModelIndex(), self.maxlen, len(self._rows) - 1)
             del self._rows[self.maxlen :]

@@ -380,6 +380,17 @@ def test_articles_model_takes_only_new_articles_newest_first_and_is_bounded(qtmo
     assert model.rowCount() == 0
 
 
+def test_articles_extracted_out_of_order_are_listed_by_when_they_were_found():
+    """Several workers extract: an article found earlier may be done later; it is listed in
+    its place, not at the top."""
+    model = ArticlesModel(maxlen=10)
+    model.update_from([article(i) for i in (1, 3, 2)], 3)  # done in this order
+    assert [model.article(r).title for r in range(3)] == ["Headline 3", "Headline 2", "Headline 1"]
+    model.update_from([article(i) for i in (1, 3, 2, 5, 4, 0)], 6)
+    titles = [model.article(r).title for r in range(model.rowCount())]
+    assert titles == [f"Headline {i}" for i in (5, 4, 3, 2, 1, 0)]
+
+
 def test_articles_model_cells():
     model = ArticlesModel()
     late = article(1, published="1970-01-01T00:00:00+00:00")
