@@ -196,9 +196,13 @@ class PagePipeline:
                 url, hop_check=self.hop_check, known=self._known, conditional=conditional
             )
             fetched_at = self.clock.now()
-            # Fetches that end together (a crawl's first burst) share out the loop's turns:
-            # none runs long enough to stall the window or a timer (engine/turns.py).
-            await self.turns.checkpoint()
+            if outcome.ok:
+                # Pages that end together (a crawl's first burst) share out the loop's turns
+                # for their parse, links and store: none runs long enough to stall the window
+                # or a timer (engine/turns.py). An answer without a page (a redirect, a dead
+                # link, an error) has next to nothing left to do: it does not wait for a turn
+                # (about half of a crawl's answers; a wait costs a loop turn per deferral).
+                await self.turns.checkpoint()
             result = outcome.to_result()
             if result.redirect_to is not None and self.scope.check(result.redirect_to):
                 # Kept with the refusal: a wider scope later covers this target.
@@ -327,8 +331,10 @@ class PagePipeline:
                 # Only the list's items count as what the refresh found (not its navigation;
                 # a feed's or a sitemap's links are all items).
                 if hub_kind is HubKind.PAGE:
-                    items = [link for link in links if self.is_item(link)]
-                    nav = [link for link in links if not self.is_item(link)]
+                    items: list[str] = []
+                    nav: list[str] = []
+                    for link in links:
+                        (items if self.is_item(link) else nav).append(link)
                 else:
                     items, nav = links, []
                 await self.add_links(lease.depth + 1, outcome.final_url, nav, detail)

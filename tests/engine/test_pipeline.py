@@ -22,6 +22,7 @@ from crawler_gui.engine.robots import RobotsCache
 from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.stats import CrawlStats
 from crawler_gui.engine.store import PageStore
+from crawler_gui.engine.turns import TurnBudget
 from tests.engine.conftest import LOOPBACK_ONLY, fast_settings, serve
 
 ROBOTS = "User-agent: *\nDisallow: /private\n"
@@ -149,6 +150,58 @@ def test_refusals_are_decided_without_a_request(tmp_path: Path) -> None:
                 assert snap.pages == 0 and snap.errors == 0
                 await store.flush()
                 assert store.count() == 0
+            finally:
+                await stand.fetcher.close()
+                await stand.pipeline.robots.close()
+                store.close()
+                await pool.close()
+
+    run(main)
+
+
+class CountingBudget(TurnBudget):
+    """The real turn budget, counting how often a page asked it for a turn."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+
+    async def checkpoint(self) -> None:
+        self.calls += 1
+        await super().checkpoint()
+
+
+def test_only_a_page_waits_for_a_turn_for_its_work(tmp_path: Path) -> None:
+    """Every lease asks for a turn before it starts; after the fetch only a page (parse,
+    links, store) asks again: a dead link or a redirect has nothing left to spread out."""
+
+    async def handle(request: web.Request) -> web.Response:
+        if request.path == "/robots.txt":
+            return web.Response(text="")
+        if request.path == "/gone":
+            return web.Response(status=404, text="gone")
+        if request.path == "/moved":
+            raise web.HTTPMovedPermanently("http://elsewhere.example.org/a.html")
+        return web.Response(text=HOME, content_type="text/html")
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", handle)
+
+    async def main() -> None:
+        async with serve(app) as base:
+            pool = await LevelDBPool.open_async(tmp_path / "pool", EAGER, ManualClock())
+            store = await asyncio.to_thread(PageStore.open_in_pool, tmp_path / "pool")
+            stand = Stand(base, pool, store)
+            budget = stand.pipeline.turns = CountingBudget()
+            await stand.fetcher.start()
+            try:
+                expected = {"/gone": (404, 1), "/moved": (301, 1), "/": (200, 2)}
+                for path, (status, calls) in expected.items():
+                    budget.calls = 0
+                    await stand.pipeline.process(await lease_of(pool, base + path))
+                    assert stand.results[base + path].status == status
+                    assert budget.calls == calls, path
+                assert pool.url_state(base + "/a.html") == "waiting"  # the page's work was done
             finally:
                 await stand.fetcher.close()
                 await stand.pipeline.robots.close()
