@@ -135,6 +135,12 @@ class KeyedTableModel(QAbstractTableModel):
         self._columns: tuple[Column, ...] = self.columns()
         self._align = tuple(int(_RIGHT if c.numeric else _LEFT) for c in self._columns)
         self._search: dict[str, tuple[Any, str]] = {}
+        #: each shown row's texts at the time they were last computed (row, now, texts), and
+        #: the texts last given to a view (what changed since then is repainted)
+        self._texts: dict[str, tuple[Any, float, tuple[str, ...]]] = {}
+        self._painted: dict[str, tuple[str, ...]] = {}
+        self._live_columns = [i for i, c in enumerate(self._columns) if c.live]
+        self._progress_columns = [i for i, c in enumerate(self._columns) if c.progress]
         self._needle = ""
         #: a row changed since the last re-sort or re-filter (its place or its match may too)
         self._stale = False
@@ -181,7 +187,7 @@ class KeyedTableModel(QAbstractTableModel):
             return self.search_text(rows[r])
         row, col = rows[r], self._columns[c]
         if role == _DISPLAY:
-            return col.display(row, self._now)
+            return self._texts_of(row)[c]
         if role == _ALIGN:
             return self._align[c]
         if role == _SORT:
@@ -225,7 +231,7 @@ class KeyedTableModel(QAbstractTableModel):
         for role_data in cells:  # type: ignore[union-attr]
             role = role_data.role()
             if role == _DISPLAY:
-                role_data.setData(col.display(row, now))
+                role_data.setData(self._texts_of(row)[c])
             elif role == _ALIGN:
                 role_data.setData(self._align[c])
             elif role == _PROGRESS and col.progress is not None:
@@ -307,6 +313,8 @@ class KeyedTableModel(QAbstractTableModel):
     def clear(self) -> None:
         self._all.clear()
         self._search.clear()
+        self._texts.clear()
+        self._painted.clear()
         self._stale = False
         if self._rows:
             self.beginResetModel()
@@ -437,6 +445,8 @@ class KeyedTableModel(QAbstractTableModel):
             for k in gone_keys:
                 del everything[k]
                 self._search.pop(k, None)
+                self._texts.pop(k, None)
+                self._painted.pop(k, None)
             gone = sorted(i for i in (self._index.get(k) for k in gone_keys) if i is not None)
             if gone:
                 for first, last in reversed(ranges(gone)):
@@ -460,17 +470,11 @@ class KeyedTableModel(QAbstractTableModel):
                 if i is not None:
                     cur[i] = r
                     changed.append(i)
-        lo, hi = (min(changed), max(changed)) if changed else (-1, -1)
+        repaint = self._repaint_ranges(changed)
         existing = len(self._rows)
-        if self.LIVE and existing:
-            lo, hi = 0, existing - 1
         ordered = self._sort_column >= 0 or bool(self._needle)
-        if lo >= 0 and not ordered:
-            self.dataChanged.emit(
-                self.index(lo, 0),
-                self.index(hi, len(self._columns) - 1),
-                [Qt.ItemDataRole.DisplayRole, SortRole, ProgressRole],
-            )
+        if not ordered:
+            self._emit_changed(repaint)
         if new:
             self.beginInsertRows(QModelIndex(), existing, existing + len(new) - 1)
             for r in new:
@@ -479,13 +483,50 @@ class KeyedTableModel(QAbstractTableModel):
             self.endInsertRows()
             if self._sort_column >= 0:
                 self._stale = True  # new rows were appended: their place comes with the sort
-        if ordered and not (relayout and self._relayout_due()) and lo >= 0:
-            # nothing moved: repaint the changed rows (a layout change repaints everything)
-            self.dataChanged.emit(
-                self.index(lo, 0),
-                self.index(hi, len(self._columns) - 1),
-                [Qt.ItemDataRole.DisplayRole, SortRole, ProgressRole],
-            )
+        if ordered and not (relayout and self._relayout_due()):
+            # nothing moved: repaint the changed cells (a layout change repaints everything)
+            self._emit_changed(repaint)
+
+    def _repaint_ranges(self, changed: list[int]) -> list[tuple[int, int, int, int]]:
+        """The cells to repaint, as (first row, last row, first column, last column): for the
+        changed rows, the columns whose text changed (a table repaints only those cells: on a
+        crawl a host's counts and reason change, its name and delays seldom do); in a
+        ``LIVE`` model, the live columns of every row too."""
+        out: list[tuple[int, int, int, int]] = []
+        n = len(self._rows)
+        if changed:
+            cols: set[int] = set()
+            rows, texts_of, every = self._rows, self._texts_of, range(len(self._columns))
+            for i in changed:
+                before = self._painted.get(self.key(rows[i]))
+                after = texts_of(rows[i])
+                if before is None:
+                    cols.update(every)
+                else:
+                    cols.update(c for c in every if before[c] != after[c])
+            cols.update(self._progress_columns)
+            lo, hi = min(changed), max(changed)
+            out += [(lo, hi, c0, c1) for c0, c1 in ranges(sorted(cols))]
+        if self.LIVE and n:
+            out += [(0, n - 1, c0, c1) for c0, c1 in ranges(self._live_columns)]
+        return out
+
+    def _emit_changed(self, cells: list[tuple[int, int, int, int]]) -> None:
+        roles = [Qt.ItemDataRole.DisplayRole, SortRole, ProgressRole]
+        for r0, r1, c0, c1 in cells:
+            self.dataChanged.emit(self.index(r0, c0), self.index(r1, c1), roles)
+
+    def _texts_of(self, row: Any) -> tuple[str, ...]:
+        """Every column's text of ``row`` now: computed once a tick and kept for painting
+        (a view asks for each cell; the Why column's text takes some formatting)."""
+        k, now = self.key(row), self._now
+        hit = self._texts.get(k)
+        if hit is not None and hit[0] is row and hit[1] == now:
+            return hit[2]
+        texts = tuple(col.display(row, now) for col in self._columns)
+        self._texts[k] = (row, now, texts)
+        self._painted[k] = texts
+        return texts
 
 
 def _elapsed_progress(row: PendingRow, now: float) -> float | None:

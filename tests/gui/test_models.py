@@ -156,7 +156,7 @@ def test_hosts_incremental_updates_are_ranged_and_stable():
     assert model.find("h00300.example.com") == 200
 
 
-def test_live_models_emit_one_ranged_datachanged_per_tick():
+def test_live_models_repaint_only_their_live_columns_each_tick():
     model = InFlightModel()
     spy = Spy(model)
     rows = [pending(f"http://h{i}.example.com/x", started=T0) for i in range(50)]
@@ -164,15 +164,52 @@ def test_live_models_emit_one_ranged_datachanged_per_tick():
     assert spy.inserted == [(0, 49)]
     assert spy.changed == []
     spy.reset()
-    for tick in range(3):  # time moves: elapsed and lease columns repaint, in one signal
+    for tick in range(3):  # time moves: the elapsed, lease and Why columns repaint
         model.update(rows, now=T0 + 2 + tick)
-    assert spy.changed == [(0, 0, 49, 7)] * 3  # the last column: Why
+    live = [i for i in range(model.columnCount()) if model._columns[i].live]
+    assert live == [4, 5, 7]
+    assert spy.changed == [(0, 4, 49, 5), (0, 7, 49, 7)] * 3
     assert model.index(0, 4).data() == "4 s"
     assert model.index(0, 5).data(ProgressRole) == pytest.approx(4 / 300)
     spy.reset()
     model.update(rows[:10] + rows[20:] + [pending("http://new.example.com/")], now=T0 + 5)
     assert spy.removed == [(10, 19)] and spy.inserted == [(40, 40)]
-    assert len(spy.changed) == 1
+    assert len(spy.changed) == 2
+
+
+def test_a_changed_row_repaints_the_columns_whose_text_changed():
+    """Once a row's texts were shown, a change repaints only the cells whose text changed:
+    a crawl changes a host's counts and reason, seldom its name or delay."""
+    model = HostsModel()
+    spy = Spy(model)
+    rows = [host(f"h{i}.example.com", waiting=5, next_allowed=T0 - 10) for i in range(20)]
+    model.update(rows, now=T0)
+    for r in range(model.rowCount()):  # what a view paints
+        for c in range(model.columnCount()):
+            model.index(r, c).data()
+    spy.reset()
+    rows[3] = rows[3]._replace(done=4)
+    rows[7] = rows[7]._replace(waiting=2, done=1)
+    model.update(rows, now=T0)
+    done = next(
+        i
+        for i in range(model.columnCount())
+        if model.headerData(i, Qt.Orientation.Horizontal) == "Done"
+    )
+    waiting = next(
+        i
+        for i in range(model.columnCount())
+        if model.headerData(i, Qt.Orientation.Horizontal) == "Waiting"
+    )
+    cols = sorted({waiting, done})
+    expected = [(3, c0, 7, c1) for c0, c1 in ranges(cols)]
+    assert spy.changed == expected
+    assert model.index(7, waiting).data() == "2" and model.index(3, done).data() == "4"
+    # a row whose texts were never shown repaints whole
+    model.update([*rows, host("new.example.com")], now=T0)
+    spy.reset()
+    model.update([*rows, host("new.example.com", done=9)], now=T0)
+    assert spy.changed == [(20, 0, 20, model.columnCount() - 1)]
 
 
 def test_retries_and_hubs_text():
