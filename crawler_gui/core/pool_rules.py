@@ -5,8 +5,9 @@ Pure functions over policy values (``core/policy.py``) and the numbers a backend
 state, no clock (``now`` is passed in). The LevelDB pool calls them directly; the Redis pool
 calls them in the worker and hands the scripts the values they give, with the inputs read
 from the pool that they were made from (a script only changes state, and refuses values made
-from inputs that changed meanwhile; ``status.lua`` looks the retry schedule up by attempt
-count, since the count lives in Redis).
+from inputs that changed meanwhile). The one table a script reads is :func:`retry_schedule`'s:
+a URL's attempt count lives in Redis, so ``status.lua`` gets the whole schedule and takes the
+delay at that count, as :func:`scheduled_delay` does here.
 """
 
 from __future__ import annotations
@@ -87,10 +88,11 @@ def retry_delay(
     retry: RetryPolicy, outcome: Outcome, failures: int, retry_after: float | None
 ) -> float:
     """When a retrying URL is tried again: a throttled one after its ``Retry-After`` (capped),
-    any other after the backoff for its ``failures`` so far."""
+    any other after the backoff for its ``failures`` so far, from :func:`retry_schedule` (the
+    table the Redis scripts get: both backends read the same numbers)."""
     if outcome is Outcome.THROTTLED:
         return retry.throttle_delay(retry_after)
-    return retry.delay(failures)
+    return scheduled_delay(retry_schedule(retry), failures)
 
 
 class HubOutcome(enum.StrEnum):

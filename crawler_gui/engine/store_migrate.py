@@ -6,7 +6,8 @@ The page store keys four things by URL: ``url/<url>`` (the latest record of a UR
 canonical URL, so when the canonical form changed (``core/leveldb/migrate.py``: the WHATWG URL
 Standard's form since pool schema 2) a key written under an old spelling was no longer found:
 the hub lost its validators (a full refresh) and its body history, the article its feed dates.
-These keys are moved like the pool's, crash-safely:
+These keys are moved like the pool's, crash-safely, by the loop the two migrations share
+(``core/leveldb/rekey.py``):
 
 1. ``meta/migrating`` is written (synced) before the first change; ``meta/url_form`` is written
    at the very end, in the batch that removes the marker. A store made since has it from the
@@ -24,15 +25,12 @@ was fetched.
 from __future__ import annotations
 
 import json
-import logging
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from crawler_gui.core.urls import canonicalize
-from crawler_gui.errors import InvalidURLError, StoreError, StoreInUseError
-
-log = logging.getLogger(__name__)
+from crawler_gui.core.leveldb.rekey import KeyKind, Progress, canonical_url, move_keys, url_key
+from crawler_gui.errors import StoreError, StoreInUseError
 
 #: The URL form of the keys: "2" (the WHATWG form). Absent in a store made before it.
 K_URL_FORM = b"meta/url_form"
@@ -46,12 +44,6 @@ P_LISTED = b"listed/"
 P_REF = b"ref/"
 #: Keys moved per atomic write batch.
 BATCH = 2000
-#: A stored URL is not refused for its length here (the limit is a policy of adds).
-_NO_LIMIT = 1 << 30
-
-#: Called with (what, keys seen, keys moved) every :data:`BATCH` keys and at the end of each
-#: kind.
-Progress = Callable[[str, int, int], None]
 
 
 def needs_migration(db: Any) -> bool:
@@ -63,19 +55,12 @@ def mark_current(db: Any) -> None:
     db.put(K_URL_FORM, URL_FORM, sync=True)
 
 
-def _canonical(url: str) -> str | None:
-    try:
-        return canonicalize(url, max_length=_NO_LIMIT)[0]
-    except InvalidURLError:
-        return None
-
-
-def _split(prefix: bytes, rest: bytes) -> tuple[str, bytes]:
-    """The URL of a key (after its prefix) and what follows it (``ref/``: NUL and a seq)."""
-    if prefix == P_REF:
-        url, sep, tail = rest.rpartition(b"\x00")
-        return url.decode("utf-8", "replace"), sep + tail
-    return rest.decode("utf-8", "replace"), b""
+def _ref_key(rest: bytes) -> bytes | None:
+    """The new rest of a ``ref/`` key: the referred URL, then NUL and a sequence number."""
+    url, sep, tail = rest.rpartition(b"\x00")
+    name = url.decode("utf-8", "replace")
+    new = canonical_url(name)
+    return None if new is None or new == name else new.encode("utf-8") + sep + tail
 
 
 def _hub_latest(raw: bytes) -> int:
@@ -106,56 +91,27 @@ def migrate(db: Any, progress: Progress | None = None, *, fail_after: int | None
     """Move every URL-keyed key of the open page store database ``db`` to its canonical form
     and mark the store current. Returns the number of keys moved. ``fail_after`` (tests)
     raises ``RuntimeError`` after that many batches were written, as a crash would stop it."""
-    if db.get(K_MIGRATING) is None:
-        db.put(K_MIGRATING, b"keys", sync=True)
-    batches = 0
-    total = 0
     listed_count = int(db.get(K_LISTED_COUNT) or b"0")
-    for what, prefix in (
-        ("page URLs", P_URL),
-        ("hub states", P_HUB),
-        ("listings", P_LISTED),
-        ("referrers", P_REF),
-    ):
-        seen = moved = 0
-        wb = db.write_batch()
-        pending: dict[bytes, bytes | None] = {}  # keys of the unwritten batch
-        cut = len(prefix)
-        with db.iterator(prefix=prefix) as it:
-            for key, raw in it:
-                seen += 1
-                url, tail = _split(prefix, key[cut:])
-                new = _canonical(url)
-                if new is not None and new != url:
-                    new_key = prefix + new.encode("utf-8") + tail
-                    existing = pending[new_key] if new_key in pending else db.get(new_key)
-                    value = _keep(prefix, existing, raw)
-                    wb.delete(key)
-                    pending[key] = None
-                    if value is not existing:
-                        wb.put(new_key, value)
-                        pending[new_key] = value
-                    elif prefix == P_LISTED:  # two listings became one
-                        listed_count -= 1
-                        wb.put(K_LISTED_COUNT, str(max(0, listed_count)).encode("ascii"))
-                    moved += 1
-                if len(pending) >= BATCH or seen % (BATCH * 10) == 0:
-                    wb.write()
-                    batches += 1
-                    if fail_after is not None and batches >= fail_after:
-                        raise RuntimeError("injected failure in the middle of a migration")
-                    wb = db.write_batch()
-                    pending.clear()
-                    if progress is not None:
-                        progress(what, seen, moved)
-        wb.write()
-        total += moved
-        if progress is not None:
-            progress(what, seen, moved)
-        if moved:
-            log.info(
-                "page store migration: %d of %d %s moved to the canonical form", moved, seen, what
-            )
+
+    def listing_dropped(wb: Any) -> None:  # two listings became one
+        nonlocal listed_count
+        listed_count -= 1
+        wb.put(K_LISTED_COUNT, str(max(0, listed_count)).encode("ascii"))
+
+    total = move_keys(
+        db,
+        (
+            KeyKind("page URLs", P_URL, url_key, partial(_keep, P_URL)),
+            KeyKind("hub states", P_HUB, url_key, partial(_keep, P_HUB)),
+            KeyKind("listings", P_LISTED, url_key, partial(_keep, P_LISTED), listing_dropped),
+            KeyKind("referrers", P_REF, _ref_key, partial(_keep, P_REF)),
+        ),
+        marker=K_MIGRATING,
+        name="page store migration",
+        progress=progress,
+        batch=BATCH,
+        fail_after=fail_after,
+    )
     wb = db.write_batch()
     wb.delete(K_MIGRATING)
     wb.put(K_URL_FORM, URL_FORM)

@@ -16,8 +16,14 @@ from crawler_gui.core.frontier import (
     Refusal,
     SharedFrontier,
 )
-from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, RetryPolicy
-from crawler_gui.core.pool_rules import hub_next_due, hub_outcome, outcome_of, retry_schedule
+from crawler_gui.core.policy import ErrorKind, FetchResult, Outcome, Politeness, RetryPolicy
+from crawler_gui.core.pool_rules import (
+    hub_next_due,
+    hub_outcome,
+    outcome_of,
+    retry_delay,
+    retry_schedule,
+)
 from crawler_gui.core.redis.layout import group_of
 
 from ..protocol_check import protocol_mismatches
@@ -460,6 +466,27 @@ def test_server_errors_retry_with_backoff_until_the_threshold(
     assert (totals.failed, totals.retrying, totals.waiting) == (1, 0, 0)
 
 
+def test_the_retry_schedule_is_the_rules_and_follows_a_config_change(harness: PoolHarness) -> None:
+    """A schedule set live (``set_config``), not the default: every backend waits what
+    ``pool_rules.retry_delay`` says after each failure, up to its maximum (the Redis scripts
+    get the table from the worker: a table of their own would disagree here)."""
+    pool = harness.open()
+    policy = RetryPolicy(failure_threshold=5, base=7.0, factor=1.5, maximum=20.0)
+    pool.set_config(fast_config(retry=policy))
+    run(pool.add("http://a.example.com/flaky"))
+    waits = []
+    for failures in range(1, 6):
+        (lease,) = run(pool.pop(1, 0))
+        run(pool.set_status(lease.url, FetchResult(status=502)))
+        (row,) = run(pool.snapshot()).retrying
+        assert row.attempts == failures
+        waits.append(row.next_try - harness.clock.now())
+        harness.clock.advance(waits[-1])
+    assert waits == [retry_delay(policy, Outcome.RETRY, n, None) for n in range(1, 6)]
+    assert waits == [7.0, 10.5, 15.75, 20.0, 20.0]
+    assert retry_schedule(policy)[:5] == tuple(waits)
+
+
 def test_network_errors_are_retried_but_blocked_addresses_are_not(harness: PoolHarness) -> None:
     pool = harness.open()
     run(pool.add_many(["http://a.example.com/", "http://b.example.com/", "http://c.example.com/"]))
@@ -855,6 +882,126 @@ def test_a_removed_hub_is_never_due(harness: PoolHarness) -> None:
     assert run(pool.next_due()) is None
     harness.clock.advance(3600)
     assert run(pool.pop(5, 100)) == []
+
+
+# ---- a due hub whose host cannot take it --------------------------------------------------------
+# Such a hub used to stay due, so ``next_due`` said "now" for as long as its host waited (its
+# politeness delay, or a fetch in flight) and the dispatcher asked the pool every few
+# milliseconds, getting nothing. ``next_due`` is the earliest time something is really poppable.
+HELD_HUB, HELD_PAGE, HELD_HOST, HELD_DELAY = (
+    "http://a.example.com/hub",
+    "http://a.example.com/page",
+    "a.example.com",
+    10.0,
+)
+
+
+def open_polite(harness: PoolHarness) -> Any:
+    return harness.open(fast_config(politeness=Politeness(min_delay=HELD_DELAY, delay_factor=0.0)))
+
+
+def test_a_hub_due_while_its_host_waits_is_due_when_the_wait_ends(harness: PoolHarness) -> None:
+    pool, clock = open_polite(harness), harness.clock
+    run(pool.set_hubs([HubSpec(HELD_HUB, 3600.0)]))
+    (lease,) = run(pool.pop(1, 100))
+    assert lease.url == HELD_HUB
+    run(pool.set_status(HELD_HUB, OK))  # the host waits HELD_DELAY seconds now
+    clock.advance(1.0)
+    assert run(pool.refresh_hub(HELD_HUB))  # due now, but its host is not free for 9 s
+    wait_ends = clock.now() + HELD_DELAY - 1.0
+    assert run(pool.next_due()) == wait_ends
+    assert run(pool.pop(5, 100)) == []
+    assert run(pool.next_due()) == wait_ends  # still: no "now" after a pop either
+    assert run(pool.snapshot()).next_due == wait_ends
+    assert run(pool.snapshot()).hubs[0].next_due == clock.now()  # its own due time is kept
+    clock.advance(HELD_DELAY - 1.0 - 0.5)
+    assert run(pool.pop(5, 100)) == []
+    clock.advance(0.5)
+    assert run(pool.next_due()) == clock.now()
+    assert urls_of(run(pool.pop(5, 100))) == [HELD_HUB]  # as soon as the host is allowed
+
+
+def test_a_hub_whose_host_has_a_fetch_in_flight_waits_for_that_fetch(
+    harness: PoolHarness,
+) -> None:
+    pool, clock = open_polite(harness), harness.clock
+    run(pool.add(HELD_PAGE))
+    (lease,) = run(pool.pop(1, 0))  # the host's one fetch in flight
+    assert lease.url == HELD_PAGE
+    run(pool.set_hubs([HubSpec(HELD_HUB, 3600.0)]))  # a new hub: due at once
+    assert run(pool.pop(5, 100)) == []
+    # Only the lease's expiry is ahead: the fetch's end wakes the dispatcher before it.
+    assert run(pool.next_due()) == lease.expires
+    run(pool.set_status(HELD_PAGE, OK))
+    assert run(pool.next_due()) == clock.now() + HELD_DELAY  # now the politeness wait
+    clock.advance(HELD_DELAY)
+    assert urls_of(run(pool.pop(5, 100))) == [HELD_HUB]
+
+
+def test_a_held_hub_follows_its_host_when_the_wait_grows(harness: PoolHarness) -> None:
+    pool, clock = open_polite(harness), harness.clock
+    run(pool.set_hubs([HubSpec(HELD_HUB, 3600.0)]))
+    run(pool.pop(1, 100))
+    run(pool.set_status(HELD_HUB, OK))
+    assert run(pool.refresh_hub(HELD_HUB))
+    assert run(pool.pop(5, 100)) == []  # held until the host's wait ends
+    run(pool.set_host_delay(HELD_HOST, 30.0))  # the wait grows to 30 s
+    assert run(pool.next_due()) == clock.now() + 30.0
+    clock.advance(HELD_DELAY)
+    assert run(pool.pop(5, 100)) == []
+    assert run(pool.next_due()) == clock.now() + 30.0 - HELD_DELAY
+    clock.advance(30.0 - HELD_DELAY)
+    assert urls_of(run(pool.pop(5, 100))) == [HELD_HUB]
+
+
+def test_a_held_hub_is_kept_across_a_pause_and_a_reopen(harness: PoolHarness) -> None:
+    pool, clock = open_polite(harness), harness.clock
+    run(pool.set_hubs([HubSpec(HELD_HUB, 3600.0)]))
+    run(pool.pop(1, 100))
+    run(pool.set_status(HELD_HUB, OK))
+    assert run(pool.refresh_hub(HELD_HUB))
+    assert run(pool.pop(5, 100)) == []
+    run(pool.set_host_paused(HELD_HOST, True))
+    assert run(pool.next_due()) is None  # a paused host's hub keeps nobody busy
+    run(pool.set_host_paused(HELD_HOST, False))
+    assert run(pool.next_due()) == clock.now() + HELD_DELAY
+    pool = harness.reopen()
+    assert run(pool.next_due()) == clock.now() + HELD_DELAY
+    clock.advance(HELD_DELAY)
+    assert urls_of(run(pool.pop(5, 100))) == [HELD_HUB]
+
+
+def test_a_held_hub_that_is_removed_wakes_nobody(harness: PoolHarness) -> None:
+    pool, clock = open_polite(harness), harness.clock
+    run(pool.set_hubs([HubSpec(HELD_HUB, 3600.0)]))
+    run(pool.pop(1, 100))
+    run(pool.set_status(HELD_HUB, OK))
+    assert run(pool.refresh_hub(HELD_HUB))
+    assert run(pool.pop(5, 100)) == []
+    run(pool.set_hubs([]))
+    assert run(pool.next_due()) is None
+    clock.advance(HELD_DELAY)
+    assert run(pool.pop(5, 100)) == []
+
+
+def test_held_hubs_of_many_hosts_are_popped_when_their_hosts_are_allowed(
+    harness: PoolHarness,
+) -> None:
+    """Hubs of hosts in several key groups, each held by its host's wait: none wakes the
+    dispatcher before the first wait ends, and all are popped once their hosts are allowed."""
+    pool, clock = open_polite(harness), harness.clock
+    hubs = [f"http://h{i}.example.com/" for i in range(12)]
+    run(pool.set_hubs([HubSpec(url, 3600.0) for url in hubs]))
+    assert sorted(urls_of(run(pool.pop(12, 100)))) == sorted(hubs)
+    started = clock.now()
+    run(pool.set_status_many([(url, OK) for url in hubs]))
+    for url in hubs:
+        clock.advance(0.1)
+        assert run(pool.refresh_hub(url))
+    assert run(pool.pop(12, 100)) == []
+    assert run(pool.next_due()) == started + HELD_DELAY
+    clock.advance(HELD_DELAY)
+    assert sorted(urls_of(run(pool.pop(12, 100)))) == sorted(hubs)
 
 
 # ---- hub refresh that learns (docs/freshness.md) -----------------------------------------------

@@ -18,6 +18,8 @@
 ``repair.py``      ``crawler-gui repair``: LevelDB's repair into a copy, then the invariants
 ``migrate.py``     the keys of an older pool moved to the current URL form (``crawler-gui
                    migrate``, or on open)
+``rekey.py``       the resumable, batch-atomic loop that moves URL-keyed records to their
+                   canonical keys (the pool's migration and the page store's share it)
 =================  ===============================================================================
 
 The key layout is documented in ``docs/storage.md``; the semantics every backend keeps in

@@ -7,29 +7,19 @@ hand-written canonicalizer (``urlsplit`` and IDNA 2003); schema 2 by the WHATWG 
 the few that are not are moved, so that a URL found again after the upgrade is recognised and
 never fetched twice under two spellings.
 
-How it stays crash-safe (a ``kill -9`` at any point leaves a pool that opens and migrates
-again):
-
-1. ``m/migrating`` is written (synced) before the first change; the schema version is raised
-   only at the very end, in the same batch that removes the marker.
-2. Keys are moved in write batches, each atomic: the old key's removal and the new key's write
-   land together or not at all. Canonicalizing is idempotent (a canonical URL is its own
-   canonical form, ``tests/core/test_urls_wpt.py`` checks it), so a second run moves exactly
-   what the first did not.
-3. When two old keys meet in one new key, the records are merged by a fixed rule (the URL's
-   furthest state wins), so a rerun makes the same choice.
-4. Once any key moved, the host counters and waiting queues are rebuilt from the URL records
-   (``invariants.restore_invariants``, itself idempotent), then the schema is raised.
-
-A stored URL the standard now refuses (an over-long host label, say) keeps its key: it can
-never meet a canonical key, and fetching it fails as any bad URL does.
+It stays crash-safe (a ``kill -9`` at any point leaves a pool that opens and migrates again)
+by the loop it shares with the page store's migration (``rekey.py``): a synced marker first,
+atomic batches, an idempotent canonical form, a fixed rule for records that meet. Then, once
+any key moved, the host counters and waiting queues are rebuilt from the URL records
+(``invariants.restore_invariants``, itself idempotent), and the schema version is raised only
+at the very end, in the same batch that removes the marker.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import struct
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +27,9 @@ import plyvel
 
 from crawler_gui.core.leveldb import layout
 from crawler_gui.core.leveldb.invariants import RepairReport, restore_invariants
-from crawler_gui.core.urls import canonicalize
-from crawler_gui.errors import InvalidURLError, PoolCorruptError, PoolInUseError, PoolVersionError
+from crawler_gui.core.leveldb.rekey import KeyKind, Progress, host_key, move_keys, url_key
+from crawler_gui.core.pool_rules import spelling_rank
+from crawler_gui.errors import PoolCorruptError, PoolInUseError, PoolVersionError
 
 log = logging.getLogger(__name__)
 
@@ -47,30 +38,6 @@ log = logging.getLogger(__name__)
 K_MIGRATING = b"m/migrating"
 #: Keys moved per atomic write batch.
 BATCH = 2000
-#: A stored URL is not refused for its length here (the limit is a policy of adds).
-_NO_LIMIT = 1 << 30
-
-#: Called with (what, records seen, records moved) every :data:`BATCH` records and at the end
-#: of each kind.
-Progress = Callable[[str, int, int], None]
-
-# Which of two URL records for one canonical URL is kept: the further its state, the better
-# (a done URL must not be fetched again because an alias of it was still waiting).
-_STATE_RANK = {b"D": 4, b"X": 3, b"F": 2, b"R": 1, b"W": 0}
-
-
-def _canonical(url: str) -> str | None:
-    try:
-        return canonicalize(url, max_length=_NO_LIMIT)[0]
-    except InvalidURLError:
-        return None
-
-
-def _canonical_host(host: str) -> str | None:
-    try:
-        return canonicalize(f"http://{host}/", max_length=_NO_LIMIT)[1]
-    except InvalidURLError:
-        return None
 
 
 def needs_migration(db: Any, found_schema: int) -> bool:
@@ -104,56 +71,28 @@ def migrate_keys(
 ) -> int:
     """Step 1 of :func:`migrate`: move the keys, merging records that meet. Idempotent."""
 
-    if db.get(K_MIGRATING) is None:
-        db.put(K_MIGRATING, b"keys", sync=True)
-    batches = 0
-    total = 0
+    def kind(what: str, prefix: bytes) -> KeyKind:
+        new_key = host_key if prefix == layout.P_HOST else url_key
+        return KeyKind(what, prefix, new_key, functools.partial(_merge, prefix))
+
     kinds = (
-        ("URL records", layout.P_URL),
-        ("leases", layout.P_LEASE),
-        ("retry records", layout.P_RETRY),
-        ("hubs", layout.P_HUB),
-        ("refusals", layout.P_REFUSAL),
-        ("host records", layout.P_HOST),
+        kind("URL records", layout.P_URL),
+        kind("leases", layout.P_LEASE),
+        kind("retry records", layout.P_RETRY),
+        kind("hubs", layout.P_HUB),
+        kind("refusals", layout.P_REFUSAL),
+        kind("host records", layout.P_HOST),
     )
-    for what, prefix in kinds:
-        seen = moved = 0
-        wb = db.write_batch()
-        pending: dict[bytes, bytes | None] = {}  # new keys of the unwritten batch
-        cut = len(prefix)
-        with db.iterator(prefix=prefix) as it:
-            for key, raw in it:
-                seen += 1
-                name = key[cut:].decode("utf-8", "replace")
-                new = _canonical_host(name) if prefix == layout.P_HOST else _canonical(name)
-                if new is not None and new != name:
-                    new_key = prefix + new.encode()
-                    existing = pending[new_key] if new_key in pending else db.get(new_key)
-                    value = _merge(prefix, existing, raw)
-                    wb.delete(key)
-                    pending[key] = None
-                    if value is not existing:
-                        wb.put(new_key, value)
-                        pending[new_key] = value
-                    if total == 0 and moved == 0:
-                        wb.put(K_MIGRATING, b"rebuild")
-                    moved += 1
-                if len(pending) >= BATCH or (seen % (BATCH * 10) == 0):
-                    wb.write()
-                    batches += 1
-                    if fail_after is not None and batches >= fail_after:
-                        raise RuntimeError("injected failure in the middle of a migration")
-                    wb = db.write_batch()
-                    pending.clear()
-                    if progress is not None:
-                        progress(what, seen, moved)
-        wb.write()
-        total += moved
-        if progress is not None:
-            progress(what, seen, moved)
-        if moved:
-            log.info("pool migration: %d of %d %s moved to the canonical form", moved, seen, what)
-    return total
+    return move_keys(
+        db,
+        kinds,
+        marker=K_MIGRATING,
+        name="pool migration",
+        moved_marker=b"rebuild",
+        progress=progress,
+        batch=BATCH,
+        fail_after=fail_after,
+    )
 
 
 def _merge(prefix: bytes, existing: bytes | None, incoming: bytes) -> bytes | None:
@@ -169,9 +108,9 @@ def _merge(prefix: bytes, existing: bytes | None, incoming: bytes) -> bytes | No
             new = layout.read_url_record(incoming)
         except (ValueError, UnicodeDecodeError):
             return existing
-        # Furthest state first; then the lower sequence number (the older record), so the
-        # choice does not depend on which spelling is met first.
-        if (_STATE_RANK.get(new[0], -1), -new[3]) > (_STATE_RANK.get(old[0], -1), -old[3]):
+        if spelling_rank(new[0].decode("ascii", "replace"), new[3]) > spelling_rank(
+            old[0].decode("ascii", "replace"), old[3]
+        ):
             return incoming
         return existing
     if prefix == layout.P_HOST:

@@ -318,10 +318,11 @@ class RedisPool(SnapshotIO, HubPlanning, PoolViews):
     async def _plan_pop(self, count: int, quota: int, now: float) -> list[tuple[str, int, int]]:
         """Which groups to ask, in which order, for how many leases (and hubs).
 
-        One pipelined read of every group's due hubs, first ``count`` ready hosts, and first
-        due retry and expired lease. Then: groups with due hubs first (hubs come first in a
-        batch); then the ``count`` ready hosts that have waited longest *across all groups*
-        (ready time, then name: the single group's order), each group asked for its share;
+        One pipelined read of every group's due hubs and hosts whose held hubs may go back
+        (their wait has ended), first ``count`` ready hosts, and first due retry and expired
+        lease. Then: groups with due or held hubs first (hubs come first in a batch); then the
+        ``count`` ready hosts that have waited longest *across all groups* (ready time, then
+        name: the single group's order), each group asked for its share;
         then, with whatever room is left, groups whose retries or expired leases are due
         (their scripts put those URLs back and lease them)."""
 
@@ -330,6 +331,7 @@ class RedisPool(SnapshotIO, HubPlanning, PoolViews):
             pipe = client.pipeline(transaction=False)
             for group in self.groups:
                 pipe.zrangebyscore(group + "hubdue", "-inf", now, start=0, num=max(1, quota))
+                pipe.zrangebyscore(group + "held", "-inf", now, start=0, num=max(1, quota))
                 pipe.zrangebyscore(
                     group + "ready", "-inf", now, start=0, num=count, withscores=True
                 )
@@ -343,9 +345,10 @@ class RedisPool(SnapshotIO, HubPlanning, PoolViews):
         ready: list[tuple[float, str, str]] = []
         chores: list[str] = []
         for k, group in enumerate(self.groups):
-            due_hubs, hosts, retries, expired = found[4 * k : 4 * k + 4]
-            if due_hubs and quota > 0:
-                plan.append((group, len(due_hubs), len(due_hubs)))
+            due_hubs, held, hosts, retries, expired = found[5 * k : 5 * k + 5]
+            if (due_hubs or held) and quota > 0:
+                n = min(quota, len(due_hubs) + len(held))  # (a held host: a hub at least)
+                plan.append((group, n, n))
             ready += [(float(score), str(name), group) for name, score in hosts]
             if retries or expired:
                 chores.append(group)

@@ -13,6 +13,10 @@ local K_HUBS, K_HUBDUE = P .. 'hubs', P .. 'hubdue'
 local K_HOSTS, K_REFUSED = P .. 'hosts', P .. 'refused'
 -- URLs refused by policy when fetched (state F too): url -> reason TAB redirect target
 local K_REFUSALS = P .. 'refusals'
+-- Due hubs whose host cannot take them now are held out of K_HUBDUE, by host (see hold_hub):
+-- held: host -> when its politeness wait ends ('+inf' while it has as many fetches in
+-- flight as it may: the end of one of them arms its hubs again); hold:{host}: url -> due.
+local K_HELD = P .. 'held'
 local TAB = '\t'
 local DEPTH_SCALE = 1099511627776 -- 2^40: queue score = depth * 2^40 + seq (exact below 2^53)
 
@@ -27,6 +31,7 @@ local DEPTH_SCALE = 1099511627776 -- 2^40: queue score = depth * 2^40 + seq (exa
 -- URL record fields (urec): st state, att attempts, t time of the last change.
 local function kq(h) return P .. 'q:{' .. h .. '}' end
 local function kh(h) return P .. 'h:{' .. h .. '}' end
+local function khold(h) return P .. 'hold:{' .. h .. '}' end
 local function fmt(x) return string.format('%.17g', x) end
 local function host_of(url) return string.match(url, '^[^:]+://([^/]+)') end
 local function qscore(depth, seq)
@@ -131,9 +136,61 @@ end
 local function bump()
   return redis.call('HINCRBY', K_META, 'version', 1)
 end
+
+-- A due hub whose host cannot take it (in its politeness wait, or with as many fetches in
+-- flight as it may have) is held by its host instead of staying in K_HUBDUE: left there with
+-- its past score, it made next_due say "now" for as long as the host waited, and the
+-- dispatcher asked again and again for nothing. The host's entry in K_HELD says when its hubs
+-- may go back (its wait's end; '+inf' while it is busy); any change to the host re-keys or
+-- re-arms them (held_check, from flush). The hub record keeps its own due time.
+local function can_take(h)
+  return h.infl < MAX_IF and allowed(h) <= NOW
+end
+local function held_at(h)
+  if h.infl >= MAX_IF then return '+inf' end
+  return fmt(allowed(h))
+end
+local function hold_hub(url, due, h)
+  redis.call('ZREM', K_HUBDUE, url)
+  redis.call('ZADD', khold(h.name), fmt(due), url)
+  redis.call('ZADD', K_HELD, held_at(h), h.name)
+end
+-- A hub due at ``due``, not in flight, not parked, into the due set (or held, if it is due
+-- and its host cannot take it; nowhere while its host is paused: resuming puts it back).
+local function arm_hub(url, due, h)
+  if h.pa == 1 then
+    redis.call('ZREM', K_HUBDUE, url)
+  elseif due <= NOW and not can_take(h) then
+    hold_hub(url, due, h)
+  else
+    redis.call('ZADD', K_HUBDUE, fmt(due), url)
+  end
+end
+-- The held hubs of a host whose state changed: back in the due set (each at its record's due
+-- time) when it can take them, dropped when it is paused, else its K_HELD entry re-keyed.
+local function held_check(h)
+  if not redis.call('ZSCORE', K_HELD, h.name) then return end
+  if h.pa ~= 1 and not can_take(h) then
+    redis.call('ZADD', K_HELD, held_at(h), h.name)
+    return
+  end
+  redis.call('ZREM', K_HELD, h.name)
+  local key = khold(h.name)
+  if h.pa ~= 1 then
+    for _, url in ipairs(redis.call('ZRANGE', key, 0, -1)) do
+      local hub = get_hub(url) -- (not if it was removed, or is in flight or parked since)
+      if hub and hub.infl == 0 and hub.parked == '' then
+        redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+      end
+    end
+  end
+  redis.call('DEL', key)
+end
+
 local function flush()
   if #DORDER > 0 then
     local ver = bump()
+    local held = redis.call('EXISTS', K_HELD) == 1
     for _, h in ipairs(DORDER) do
       redis.call('HSET', kh(h.name), 'wait', h.wait, 'infl', h.infl, 'done', h.done,
         'fail', h.fail, 'retr', h.retr, 'redir', h.redir, 'md', fmt(h.md), 'bo', fmt(h.bo),
@@ -141,6 +198,7 @@ local function flush()
         'pa', h.pa, 'bs', h.bs, 'ra', h.ra, 'db', h.db)
       redis.call('ZADD', K_HOSTS, ver, h.name)
       schedule(h)
+      if held then held_check(h) end
     end
   end
   for k, n in pairs(TOT) do
@@ -200,7 +258,7 @@ local function lease_lost(url, L, thresh, hub_label, back)
       end
       put_hub(url, hub)
       if hub.parked == '' then
-        redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+        arm_hub(url, hub.due, h)
       else
         redis.call('ZREM', K_HUBDUE, url)
       end

@@ -34,7 +34,7 @@ if OP == 'refresh_hub' then
       hub.parked = '' -- the user asked: a parked hub gets its chances again
       hub.crashes = 0
       put_hub(url, hub)
-      redis.call('ZADD', K_HUBDUE, fmt(NOW), url)
+      arm_hub(url, NOW, host(hub.host))
       bump()
     end
     result = 1
@@ -76,7 +76,7 @@ elseif OP == 'plan' then
       if ARGV[j + 4] ~= '' and hub.infl == 0 and hub.parked == ''
           and fmt(hub.due) == ARGV[j + 3] then
         hub.due = tonumber(ARGV[j + 4])
-        redis.call('ZADD', K_HUBDUE, ARGV[j + 4], url)
+        arm_hub(url, hub.due, host(hub.host))
       end
       put_hub(url, hub)
     end
@@ -94,7 +94,7 @@ elseif OP == 'pause' then
       for j = 1, #all, 2 do
         local hub = get_hub(all[j])
         if hub.host == h.name and hub.infl == 0 and hub.parked == '' then
-          redis.call('ZADD', K_HUBDUE, fmt(hub.due), all[j])
+          arm_hub(all[j], hub.due, h)
         end
       end
     end

@@ -7,8 +7,12 @@ for j = 4, #ARGV, 3 do
 end
 for _, url in ipairs(redis.call('HKEYS', K_HUBS)) do
   if not wanted[url] then
+    local hn = get_hub(url).host
     redis.call('HDEL', K_HUBS, url)
     redis.call('ZREM', K_HUBDUE, url)
+    if redis.call('ZREM', khold(hn), url) == 1 and redis.call('EXISTS', khold(hn)) == 0 then
+      redis.call('ZREM', K_HELD, hn) -- its last held hub: nothing to wake up for
+    end
   end
 end
 local added = 0
@@ -18,8 +22,9 @@ for _, url in ipairs(order) do
   if not hub then
     hub = {host = w.host, span = w.span, last = 0, due = 0, infl = 0, res = ''}
     put_hub(url, hub)
-    redis.call('ZADD', K_HUBDUE, 0, url)
-    dirty(host(w.host))
+    local h = host(w.host)
+    arm_hub(url, 0, h)
+    dirty(h)
     added = added + 1
   elseif hub.span ~= w.span then
     hub.span = w.span
@@ -27,7 +32,7 @@ for _, url in ipairs(order) do
     if hub.last ~= 0 then
       hub.due = hub.last + w.span
       if hub.infl == 0 and hub.parked == '' then
-        redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+        arm_hub(url, hub.due, host(hub.host))
       end
     end
     put_hub(url, hub)

@@ -6,5 +6,8 @@ for _, k in ipairs({K_RETRY, K_LEASE, K_HUBDUE}) do
   local first = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
   if #first > 0 then nd[#nd + 1] = tonumber(first[2]) end
 end
+-- hosts holding due hubs: when their wait ends (not while they are busy: '+inf')
+local held = redis.call('ZRANGEBYSCORE', K_HELD, '-inf', '(+inf', 'LIMIT', 0, 1, 'WITHSCORES')
+if #held > 0 then nd[#nd + 1] = math.max(tonumber(held[2]), NOW) end
 if #nd == 0 then return '' end
 return fmt(math.min(unpack(nd)))

@@ -8,7 +8,15 @@ local THRESH = tonumber(ARGV[8])
 
 reclaim_expired(THRESH)
 release_due_retries()
-for _, h in ipairs(DORDER) do schedule(h) end -- hosts given URLs back are ready now
+-- hosts given URLs back are ready now; hosts whose wait has ended take their held hubs back
+for _, name in ipairs(redis.call('ZRANGEBYSCORE', K_HELD, '-inf', fmt(NOW))) do
+  held_check(host(name))
+end
+local held = redis.call('EXISTS', K_HELD) == 1
+for _, h in ipairs(DORDER) do
+  schedule(h)
+  if held then held_check(h) end
+end
 
 local out = {}
 local n = 0
@@ -38,11 +46,13 @@ if QUOTA > 0 then
       local h = host(hub.host)
       if h.pa == 1 then
         redis.call('ZREM', K_HUBDUE, url) -- its host is paused: back when it is resumed
-      elseif h.infl < MAX_IF and allowed(h) <= NOW then
+      elseif can_take(h) then
         hub.infl = 1
         put_hub(url, hub)
         redis.call('ZREM', K_HUBDUE, url)
         lease(url, h, 0, 0, true, '')
+      else
+        hold_hub(url, hub.due, h) -- until its host can take it: not due meanwhile
       end
     end
   end

@@ -36,6 +36,9 @@ for _, k in ipairs({K_RETRY, K_LEASE, K_HUBDUE}) do
   local first = redis.call('ZRANGE', k, 0, 0, 'WITHSCORES')
   if #first > 0 then nd[#nd + 1] = tonumber(first[2]) end
 end
+-- hosts holding due hubs: when their wait ends (not while they are busy: '+inf')
+local held = redis.call('ZRANGEBYSCORE', K_HELD, '-inf', '(+inf', 'LIMIT', 0, 1, 'WITHSCORES')
+if #held > 0 then nd[#nd + 1] = math.max(tonumber(held[2]), NOW) end
 local next_due = ''
 if #nd > 0 then next_due = fmt(math.min(unpack(nd))) end
 return {meta[1] or '0', {meta[2] or '0', meta[3] or '0', meta[4] or '0', meta[5] or '0',

@@ -54,7 +54,7 @@ local function adopt(url)
   return {host = hn, depth = u.depth, seq = u.seq, hub = false}
 end
 
-local function hub_result(url, label, due, fails, planned, reason, rate)
+local function hub_result(url, h, label, due, fails, planned, reason, rate)
   local hub = get_hub(url)
   if not hub then return end -- removed from the hub list while in flight
   if rate ~= '' then
@@ -68,7 +68,7 @@ local function hub_result(url, label, due, fails, planned, reason, rate)
   hub.due = tonumber(due) or NOW
   hub.fails = tonumber(fails) or 0
   put_hub(url, hub)
-  redis.call('ZADD', K_HUBDUE, fmt(hub.due), url)
+  arm_hub(url, hub.due, h)
   bump()
 end
 
@@ -136,7 +136,7 @@ while i + FIELDS - 1 <= #ARGV do
       end
       dirty(h)
       if L.hub then
-        hub_result(key, label, hdue, hfails, hplanned, hreason, hrate)
+        hub_result(key, h, label, hdue, hfails, hplanned, hreason, hrate)
         if oc == 'X' and target ~= '' then
           follow[#follow + 1] = target
           follow[#follow + 1] = 0

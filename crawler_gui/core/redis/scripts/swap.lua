@@ -8,10 +8,11 @@ local meta = redis.call('HMGET', K_META, 'version', 'generation', 'paused', 'sch
 local function globals(prefix)
   return {prefix .. 'meta', prefix .. 'url', prefix .. 'ready', prefix .. 'lease',
     prefix .. 'ldata', prefix .. 'retry', prefix .. 'rdata', prefix .. 'hubs',
-    prefix .. 'hubdue', prefix .. 'hosts', prefix .. 'refused', prefix .. 'refusals'}
+    prefix .. 'hubdue', prefix .. 'hosts', prefix .. 'refused', prefix .. 'refusals',
+    prefix .. 'held'}
 end
 for _, name in ipairs(redis.call('ZRANGE', K_HOSTS, 0, -1)) do
-  redis.call('UNLINK', kq(name), kh(name))
+  redis.call('UNLINK', kq(name), kh(name), khold(name))
 end
 for _, k in ipairs(globals(P)) do redis.call('UNLINK', k) end
 local names = redis.call('ZRANGE', S .. 'hosts', 0, -1)
