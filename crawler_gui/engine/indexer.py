@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -44,6 +47,19 @@ PACE_CHUNK = 25
 #: progress report waits for one of those): each commit writes a segment, and fewer, larger
 #: segments mean less merging (a search meanwhile reads the last commit).
 REBUILD_BATCH = 5000
+#: The CPU priority (nice value) of the thread that keeps the index up to date beside a crawl,
+#: and of the index writer's threads it starts: the crawl (its loop, its extraction workers)
+#: comes first on a small machine, and the index catches up when they leave it time.
+INDEX_NICE = 15
+
+
+def _lower_priority() -> None:
+    """Give this thread (and the threads it starts) the priority :data:`INDEX_NICE`, where the
+    system allows it (Linux: a nice value per thread; elsewhere nothing changes)."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        if os.getpriority(os.PRIO_PROCESS, tid) < INDEX_NICE:
+            os.setpriority(os.PRIO_PROCESS, tid, INDEX_NICE)
 
 
 def _doc(row: Any, ex: dict[str, Any] | None) -> SearchDoc:
@@ -175,16 +191,24 @@ class SearchIndexer:
         return self.index.search(query, **kwargs)
 
     async def run(self, interval: float = 1.0) -> None:
-        """Keep the index up to date until cancelled or :meth:`close`."""
-        while not self._stop:
-            try:
-                n = await asyncio.to_thread(self.catch_up_once, pace=True)
-            except Exception as exc:  # the store or the index went away (closed, failed)
-                if self._stop or self.store.closed:
+        """Keep the index up to date until cancelled or :meth:`close`, in a thread of its own
+        at a low CPU priority (:data:`INDEX_NICE`)."""
+        loop = asyncio.get_running_loop()
+        worker = ThreadPoolExecutor(1, "search-index", initializer=_lower_priority)
+        try:
+            while not self._stop:
+                try:
+                    n = await loop.run_in_executor(
+                        worker, functools.partial(self.catch_up_once, pace=True)
+                    )
+                except Exception as exc:  # the store or the index went away (closed, failed)
+                    if self._stop or self.store.closed:
+                        return
+                    log.warning("the search index stopped: %s", exc)
                     return
-                log.warning("the search index stopped: %s", exc)
-                return
-            await asyncio.sleep(0 if n >= self.batch else interval)
+                await asyncio.sleep(0 if n >= self.batch else interval)
+        finally:
+            worker.shutdown(wait=False)
 
     def close(self) -> None:
         """Stop :meth:`run` and close the index (waits for a running batch)."""

@@ -171,3 +171,54 @@ def test_beside_a_crawl_the_indexer_rests_between_chunks_and_commits_once(
             assert len(indexer.search("新闻", limit=100)) == 60
         finally:
             indexer.close()
+
+
+def test_the_index_follows_a_crawl_from_a_thread_of_low_cpu_priority(tmp_path: Path) -> None:
+    """Beside a crawl the indexer works in a thread of its own at nice INDEX_NICE (on a small
+    machine the crawl's loop and extraction workers come first)."""
+    import os
+    import threading
+
+    import pytest
+
+    import crawler_gui.engine.indexer as indexer_module
+
+    if not hasattr(os, "getpriority"):
+        pytest.skip("no per-thread priority on this system")
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(1, 4):
+            store.add(rec(i, f"page {i}"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        seen: list[tuple[int, int]] = []
+        real = indexer.catch_up_once
+
+        def catch_up_once(**kw: object) -> int:
+            tid = threading.get_native_id()
+            seen.append((tid, os.getpriority(os.PRIO_PROCESS, tid)))
+            return real(**kw)  # type: ignore[arg-type]
+
+        indexer.catch_up_once = catch_up_once  # type: ignore[method-assign]
+
+        async def main() -> int:
+            task = asyncio.create_task(indexer.run(interval=0.01))
+            found = 0
+            for _ in range(500):
+                await asyncio.sleep(0.01)
+                found = len(indexer.search("page", limit=10))
+                if found == 3:
+                    break
+            indexer.close()
+            await task
+            return found
+
+        try:
+            assert asyncio.run(main()) == 3
+        finally:
+            indexer.close()
+        assert seen and all(nice >= indexer_module.INDEX_NICE for _tid, nice in seen)
+        assert threading.get_native_id() not in {tid for tid, _ in seen}
+        # the loop's own thread keeps its priority
+        assert (
+            os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < indexer_module.INDEX_NICE
+        )
