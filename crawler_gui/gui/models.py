@@ -123,6 +123,9 @@ class KeyedTableModel(QAbstractTableModel):
     URL_FIELD: ClassVar[str | None] = "url"
     #: The row fields the filter box searches; empty: every non-live column as displayed.
     SEARCH_FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: A cell shows its text and nothing more (no colour or font of its own): a view may
+    #: paint it from :meth:`cell_text` (``widgets.TextDelegate``).
+    PLAIN_CELLS: ClassVar[bool] = True
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -283,6 +286,17 @@ class KeyedTableModel(QAbstractTableModel):
     def rows(self) -> list[Any]:
         """The rows shown, in the view's order."""
         return list(self._rows)
+
+    def cell_text(self, r: int, c: int) -> str:
+        """The text of shown row ``r``, column ``c`` ("" outside the table)."""
+        rows = self._rows
+        if 0 <= r < len(rows) and 0 <= c < len(self._columns):
+            return self._texts_of(rows[r])[c]
+        return ""
+
+    def alignment(self, c: int) -> int:
+        """Column ``c``'s text alignment (numbers to the right)."""
+        return self._align[c]
 
     def column_texts(self, rows: int) -> list[list[str]]:
         """Each column's display texts in the first ``rows`` shown rows (to size columns)."""
@@ -853,6 +867,7 @@ class WorkersModel(KeyedTableModel):
 
     URL_FIELD = None
     LIVE = True  # "3 s ago" and silence depend on the time
+    PLAIN_CELLS = False  # a silent worker's row has a colour and a bold state
 
     STATE_COLUMN = 2
     SEEN_COLUMN = 3
