@@ -147,7 +147,7 @@ class SearchIndexer:
         """Drop the index and index every stored page again; ``progress(done, total)`` after
         each batch; stops (leaving a partial index that later catch-ups complete) when
         ``cancelled()`` says so. Returns the pages indexed."""
-        with self._lock:
+        with self._lock, self.index.bulk():
             total = self.store.last_written_seq()
             self.index.clear()
             done = 0
