@@ -12,7 +12,7 @@ some 404 and 301.
 Measures, printing each target with its figure:
 
 * the index build rate (pages/s) as a rebuild adds pages (``SearchIndex.add_many`` of 500 in
-  commits of 5,000, with a rebuild's indexing threads: ``SearchIndex.bulk``), by the wall
+  commits of 20,000, with a rebuild's indexing threads: ``SearchIndex.bulk``), by the wall
   clock and per CPU second of the process (tantivy's indexing and merging threads included;
   the corpus's generation excluded). On a shared machine the CPU-second rate is the one that
   counts: the wall clock then measures the other processes;

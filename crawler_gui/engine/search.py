@@ -422,8 +422,14 @@ class SearchIndex:
             out.append(tantivy.Query.term_query(schema, "host", host, "basic"))
         if status_class is not None:
             out.append(tantivy.Query.term_query(schema, "sclass", int(status_class), "basic"))
-        if kinds:
-            out.append(tantivy.Query.term_set_query(schema, "kind", [_kind_term(k) for k in kinds]))
+        # Term queries, not a term set: a term set marks every page of its terms in a bitset
+        # first (reading all their postings), a term query reads only the blocks the other
+        # terms and the window skip to.
+        terms = [tantivy.Query.term_query(schema, "kind", _kind_term(k), "basic") for k in kinds]
+        if len(terms) == 1:
+            out.append(terms[0])
+        elif terms:
+            out.append(tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms]))
         return out
 
     def _newest(
