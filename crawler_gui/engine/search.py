@@ -233,6 +233,11 @@ class SearchIndex:
         for name, analyzer in _analyzers().items():
             self._index.register_tokenizer(name, analyzer)
         self._index.config_reader(reload_policy="manual")
+        # The newest seq of the commit searches read, found once per commit (finding it reads
+        # the whole ``seq`` column: most of a warm search's time at a million pages).
+        self._top_lock = threading.Lock()  # never held while the writer works
+        self._generation = 0  # reloads of the reader
+        self._top_cache: tuple[int, int] | None = None  # (generation, top)
 
     def _open(self) -> tantivy.Index:
         path = self.path
@@ -316,7 +321,7 @@ class SearchIndex:
         if self._pending:
             self._writer.commit()
             self._pending = 0
-            self._index.reload()
+            self._reload()
 
     def _rollback(self) -> None:
         self._pending = 0
@@ -367,7 +372,7 @@ class SearchIndex:
         if writer is not None and self._pending:
             writer.commit()
             self._pending = 0
-            self._index.reload()
+            self._reload()
         del writer  # (tantivy's writer stops its threads when dropped)
 
     def optimize(self) -> None:
@@ -378,7 +383,7 @@ class SearchIndex:
                 self._commit()
                 self._writer.wait_merging_threads()
                 self._writer = None
-                self._index.reload()
+                self._reload()
 
     def clear(self) -> None:
         """Drop every document (before a rebuild from the page store)."""
@@ -388,7 +393,7 @@ class SearchIndex:
             writer.commit()
             self._pending = 0
             self._last_seq = 0
-            self._index.reload()
+            self._reload()
 
     # -- reading ------------------------------------------------------------------------------
     def last_seq(self) -> int:
@@ -402,6 +407,26 @@ class SearchIndex:
                 )
                 self._last_seq = int(hits[0][0]) if hits else 0
             return self._last_seq
+
+    def _reload(self) -> None:
+        self._index.reload()
+        with self._top_lock:
+            self._generation += 1
+
+    def _searcher_and_top(self) -> tuple[Any, int]:
+        """A searcher and the newest ``seq`` of its commit (remembered until the next reload;
+        a reload between the two gives the top of the commit before, as a search begun a
+        moment earlier would have)."""
+        with self._top_lock:
+            generation, cached = self._generation, self._top_cache
+        searcher = self._index.searcher()
+        if cached is not None and cached[0] == generation:
+            return searcher, cached[1]
+        top = self._top(searcher)
+        with self._top_lock:
+            if self._generation == generation:
+                self._top_cache = (generation, top)
+        return searcher, top
 
     def _top(self, searcher: Any) -> int:
         """The newest ``seq`` the searcher's commit holds (0 for none)."""
@@ -444,8 +469,8 @@ class SearchIndex:
         a common term stops in the first window, reading only the blocks of its postings
         there; a rare one takes a few more searches of short postings."""
         schema = self._schema
-        searcher = self._index.searcher()
-        top = self._top(searcher) + 1
+        searcher, top = self._searcher_and_top()
+        top += 1
         if before is not None:
             top = min(top, before)
         window = WINDOW

@@ -440,3 +440,28 @@ def test_a_bulk_build_writes_with_more_indexing_threads_then_goes_back(tmp_path:
         assert idx.search("before") == [] and idx.count() == 400
     finally:
         idx.close()
+
+
+def test_the_newest_seq_is_found_once_per_commit(
+    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the first window starts (the newest seq, a scan of the whole ``seq`` column) is
+    remembered until the next commit; searches after a commit, a clear or a rollback see it
+    anew."""
+    calls: list[int] = []
+    real = index._top
+    monkeypatch.setattr(index, "_top", lambda searcher: calls.append(1) or real(searcher))
+    assert len(index.search("就业")) == 2 and len(index.search("rates")) == 1
+    assert len(calls) == 1
+    index.add_many([doc(9, "http://news.example.cn/c.html", "就业 again")])
+    assert urls(index.search("就业"))[0] == "http://news.example.cn/c.html"
+    assert len(calls) == 2
+    index.clear()
+    assert index.search("就业") == []
+    index.add_many([doc(3, "http://news.example.cn/d.html", "就业 anew")])
+    assert urls(index.search("就业")) == ["http://news.example.cn/d.html"]
+    with pytest.raises(RuntimeError), index.transaction():
+        index.add_many([doc(20, "http://news.example.cn/e.html", "就业 lost")])
+        raise RuntimeError("the page store failed")
+    assert urls(index.search("就业")) == ["http://news.example.cn/d.html"]
+    assert len(calls) == 4
