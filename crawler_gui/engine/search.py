@@ -3,25 +3,27 @@
 tantivy (a Rust search library, through its own Python binding) keeps the index in a folder
 beside the pool (``search/``). It replaced an SQLite FTS5 table (schema 2); measured on the same
 pages (``docs/storage.md``), it indexes as many pages per CPU second (the cost is per token in
-both: a Chinese article is about a thousand), in an index a third the size, answers a single
-Chinese character with one term instead of a prefix over every pair it starts, and tokenizes
-and merges in its own threads, outside the GIL.
+both: a Chinese article is about a thousand), in an index a third the size, and tokenizes and
+merges in its own threads, outside the GIL.
 
 No tokenizer splits Chinese words (they are not separated by spaces), so each page is indexed
-three ways, the way CJK search engines without a dictionary do it (Lucene's ``CJKAnalyzer``):
+two ways, the way CJK search engines without a dictionary do it (Lucene's ``CJKAnalyzer``):
 
 * ``words``: the URL, title and text with their CJK characters blanked, cut into runs of
   letters and digits, lower-cased and accent-folded (tantivy's simple tokenizer and filters);
-* ``pairs``: every two adjacent CJK characters (``稳就业`` -> ``稳就 就业``), with positions,
-  so a Chinese word of two characters is one term and a longer one the phrase of its pairs
-  (adjacent, in order);
-* ``chars``: every CJK character alone (no positions), so a query of one character is one term.
+* ``pairs``: every two adjacent CJK characters (``稳就业`` -> ``稳 稳就 就业 业``), with
+  positions, so a Chinese word of two characters is one term and a longer one the phrase of its
+  pairs (adjacent, in order). Every character of a run starts one of its tokens (a pair, or
+  itself alone at the run's end), so a query of one character is the tokens starting with it
+  (a regex over the term dictionary). Schema 3 also indexed every character alone: a third of
+  the tokens of a Chinese page, for one-character queries only, which the prefix answers in
+  7-33 ms (warm, 100,000 to 1,000,000 pages).
 
-``pairs`` and ``chars`` are made here by C code (``array`` slices over the text's UTF-32 code
+``pairs`` is made here by C code (one regex split, ``array`` slices over the text's UTF-32 code
 points, a whitespace tokenizer in tantivy), not a Python loop per character. A query is made
-from the user's text the same way (never parsed as a query language): each CJK run a term or a
-phrase, other words terms through the same analyzer as the index, and every term must match.
-Results come newest first (the ``seq`` fast field), not by relevance.
+from the user's text the same way (never parsed as a query language): each CJK run a term, a
+prefix or a phrase, other words terms through the same analyzer as the index, and every term
+must match. Results come newest first (the ``seq`` fast field), not by relevance.
 
 The filters are indexed terms too: the host and each of its parent domains (``news.example.cn``,
 ``example.cn``, ``cn``), the status class and the kind, intersected with the query's terms by
@@ -61,23 +63,27 @@ import tantivy
 from crawler_gui.errors import StoreError
 
 __all__ = [
+    "BULK_THREADS",
     "SCHEMA_VERSION",
     "SearchDoc",
     "SearchHit",
     "SearchIndex",
-    "cjk_pairs",
-    "cjk_pairs_and_chars",
     "host_tokens",
     "query_terms",
+    "split_cjk",
 ]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 #: The file in the index folder that says it is ours, and its schema.
 VERSION_FILE = "crawler-gui-search.json"
-#: The writer's memory for the documents of a commit before it writes a segment (one indexing
-#: thread; tantivy wants at least 15 MB per thread).
+#: The writer's memory per indexing thread for the documents of a commit before it writes a
+#: segment (tantivy wants at least 15 MB a thread).
 WRITER_HEAP = 96_000_000
+#: Indexing threads beside a crawl: one, so the crawl keeps the other core.
 WRITER_THREADS = 1
+#: Indexing threads of a bulk build (:meth:`SearchIndex.bulk`, a rebuild): tantivy's indexing
+#: is most of a build's CPU, and runs outside the GIL, one segment per thread.
+BULK_THREADS = 2
 #: The newest sequence numbers a search looks through first (then eight times more, and so on).
 WINDOW = 20_000
 
@@ -93,7 +99,7 @@ _CJK_RANGES = (
 )
 _CJK = "".join(f"{chr(a)}-{chr(b)}" for a, b in _CJK_RANGES)
 _CJK_RUN = re.compile(f"[{_CJK}]+")
-_NOT_CJK_RUN = re.compile(f"[^{_CJK}]+")
+_CJK_SPLIT = re.compile(f"([{_CJK}]+)")
 _QUERY_PART = re.compile(f'[{_CJK}]+|[^\\s{_CJK}"]+')
 #: Words longer than this (in bytes) are not indexed (a base64 blob in a URL, say).
 MAX_WORD_BYTES = 80
@@ -112,7 +118,6 @@ def _analyzers() -> dict[str, tantivy.TextAnalyzer]:
         .filter(tantivy.Filter.ascii_fold())
         .build(),
         "cg_pairs": tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build(),
-        "cg_chars": tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build(),
     }
 
 
@@ -133,35 +138,31 @@ def _schema() -> tantivy.Schema:
     sb.add_bytes_field("title", stored=True)
     sb.add_text_field("words", tokenizer_name="cg_words", index_option="basic")
     sb.add_text_field("pairs", tokenizer_name="cg_pairs", index_option="position")
-    sb.add_text_field("chars", tokenizer_name="cg_chars", index_option="basic")
     return sb.build()
 
 
-def cjk_pairs_and_chars(text: str) -> tuple[str, str]:
-    """The ``pairs`` and ``chars`` fields of a text (``""`` when it has no CJK character).
+def split_cjk(text: str) -> tuple[str, str]:
+    """A text's ``pairs`` field (``""`` when it has no CJK character) and the rest of it, its
+    CJK runs blanked (for ``words``), in one pass of the regex (none for ASCII text).
 
-    The text's other characters become spaces, and every character is paired with the next:
+    Every character of a CJK run is paired with the next, the runs separated by spaces:
     ``a稳就业b`` gives `` 稳``, ``稳就``, ``就业``, ``业 `` -- one token per pair (the whitespace
     tokenizer drops the spaces, leaving a run's first and last character alone around its
-    pairs), so the pairs of a run are adjacent and a phrase finds them, and a pair never spans
-    two runs. ``chars`` is every CJK character followed by a space."""
-    if not text or _CJK_RUN.search(text) is None:
-        return "", ""
-    masked = " " + _NOT_CJK_RUN.sub(" ", text) + " "
+    pairs), so the pairs of a run are adjacent and a phrase finds them, a pair never spans two
+    runs, and every character of a run starts a token (a pair, or itself alone at the end):
+    the tokens starting with a character are all its occurrences."""
+    if text.isascii():  # (a flag of the string: no scan)
+        return "", text
+    parts = _CJK_SPLIT.split(text)
+    if len(parts) == 1:
+        return "", text
+    masked = " " + " ".join(parts[1::2]) + " "
     points = array(_POINT)
     points.frombytes(masked.encode(_UTF32))
-    n = len(points)
-    pairs = _SPACE * (3 * (n - 1))
+    pairs = _SPACE * (3 * (len(points) - 1))
     pairs[0::3] = points[:-1]
     pairs[1::3] = points[1:]
-    chars = _SPACE * (2 * n)
-    chars[0::2] = points
-    return pairs.tobytes().decode(_UTF32), chars.tobytes().decode(_UTF32)
-
-
-def cjk_pairs(text: str) -> str:
-    """The ``pairs`` field of a text (see :func:`cjk_pairs_and_chars`)."""
-    return cjk_pairs_and_chars(text)[0]
+    return pairs.tobytes().decode(_UTF32), " ".join(parts[0::2])
 
 
 def host_tokens(host: str) -> list[str]:
@@ -172,13 +173,14 @@ def host_tokens(host: str) -> list[str]:
 
 def query_terms(query: str) -> list[tuple[str, list[str]]]:
     """What a user typed as ``(field, terms)`` that must all match: a CJK run of one character
-    is a ``chars`` term, a longer one the phrase of its ``pairs``, other text ``words`` terms
-    (as the index cuts and folds them). Empty when nothing searchable is left."""
+    is a ``first`` term (the ``pairs`` tokens it starts), a longer one the phrase of its
+    ``pairs``, other text ``words`` terms (as the index cuts and folds them). Empty when
+    nothing searchable is left."""
     out: list[tuple[str, list[str]]] = []
     for part in _QUERY_PART.findall(query):
         if _CJK_RUN.fullmatch(part):
             if len(part) == 1:
-                out.append(("chars", [part]))
+                out.append(("first", [part]))
             else:
                 out.append(("pairs", [part[i : i + 2] for i in range(len(part) - 1)]))
             continue
@@ -223,6 +225,7 @@ class SearchIndex:
         self._lock = threading.Lock()  # the writer: one add, commit or clear at a time
         self._writer: Any = None  # made on the first write (it locks the folder)
         self._open_transaction = False
+        self._threads = WRITER_THREADS  # of the next writer made
         self._pending = 0  # documents added since the last commit
         self._last_seq: int | None = None
         self._schema = _schema()
@@ -230,6 +233,11 @@ class SearchIndex:
         for name, analyzer in _analyzers().items():
             self._index.register_tokenizer(name, analyzer)
         self._index.config_reader(reload_policy="manual")
+        # The newest seq of the commit searches read, found once per commit (finding it reads
+        # the whole ``seq`` column: most of a warm search's time at a million pages).
+        self._top_lock = threading.Lock()  # never held while the writer works
+        self._generation = 0  # reloads of the reader
+        self._top_cache: tuple[int, int] | None = None  # (generation, top)
 
     def _open(self) -> tantivy.Index:
         path = self.path
@@ -268,7 +276,7 @@ class SearchIndex:
     def _get_writer(self) -> Any:
         if self._writer is None:
             try:
-                self._writer = self._index.writer(WRITER_HEAP, WRITER_THREADS)
+                self._writer = self._index.writer(WRITER_HEAP * self._threads, self._threads)
             except ValueError as exc:  # (another process holds the folder's writer lock)
                 raise StoreError(f"{self.path}: the search index is in use ({exc})") from exc
         return self._writer
@@ -291,12 +299,9 @@ class SearchIndex:
                     doc.add_unsigned("status", d.status)
                     doc.add_float("fetched_at", d.fetched_at)
                     doc.add_bytes("title", d.title.encode("utf-8"))
-                    text = f"{d.title}\n{d.text}" if d.text else d.title
-                    pairs, chars = cjk_pairs_and_chars(text)
+                    pairs, text = split_cjk(f"{d.title}\n{d.text}" if d.text else d.title)
                     if pairs:
                         doc.add_text("pairs", pairs)
-                        doc.add_text("chars", chars)
-                        text = _CJK_RUN.sub(" ", text)
                     doc.add_text("words", f"{d.url}\n{text}")
                     writer.delete_documents_by_term("url", d.url)
                     writer.add_document(doc)
@@ -316,7 +321,7 @@ class SearchIndex:
         if self._pending:
             self._writer.commit()
             self._pending = 0
-            self._index.reload()
+            self._reload()
 
     def _rollback(self) -> None:
         self._pending = 0
@@ -341,6 +346,35 @@ class SearchIndex:
             self._open_transaction = False
             self._commit()
 
+    @property
+    def writer_threads(self) -> int:
+        """The indexing threads of the writer (of the next one, before the first write)."""
+        return self._threads
+
+    @contextlib.contextmanager
+    def bulk(self) -> Iterator[None]:
+        """Write with :data:`BULK_THREADS` indexing threads (a rebuild, not beside a crawl),
+        then go back to :data:`WRITER_THREADS`: the writer is made again on each side (what
+        the previous one left is committed first; a bulk writer that was not :meth:`optimize`d
+        is let go without waiting for its merges, which the next writer starts again)."""
+        with self._lock:
+            self._release_writer()
+            self._threads = BULK_THREADS
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._release_writer()
+                self._threads = WRITER_THREADS
+
+    def _release_writer(self) -> None:
+        writer, self._writer = self._writer, None
+        if writer is not None and self._pending:
+            writer.commit()
+            self._pending = 0
+            self._reload()
+        del writer  # (tantivy's writer stops its threads when dropped)
+
     def optimize(self) -> None:
         """Wait for the segment merges the writer started (after a bulk build); the next write
         makes a new writer."""
@@ -349,7 +383,7 @@ class SearchIndex:
                 self._commit()
                 self._writer.wait_merging_threads()
                 self._writer = None
-                self._index.reload()
+                self._reload()
 
     def clear(self) -> None:
         """Drop every document (before a rebuild from the page store)."""
@@ -359,7 +393,7 @@ class SearchIndex:
             writer.commit()
             self._pending = 0
             self._last_seq = 0
-            self._index.reload()
+            self._reload()
 
     # -- reading ------------------------------------------------------------------------------
     def last_seq(self) -> int:
@@ -373,6 +407,26 @@ class SearchIndex:
                 )
                 self._last_seq = int(hits[0][0]) if hits else 0
             return self._last_seq
+
+    def _reload(self) -> None:
+        self._index.reload()
+        with self._top_lock:
+            self._generation += 1
+
+    def _searcher_and_top(self) -> tuple[Any, int]:
+        """A searcher and the newest ``seq`` of its commit (remembered until the next reload;
+        a reload between the two gives the top of the commit before, as a search begun a
+        moment earlier would have)."""
+        with self._top_lock:
+            generation, cached = self._generation, self._top_cache
+        searcher = self._index.searcher()
+        if cached is not None and cached[0] == generation:
+            return searcher, cached[1]
+        top = self._top(searcher)
+        with self._top_lock:
+            if self._generation == generation:
+                self._top_cache = (generation, top)
+        return searcher, top
 
     def _top(self, searcher: Any) -> int:
         """The newest ``seq`` the searcher's commit holds (0 for none)."""
@@ -393,8 +447,14 @@ class SearchIndex:
             out.append(tantivy.Query.term_query(schema, "host", host, "basic"))
         if status_class is not None:
             out.append(tantivy.Query.term_query(schema, "sclass", int(status_class), "basic"))
-        if kinds:
-            out.append(tantivy.Query.term_set_query(schema, "kind", [_kind_term(k) for k in kinds]))
+        # Term queries, not a term set: a term set marks every page of its terms in a bitset
+        # first (reading all their postings), a term query reads only the blocks the other
+        # terms and the window skip to.
+        terms = [tantivy.Query.term_query(schema, "kind", _kind_term(k), "basic") for k in kinds]
+        if len(terms) == 1:
+            out.append(terms[0])
+        elif terms:
+            out.append(tantivy.Query.boolean_query([(tantivy.Occur.Should, t) for t in terms]))
         return out
 
     def _newest(
@@ -409,8 +469,8 @@ class SearchIndex:
         a common term stops in the first window, reading only the blocks of its postings
         there; a rare one takes a few more searches of short postings."""
         schema = self._schema
-        searcher = self._index.searcher()
-        top = self._top(searcher) + 1
+        searcher, top = self._searcher_and_top()
+        top += 1
         if before is not None:
             top = min(top, before)
         window = WINDOW
@@ -464,7 +524,12 @@ class SearchIndex:
         schema = self._schema
         must: list[tantivy.Query] = []
         for field, terms in query_terms(query):
-            if len(terms) == 1:
+            if field == "first":
+                # Every token of ``pairs`` starting with the character (its pairs, and itself
+                # alone at the end of a run): tantivy walks the term dictionary's branch of
+                # that character, and a CJK character is never a regex metacharacter.
+                must.append(tantivy.Query.regex_query(schema, "pairs", f"{terms[0]}.?"))
+            elif len(terms) == 1:
                 must.append(tantivy.Query.term_query(schema, field, terms[0], "basic"))
             else:
                 must.append(tantivy.Query.phrase_query(schema, field, list(terms)))

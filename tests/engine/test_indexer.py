@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from crawler_gui.engine.indexer import EXTRACTION_WAIT, INDEX_DIRNAME, SearchIndexer
-from crawler_gui.engine.search import SearchIndex
+from crawler_gui.engine.search import BULK_THREADS, WRITER_THREADS, SearchIndex
 from crawler_gui.engine.store import PageRecord, PageStore
 
 T0 = 1_700_000_000.0
@@ -70,11 +70,20 @@ def test_rebuild_reports_progress_and_can_be_cancelled(tmp_path: Path) -> None:
         indexer.batch = 10
         try:
             steps: list[tuple[int, int]] = []
-            assert indexer.rebuild(lambda d, t: steps.append((d, t))) == 25
+            threads: set[int] = set()
+
+            def progress(done: int, total: int) -> None:
+                steps.append((done, total))
+                threads.add(indexer.index.writer_threads)
+
+            assert indexer.rebuild(progress) == 25
             assert steps == [(10, 25), (20, 25), (25, 25)]
+            # Both cores for a rebuild, one beside a crawl again after it (finished or not).
+            assert threads == {BULK_THREADS} and indexer.index.writer_threads == WRITER_THREADS
             assert len(indexer.search("新闻", limit=100)) == 25
             assert indexer.rebuild(cancelled=lambda: True) == 0
             assert indexer.search("新闻") == []  # cleared; catching up fills it again
+            assert indexer.index.writer_threads == WRITER_THREADS
 
             async def go() -> None:
                 task = asyncio.create_task(indexer.run(interval=0.01))

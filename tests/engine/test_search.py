@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from crawler_gui.engine import search as search_mod
 from crawler_gui.engine.search import (
+    BULK_THREADS,
     SCHEMA_VERSION,
     VERSION_FILE,
+    WRITER_THREADS,
     SearchDoc,
     SearchIndex,
-    cjk_pairs,
-    cjk_pairs_and_chars,
     query_terms,
+    split_cjk,
 )
 from crawler_gui.errors import StoreError
 
@@ -185,16 +188,21 @@ def test_prepared_text_and_query_terms() -> None:
     """A CJK run's pairs, in order, with its first and last character alone around them; no
     pair across other characters; a query's CJK run a term (one or two characters) or the
     phrase of its pairs, other words cut and folded as the index does."""
-    assert cjk_pairs("稳就业 ok").split() == ["稳", "稳就", "就业", "业"]
-    assert cjk_pairs("a中b，国家x").split() == ["中", "中", "国", "国家", "家"]
-    assert cjk_pairs("中").split() == ["中", "中"]
-    assert cjk_pairs("Rates held.") == ""
-    assert cjk_pairs("") == ""
-    pairs, chars = cjk_pairs_and_chars("a稳就b")
-    assert (pairs.split(), chars.split()) == (["稳", "稳就", "就"], ["稳", "就"])
+
+    def cut(text: str) -> tuple[list[str], list[str]]:
+        pairs, rest = split_cjk(text)
+        return pairs.split(), rest.split()
+
+    assert cut("稳就业 ok") == (["稳", "稳就", "就业", "业"], ["ok"])
+    assert cut("a中b，国家x") == (["中", "中", "国", "国家", "家"], ["a", "b，", "x"])
+    assert cut("中") == (["中", "中"], [])
+    assert cut("Rates held.") == ([], ["Rates", "held."])
+    assert cut("Crème brûlée") == ([], ["Crème", "brûlée"])  # (not ASCII: the regex's way)
+    assert cut("") == ([], [])
+    assert cut("a稳就b") == (["稳", "稳就", "就"], ["a", "b"])
     assert query_terms('就业 "Rates"') == [("pairs", ["就业"]), ("words", ["rates"])]
     assert query_terms("稳就业") == [("pairs", ["稳就", "就业"])]
-    assert query_terms("稳") == [("chars", ["稳"])]
+    assert query_terms("稳") == [("first", ["稳"])]
     assert query_terms("Crème-brûlée_2") == [("words", ["creme"]), ("words", ["brulee"]),
                                               ("words", ["2"])]  # fmt: skip
     assert query_terms("  ，。！ ") == []
@@ -385,3 +393,75 @@ def test_newest_first_through_widening_windows(
         assert len(idx.search("common", limit=500)) == 97
     finally:
         idx.close()
+
+
+def _indexing_threads() -> int:
+    """tantivy's indexing threads in this process, by their names (``thrd-tantivy-index0``...,
+    cut to 15 bytes by Linux)."""
+    tasks = Path("/proc/self/task")
+    names = []
+    for task in tasks.iterdir():
+        try:
+            names.append((task / "comm").read_text())
+        except OSError:  # (a thread that ended meanwhile)
+            continue
+    return sum(1 for name in names if name.startswith("thrd-tantivy-in"))
+
+
+def _wait_for(check: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout  # (a thread is named just after it starts)
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir(), reason="counts threads by their names in /proc (Linux)"
+)
+def test_a_bulk_build_writes_with_more_indexing_threads_then_goes_back(tmp_path: Path) -> None:
+    """A rebuild's writer has BULK_THREADS indexing threads, the writer beside a crawl
+    WRITER_THREADS; what each wrote is committed when the other is made."""
+    base = _indexing_threads()  # (other tests' writers still being let go, if any)
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many([doc(1, "http://a.example.com/0", "before")])
+        _wait_for(lambda: _indexing_threads() == base + WRITER_THREADS)
+        with idx.bulk():
+            assert idx.writer_threads == BULK_THREADS
+            with idx.transaction():
+                idx.add_many([doc(i, f"http://a.example.com/{i}", "bulk") for i in range(2, 400)])
+                _wait_for(lambda: _indexing_threads() == base + BULK_THREADS)
+            assert len(idx.search("bulk", limit=1000)) == 398
+            idx.add_many([doc(400, "http://a.example.com/400", "last")])
+        assert idx.writer_threads == WRITER_THREADS
+        assert urls(idx.search("last")) == ["http://a.example.com/400"]
+        idx.add_many([doc(401, "http://a.example.com/0", "after")])  # replaces page 1
+        _wait_for(lambda: _indexing_threads() == base + WRITER_THREADS)
+        assert idx.search("before") == [] and idx.count() == 400
+    finally:
+        idx.close()
+
+
+def test_the_newest_seq_is_found_once_per_commit(
+    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the first window starts (the newest seq, a scan of the whole ``seq`` column) is
+    remembered until the next commit; searches after a commit, a clear or a rollback see it
+    anew."""
+    calls: list[int] = []
+    real = index._top
+    monkeypatch.setattr(index, "_top", lambda searcher: calls.append(1) or real(searcher))
+    assert len(index.search("就业")) == 2 and len(index.search("rates")) == 1
+    assert len(calls) == 1
+    index.add_many([doc(9, "http://news.example.cn/c.html", "就业 again")])
+    assert urls(index.search("就业"))[0] == "http://news.example.cn/c.html"
+    assert len(calls) == 2
+    index.clear()
+    assert index.search("就业") == []
+    index.add_many([doc(3, "http://news.example.cn/d.html", "就业 anew")])
+    assert urls(index.search("就业")) == ["http://news.example.cn/d.html"]
+    with pytest.raises(RuntimeError), index.transaction():
+        index.add_many([doc(20, "http://news.example.cn/e.html", "就业 lost")])
+        raise RuntimeError("the page store failed")
+    assert urls(index.search("就业")) == ["http://news.example.cn/d.html"]
+    assert len(calls) == 4
