@@ -97,32 +97,32 @@ http://news.sina.com.cn/</translation>
 <context>
     <name>ArticlesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="1001" />
+        <location filename="../crawler_gui/gui/models/records.py" line="158" />
         <source>Found</source>
         <translation>发现时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="1002" />
+        <location filename="../crawler_gui/gui/models/records.py" line="159" />
         <source>Published</source>
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="1003" />
+        <location filename="../crawler_gui/gui/models/records.py" line="160" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="1004" />
+        <location filename="../crawler_gui/gui/models/records.py" line="161" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="1005" />
+        <location filename="../crawler_gui/gui/models/records.py" line="162" />
         <source>Headline</source>
         <translation>标题</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="1006" />
+        <location filename="../crawler_gui/gui/models/records.py" line="163" />
         <source>Words</source>
         <translation>字数</translation>
     </message>
@@ -145,7 +145,7 @@ http://news.sina.com.cn/</translation>
         <translation>%1：新增 %2，已存在 %3，拒绝 %4</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/crawlactions.py" line="140" />
+        <location filename="../crawler_gui/gui/crawlactions.py" line="139" />
         <source>Put the %1 URLs leased by worker %2 back into the pool now? Each counts as one failed attempt.
 
 Do this only for a worker that is dead: a worker that is still alive would fetch these URLs a second time.</source>
@@ -154,22 +154,22 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 只对已退出的工作进程这样做：仍在运行的工作进程会把这些网址再抓取一次。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/crawlactions.py" line="148" />
+        <location filename="../crawler_gui/gui/crawlactions.py" line="147" />
         <source>This is this window's own worker.</source>
         <translation>这是本窗口自己的工作进程。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/crawlactions.py" line="151" />
+        <location filename="../crawler_gui/gui/crawlactions.py" line="150" />
         <source>This worker sent a heartbeat %1 ago: it looks alive.</source>
         <translation>该工作进程在 %1前发送过心跳：它看起来仍在运行。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/crawlactions.py" line="156" />
+        <location filename="../crawler_gui/gui/crawlactions.py" line="155" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/crawlactions.py" line="169" />
+        <location filename="../crawler_gui/gui/crawlactions.py" line="168" />
         <source>%1 URLs of worker %2 went back to the pool</source>
         <translation>工作进程 %2 的 %1 个网址已放回网址池</translation>
     </message>
@@ -702,78 +702,78 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>HostsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="429" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="84" />
         <source>Host</source>
-        <extracomment>Role giving a value to sort by (numbers sort as numbers). Role giving a fraction 0..1 for a progress-bar delegate (None: draw as text). Role giving the row's key (host or URL). Role giving the URL of the row when it has one. Role giving the text a filter searches (the row's non-live columns, lower case, one per line). A sorted table with more rows than this re-sorts at most once per RESORT_SECONDS. The text depends on the current time (countdowns): not searched by the filter. True when some column depends on the current time (elapsed, countdowns): every tick then repaints all rows with one ranged ``dataChanged``. The row fields the filter box searches; empty: every non-live column as displayed. first-seen order of every key (the order when unsorted; ties when sorted) URLs one host may have in flight (the crawl's politeness), for the Why column. (end of a host's wait, host): the Why column of a host whose politeness wait or backoff ended since the last tick is repainted, not every row at every tick.</extracomment>
+        <extracomment>URLs one host may have in flight (the crawl's politeness), for the Why column. (end of a host's wait, host): the Why column of a host whose politeness wait or backoff ended since the last tick is repainted, not every row at every tick.</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="431" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="86" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="434" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="89" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="439" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="94" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="441" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="96" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="444" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="99" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="449" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="104" />
         <source>Last status</source>
         <translation>最近状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="451" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="106" />
         <source>Next allowed</source>
         <translation>下次允许</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="454" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="109" />
         <source>Earliest time of the next request to this host</source>
         <translation>对该主机下一次请求的最早时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="457" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="112" />
         <source>Delay</source>
         <translation>延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="461" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="116" />
         <source>Current politeness delay between two requests</source>
         <translation>两次请求之间当前的礼貌延迟</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="464" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="119" />
         <source>Backoff until</source>
         <translation>退避至</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="467" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="122" />
         <source>End of a 429/503 backoff for this host</source>
         <translation>该主机 429/503 退避的结束时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="470" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="125" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="472" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="127" />
         <source>What holds the host back now, from the pool's own records</source>
         <translation>当前是什么让该主机等待（依据网址池自身的记录）</translation>
     </message>
@@ -913,108 +913,108 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>HubsModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="582" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="237" />
         <source>URL</source>
         <extracomment>The column of the last error (its tooltip is the fetcher's own message).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="584" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="239" />
         <source>Span</source>
         <translation>间隔</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="589" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="244" />
         <source>How often the hub is refreshed now; with adaptive refresh the hubs share the budget of their own spans by how often each publishes (Why says why)</source>
         <translation>该枢纽页现在的刷新间隔；自适应刷新时，各枢纽页按各自的发布频率分配它们自身间隔所允许的抓取预算（原因列说明理由）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="594" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="249" />
         <source>Last refresh</source>
         <translation>上次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="595" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="250" />
         <source>never</source>
         <translation>从未</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="598" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="253" />
         <source>Result</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="600" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="255" />
         <source>Next refresh</source>
         <translation>下次刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="607" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="262" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="610" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="265" />
         <source>Why the hub has its span, or why it is not refreshed by itself (Refresh now resumes it)</source>
         <translation>该枢纽页为何是这个间隔，或为何不再自动刷新（“立即刷新”可恢复）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="614" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="269" />
         <source>Kind</source>
         <translation>类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="616" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="271" />
         <source>New/h</source>
         <translation>新文章/小时</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="620" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="275" />
         <source>Its learned rate: new articles an hour</source>
         <translation>学到的发布速率：每小时新文章数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="623" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="278" />
         <source>New</source>
         <translation>新增</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="628" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="283" />
         <source>New articles at its last refresh / items its list showed (all new: some may have scrolled off unseen)</source>
         <translation>上次刷新时的新文章数 / 列表显示的条目数（全部为新：可能有文章未被看到就已滚出列表）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="633" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="288" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="637" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="292" />
         <source>New articles it has yielded in all</source>
         <translation>它累计带来的新文章数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="643" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="298" />
         <source>page</source>
         <translation>网页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="644" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="299" />
         <source>feed</source>
         <translation>订阅源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="645" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="300" />
         <source>sitemap</source>
         <translation>站点地图</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="650" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="305" />
         <source>refreshing</source>
         <translation>刷新中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="652" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="307" />
         <source>parked</source>
         <translation>已搁置</translation>
     </message>
@@ -1022,68 +1022,68 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>InFlightModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="487" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="142" />
         <source>URL</source>
         <extracomment>The column of the worker holding the lease (last: the other columns keep their numbers; empty, and hidden by the window, for a local pool).</extracomment>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="488" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="143" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="489" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="144" />
         <source>Depth</source>
         <translation>深度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="491" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="146" />
         <source>Hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="492" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="147" />
         <source>hub</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="496" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="151" />
         <source>Elapsed</source>
         <translation>已用时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="503" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="158" />
         <source>Lease</source>
         <translation>租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="504" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="159" />
         <source>expires %1</source>
         <translation>%1到期</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="507" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="162" />
         <source>Time until the pool takes the URL back</source>
         <translation>网址池收回该网址前的剩余时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="511" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="166" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="513" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="168" />
         <source>The worker fetching the URL (shared pools)</source>
         <translation>正在抓取该网址的工作进程（共享网址池）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="516" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="171" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="519" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="174" />
         <source>Who holds the URL's lease, and since when</source>
         <translation>谁持有该网址的租约，从何时起</translation>
     </message>
@@ -1091,22 +1091,22 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>LogModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="960" />
+        <location filename="../crawler_gui/gui/models/records.py" line="117" />
         <source>Time</source>
         <translation>时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="960" />
+        <location filename="../crawler_gui/gui/models/records.py" line="117" />
         <source>Level</source>
         <translation>级别</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="960" />
+        <location filename="../crawler_gui/gui/models/records.py" line="117" />
         <source>Source</source>
         <translation>来源</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="960" />
+        <location filename="../crawler_gui/gui/models/records.py" line="117" />
         <source>Message</source>
         <translation>消息</translation>
     </message>
@@ -1271,221 +1271,221 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="84" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="85" />
         <source>Crawler GUI</source>
         <extracomment>Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="126" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="127" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="130" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="131" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="134" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="135" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="143" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="143" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="144" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="153" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="154" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="154" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="155" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="163" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="164" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="182" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="207" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="208" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="213" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="214" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="268" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="273" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="273" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="326" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="328" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="411" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="392" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="402" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="414" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="415" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="421" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="423" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="456" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="457" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="461" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="462" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="473" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="475" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="564" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="577" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>
@@ -1493,183 +1493,183 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="478" />
+        <location filename="../crawler_gui/gui/widgets.py" line="529" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="482" />
+        <location filename="../crawler_gui/gui/widgets.py" line="533" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="483" />
+        <location filename="../crawler_gui/gui/widgets.py" line="534" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="484" />
+        <location filename="../crawler_gui/gui/widgets.py" line="535" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="485" />
+        <location filename="../crawler_gui/gui/widgets.py" line="536" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="486" />
+        <location filename="../crawler_gui/gui/widgets.py" line="537" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="487" />
+        <location filename="../crawler_gui/gui/widgets.py" line="538" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="488" />
+        <location filename="../crawler_gui/gui/widgets.py" line="539" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="489" />
+        <location filename="../crawler_gui/gui/widgets.py" line="540" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="493" />
+        <location filename="../crawler_gui/gui/widgets.py" line="544" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="497" />
+        <location filename="../crawler_gui/gui/widgets.py" line="548" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="498" />
+        <location filename="../crawler_gui/gui/widgets.py" line="549" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="499" />
+        <location filename="../crawler_gui/gui/widgets.py" line="550" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="500" />
+        <location filename="../crawler_gui/gui/widgets.py" line="551" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="501" />
+        <location filename="../crawler_gui/gui/widgets.py" line="552" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="502" />
+        <location filename="../crawler_gui/gui/widgets.py" line="553" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="503" />
+        <location filename="../crawler_gui/gui/widgets.py" line="554" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="504" />
+        <location filename="../crawler_gui/gui/widgets.py" line="555" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="505" />
+        <location filename="../crawler_gui/gui/widgets.py" line="556" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="509" />
+        <location filename="../crawler_gui/gui/widgets.py" line="560" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="513" />
+        <location filename="../crawler_gui/gui/widgets.py" line="564" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="521" />
+        <location filename="../crawler_gui/gui/widgets.py" line="572" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="524" />
+        <location filename="../crawler_gui/gui/widgets.py" line="575" />
         <source>Freshness</source>
         <translation>新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="526" />
+        <location filename="../crawler_gui/gui/widgets.py" line="577" />
         <source>Articles found (last hour)</source>
         <translation>发现的文章（最近一小时）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="527" />
+        <location filename="../crawler_gui/gui/widgets.py" line="578" />
         <source>Median delay, published to fetched</source>
         <translation>从发布到抓取的延迟中位数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="530" />
+        <location filename="../crawler_gui/gui/widgets.py" line="581" />
         <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
         <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="539" />
+        <location filename="../crawler_gui/gui/widgets.py" line="590" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="609" />
+        <location filename="../crawler_gui/gui/widgets.py" line="660" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="628" />
+        <location filename="../crawler_gui/gui/widgets.py" line="679" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="628" />
+        <location filename="../crawler_gui/gui/widgets.py" line="679" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="628" />
+        <location filename="../crawler_gui/gui/widgets.py" line="679" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="636" />
+        <location filename="../crawler_gui/gui/widgets.py" line="687" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="641" />
+        <location filename="../crawler_gui/gui/widgets.py" line="692" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="643" />
+        <location filename="../crawler_gui/gui/widgets.py" line="694" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="649" />
+        <location filename="../crawler_gui/gui/widgets.py" line="700" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="654" />
+        <location filename="../crawler_gui/gui/widgets.py" line="705" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -2130,47 +2130,47 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RetriesModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="535" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="190" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="536" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="191" />
         <source>Host</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="538" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="193" />
         <source>Attempts</source>
         <translation>尝试次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="542" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="197" />
         <source>Failed attempts so far / attempts allowed</source>
         <translation>已失败次数 / 允许次数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="545" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="200" />
         <source>Last error</source>
         <translation>最近错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="547" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="202" />
         <source>The last attempt's error (the fetcher's own words: hover)</source>
         <translation>上次尝试的错误（抓取器的原话：悬停查看）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="550" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="205" />
         <source>Next try</source>
         <translation>下次重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="557" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="212" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="560" />
+        <location filename="../crawler_gui/gui/models/pool.py" line="215" />
         <source>Why the URL waits and until when</source>
         <translation>该网址为何等待、等到何时</translation>
     </message>
@@ -2391,19 +2391,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="234" />
+        <location filename="../crawler_gui/gui/widgets.py" line="233" />
         <source>Filter…</source>
-        <extracomment>With a filter typed, rows whose values changed are re-checked every this many ticks (about 2 s), not on every tick: re-filtering 10,000 hosts costs tens of ms. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size.</extracomment>
+        <extracomment>Texts whose widths are remembered (counts, host names and times repeat from one paint to the next); forgotten all at once when there are more. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size. What the view shows: the model itself when it filters and sorts its own rows (a ``KeyedTableModel``), else a ``FilterProxy`` over it. View rows are ``shown``'s.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="322" />
+        <location filename="../crawler_gui/gui/widgets.py" line="373" />
         <source>Open in browser</source>
-        <extracomment>No column but the stretch column is sized wider than this by its contents.</extracomment>
+        <extracomment>No column but the stretch column is sized wider than this by its contents. The first rows whose texts decide the columns' widths.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="327" />
+        <location filename="../crawler_gui/gui/widgets.py" line="378" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -2411,33 +2411,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="360" />
+        <location filename="../crawler_gui/gui/widgets.py" line="411" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="371" />
+        <location filename="../crawler_gui/gui/widgets.py" line="422" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="417" />
+        <location filename="../crawler_gui/gui/widgets.py" line="468" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="422" />
+        <location filename="../crawler_gui/gui/widgets.py" line="473" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="452" />
-        <location filename="../crawler_gui/gui/widgets.py" line="455" />
+        <location filename="../crawler_gui/gui/widgets.py" line="503" />
+        <location filename="../crawler_gui/gui/widgets.py" line="506" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="457" />
+        <location filename="../crawler_gui/gui/widgets.py" line="508" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>
@@ -2473,133 +2473,133 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>WorkersModel</name>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="712" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="71" />
         <source>running</source>
         <extracomment>leases it holds in the last snapshot False: it holds leases but sent no heartbeat (an older version, or gone) The warning colour of a silent worker's row: readable on light and dark palettes. The worker id of this window's own pool client (marked in the Worker column).</extracomment>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="713" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="72" />
         <source>paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="714" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="73" />
         <source>stopping</source>
         <translation>正在停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="715" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="74" />
         <source>stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="716" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="75" />
         <source>finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="717" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="76" />
         <source>failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="718" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="77" />
         <source>idle</source>
         <translation>空闲</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="726" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="85" />
         <source>Worker</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="727" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="86" />
         <source>Machine</source>
         <translation>机器</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="729" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="88" />
         <source>State</source>
         <translation>状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="732" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="91" />
         <source>What the worker last reported; silent: no heartbeat for %1</source>
         <translation>工作进程最近一次报告的状态；失联：%1 内没有心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="737" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="96" />
         <source>Last seen</source>
         <translation>最近心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="741" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="100" />
         <source>Time since its last heartbeat (one every %1)</source>
         <translation>距最近一次心跳的时间（每 %1 一次）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="747" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="106" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="751" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="110" />
         <source>Pages it fetched since it started</source>
         <translation>启动以来抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="754" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="113" />
         <source>Pages/s</source>
         <translation>页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="758" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="117" />
         <source>Its pages per second over the last seconds</source>
         <translation>最近几秒内每秒抓取的页面数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="761" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="120" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="765" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="124" />
         <source>URLs it holds leases on now</source>
         <translation>它当前持有租约的网址数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="777" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="136" />
         <source>no heartbeat</source>
         <translation>无心跳</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="779" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="138" />
         <source>silent</source>
         <translation>失联</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="784" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="143" />
         <source>%1 (this window)</source>
         <translation>%1（本窗口）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="790" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="149" />
         <source>%1 ago</source>
         <translation>%1前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="799" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="158" />
         <source>This worker holds leases but sent no heartbeat: a worker of an older version, or one gone for more than a day.</source>
         <translation>该工作进程持有租约，但没有发送过心跳：可能是旧版本的工作进程，或已离开超过一天。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="805" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="164" />
         <source>No heartbeat for %1: the worker may be dead, hung or cut off from the pool. It last reported: %2.</source>
         <translation>已有 %1 没有心跳：该工作进程可能已退出、卡住或与网址池断开。它最近报告的状态：%2。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/models.py" line="814" />
+        <location filename="../crawler_gui/gui/models/workers.py" line="173" />
         <source>Process %1 on %2, started %3</source>
         <translation>%2 上的进程 %1，启动于 %3</translation>
     </message>
