@@ -59,6 +59,7 @@ from crawler_gui.gui.models import (
     KeyedTableModel,
     KeyRole,
     ProgressRole,
+    RecordTableModel,
     SortRole,
     UrlRole,
 )
@@ -256,7 +257,11 @@ class TablePane(QWidget):
         self.stretch_column = stretch_column
         self._fitted = False
         self._fit_pending = False
+        self._fit_rows = 0  # the rows the last fit measured
+        self._fitting = False  # (a resize of ours, not the user's)
+        self._user_sized = False
         header.setResizeContentsPrecision(50)  # the first rows decide the widths: cheap
+        header.sectionResized.connect(self._section_resized)
         if stretch_column is None:
             header.setStretchLastSection(True)
         else:
@@ -297,10 +302,15 @@ class TablePane(QWidget):
     FIT_ROWS = 50
 
     def _fit_soon(self, *_: object) -> None:
-        """Fit the columns once the first rows are in and the pane is shown: in an event of
-        its own, not inside the model update that brought the rows (a window's first refresh
-        fills every pane at once, and measuring their cells together held the loop)."""
-        if not self._fitted and not self._fit_pending and self.shown.rowCount():
+        """Fit the columns to the first rows: in an event of its own, not inside the model
+        update that brought the rows (a window's first refresh fills every pane at once, and
+        measuring their cells together held the loop). The first rows may be few (one
+        article), so the columns are fitted again, only ever wider, each time the rows have
+        doubled, up to ``FIT_ROWS``; never after the user has sized a column."""
+        if self._user_sized or self._fit_pending:
+            return
+        n = self.shown.rowCount()
+        if n and (not self._fitted or (self._fit_rows < self.FIT_ROWS and n >= 2 * self._fit_rows)):
             self._fit_pending = True
             QTimer.singleShot(0, self, self._fit_columns)
 
@@ -308,14 +318,28 @@ class TablePane(QWidget):
         super().showEvent(event)
         self._fit_soon()
 
+    def _section_resized(self, column: int, _old: int, _new: int) -> None:
+        stretched = self.stretch_column
+        if stretched is None:  # the last section stretches
+            stretched = self.view.horizontalHeader().count() - 1
+        if not self._fitting and column != stretched:
+            self._user_sized = True  # the user's width from now on
+
     def _fit_columns(self, *_: object) -> None:
         self._fit_pending = False
-        if self._fitted or not self.shown.rowCount() or not self.isVisible():
-            return  # a pane in a hidden tab is fitted when it is first shown
+        n = self.shown.rowCount()
+        if self._user_sized or not n or not self.isVisible():
+            return  # a pane not shown yet is fitted when it is first shown
+        again = self._fitted
         self._fitted = True
+        self._fit_rows = n
         header = self.view.horizontalHeader()
         model = self.model
-        texts = model.column_texts(self.FIT_ROWS) if isinstance(model, KeyedTableModel) else None
+        texts = (
+            model.column_texts(self.FIT_ROWS)
+            if isinstance(model, KeyedTableModel | RecordTableModel)
+            else None
+        )
         if texts is not None:
             # The texts measured in Python: Qt's resizeColumnToContents asks the delegate for
             # each cell's size hint (a call into the model per role and per cell), tens of
@@ -323,16 +347,22 @@ class TablePane(QWidget):
             fm = self.view.fontMetrics()
             style = self.view.style()
             margin = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 2
-        for c in range(self.shown.columnCount()):
-            if c == self.stretch_column or self.view.isColumnHidden(c):
-                continue
-            if texts is None:
-                self.view.resizeColumnToContents(c)
-                width = header.sectionSize(c)
-            else:
-                widest = max((fm.horizontalAdvance(t) for t in texts[c]), default=0)
-                width = max(header.sectionSizeHint(c), widest + margin)
-            header.resizeSection(c, min(width, self.MAX_FITTED_WIDTH))
+        self._fitting = True
+        try:
+            for c in range(self.shown.columnCount()):
+                if c == self.stretch_column or self.view.isColumnHidden(c):
+                    continue
+                before = header.sectionSize(c)
+                if texts is None:
+                    self.view.resizeColumnToContents(c)
+                    width = header.sectionSize(c)
+                else:
+                    widest = max((fm.horizontalAdvance(t) for t in texts[c]), default=0)
+                    width = max(header.sectionSizeHint(c), widest + margin)
+                width = min(width, self.MAX_FITTED_WIDTH)
+                header.resizeSection(c, max(width, before) if again else width)
+        finally:
+            self._fitting = False
 
     def _update_count(self, *_: object) -> None:
         model = self.model

@@ -367,6 +367,29 @@ def test_a_panes_columns_fit_their_first_rows_and_the_url_takes_the_room_left(qt
 
 
 @pytest.mark.gui
+def test_columns_fitted_to_a_first_row_widen_as_more_rows_come(qtbot):
+    """The first refresh may bring one row: the columns are fitted again, only wider, as the
+    rows double (a longer host in the tenth row is not cut off)."""
+    from crawler_gui.gui.widgets import TablePane
+
+    model = RetriesModel()
+    pane = TablePane(model, name="retries")
+    qtbot.addWidget(pane)
+    pane.resize(1200, 400)
+    pane.show()
+    header = pane.view.horizontalHeader()
+    model.update([retry("http://a.example.com/1")], now=T0)
+    qtbot.waitUntil(lambda: pane._fit_rows == 1)
+    short = header.sectionSize(1)
+    long_host = "world-news.regional-edition.example.com.cn"
+    rows = [retry("http://a.example.com/1")] + [retry(f"http://{long_host}/{i}") for i in range(9)]
+    model.update(rows, now=T0)
+    width = pane.view.fontMetrics().horizontalAdvance(long_host)
+    qtbot.waitUntil(lambda: header.sectionSize(1) >= width)
+    assert header.sectionSize(1) > short
+
+
+@pytest.mark.gui
 def test_a_pane_in_a_hidden_tab_fits_its_columns_when_first_shown(qtbot):
     from crawler_gui.gui.widgets import TablePane
 

@@ -108,6 +108,15 @@ class RecordTableModel(QAbstractTableModel):
         """The value of ``row``'s ``column`` for ``role`` (None: nothing)."""
         raise NotImplementedError
 
+    def column_texts(self, rows: int) -> list[list[str]]:
+        """Each column's display texts in the first ``rows`` rows (to size columns)."""
+        display = int(Qt.ItemDataRole.DisplayRole)
+        first = self._rows[:rows]
+        return [
+            [str(v) for r in first if (v := self.cell(r, c, display)) is not None]
+            for c in range(len(self._headers))
+        ]
+
 
 class LogModel(RecordTableModel):
     """Recent log records, bounded: the oldest rows are removed in one range."""
