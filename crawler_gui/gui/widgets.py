@@ -59,7 +59,6 @@ from crawler_gui.gui.models import (
     KeyedTableModel,
     KeyRole,
     ProgressRole,
-    RecordTableModel,
     SortRole,
     UrlRole,
 )
@@ -260,7 +259,6 @@ class TablePane(QWidget):
         self._fit_rows = 0  # the rows the last fit measured
         self._fitting = False  # (a resize of ours, not the user's)
         self._user_sized = False
-        header.setResizeContentsPrecision(50)  # the first rows decide the widths: cheap
         header.sectionResized.connect(self._section_resized)
         if stretch_column is None:
             header.setStretchLastSection(True)
@@ -334,32 +332,22 @@ class TablePane(QWidget):
         self._fitted = True
         self._fit_rows = n
         header = self.view.horizontalHeader()
-        model = self.model
-        texts = (
-            model.column_texts(self.FIT_ROWS)
-            if isinstance(model, KeyedTableModel | RecordTableModel)
-            else None
+        # The texts measured in Python: Qt's resizeColumnToContents asks the delegate for each
+        # cell's size hint (a call into the model per role and per cell), tens of milliseconds
+        # for a pane's first rows.
+        texts = self.model.column_texts(self.FIT_ROWS)
+        fm = self.view.fontMetrics()
+        margin = (
+            2 * (self.view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 2
         )
-        if texts is not None:
-            # The texts measured in Python: Qt's resizeColumnToContents asks the delegate for
-            # each cell's size hint (a call into the model per role and per cell), tens of
-            # milliseconds for a pane's first rows.
-            fm = self.view.fontMetrics()
-            style = self.view.style()
-            margin = 2 * (style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 2
         self._fitting = True
         try:
             for c in range(self.shown.columnCount()):
                 if c == self.stretch_column or self.view.isColumnHidden(c):
                     continue
+                widest = max((fm.horizontalAdvance(t) for t in texts[c]), default=0)
+                width = min(max(header.sectionSizeHint(c), widest + margin), self.MAX_FITTED_WIDTH)
                 before = header.sectionSize(c)
-                if texts is None:
-                    self.view.resizeColumnToContents(c)
-                    width = header.sectionSize(c)
-                else:
-                    widest = max((fm.horizontalAdvance(t) for t in texts[c]), default=0)
-                    width = max(header.sectionSizeHint(c), widest + margin)
-                width = min(width, self.MAX_FITTED_WIDTH)
                 header.resizeSection(c, max(width, before) if again else width)
         finally:
             self._fitting = False

@@ -131,7 +131,7 @@ def test_workers_model_texts_silence_and_leases(qapp) -> None:
     # time passes without a heartbeat: "alive" turns silent at the next tick
     model.set_pending([], now=T0 + SILENT_AFTER)
     assert cell(model, "alive", STATE) == "silent" and cell(model, "alive", IN_FLIGHT) == "0"
-    assert "silent" in model.search_text_at(model.find("alive"))
+    assert "silent" in model.search_text(model.get("alive"))
     assert model.find("ghost") is None  # no leases and no heartbeat: no row
 
 
@@ -147,7 +147,7 @@ def test_inflight_model_keeps_its_columns_and_adds_the_worker_last(qapp) -> None
     assert model.data(model.index(0, 6)) == "crawl-1"
     assert model.data(model.index(1, 6)) == ""  # a local pool's lease
     assert model.data(model.index(0, 5), Qt.ItemDataRole.UserRole + 2) is not None  # progress
-    assert "crawl-1" in model.search_text_at(0)
+    assert "crawl-1" in model.search_text(model.row(0))
 
 
 # -- the window over a real Redis pool ----------------------------------------------------------

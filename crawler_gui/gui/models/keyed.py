@@ -41,8 +41,6 @@ ProgressRole = Qt.ItemDataRole.UserRole + 2
 KeyRole = Qt.ItemDataRole.UserRole + 3
 #: Role giving the URL of the row when it has one.
 UrlRole = Qt.ItemDataRole.UserRole + 4
-#: Role giving the text a filter searches (the row's non-live columns, lower case, one per line).
-SearchRole = Qt.ItemDataRole.UserRole + 5
 
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
@@ -51,10 +49,9 @@ _SORT = int(SortRole)
 _PROGRESS = int(ProgressRole)
 _KEY = int(KeyRole)
 _URL = int(UrlRole)
-_SEARCH = int(SearchRole)
 _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
 _FONT = int(Qt.ItemDataRole.FontRole)
-_ROLES = frozenset((_DISPLAY, _TOOLTIP, _ALIGN, _SORT, _PROGRESS, _KEY, _URL, _SEARCH))
+_ROLES = frozenset((_DISPLAY, _TOOLTIP, _ALIGN, _SORT, _PROGRESS, _KEY, _URL))
 
 _Index = QModelIndex | QPersistentModelIndex
 _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
@@ -122,10 +119,9 @@ class KeyedTableModel(QAbstractTableModel):
         self._columns: tuple[Column, ...] = self.columns()
         self._align = tuple(int(_RIGHT if c.numeric else _LEFT) for c in self._columns)
         self._search: dict[str, tuple[Any, str]] = {}
-        #: each shown row's texts at the time they were last computed (row, now, texts), and
-        #: the texts last given to a view (what changed since then is repainted)
+        #: each row's texts as last computed, for a view or a change (row, now, texts): what
+        #: changed since is repainted
         self._texts: dict[str, tuple[Any, float, tuple[str, ...]]] = {}
-        self._painted: dict[str, tuple[str, ...]] = {}
         self._live_columns = [i for i, c in enumerate(self._columns) if c.live]
         self._progress_columns = [i for i, c in enumerate(self._columns) if c.progress]
         self._needle = ""
@@ -170,8 +166,6 @@ class KeyedTableModel(QAbstractTableModel):
         rows = self._rows
         if not (0 <= r < len(rows) and 0 <= c < len(self._columns)):
             return None
-        if role == _SEARCH:
-            return self.search_text(rows[r])
         row, col = rows[r], self._columns[c]
         if role == _DISPLAY:
             return self._texts_of(row)[c]
@@ -235,11 +229,6 @@ class KeyedTableModel(QAbstractTableModel):
                     role_data.setData(value)
             else:
                 role_data.clearData()
-
-    def search_text_at(self, r: int) -> str:
-        """The filter's text for shown row number ``r`` ("" outside the table)."""
-        rows = self._rows
-        return self.search_text(rows[r]) if 0 <= r < len(rows) else ""
 
     def search_text(self, row: Any) -> str:
         """The filter's text for ``row``: its ``SEARCH_FIELDS`` (names, URLs, statuses, errors:
@@ -312,7 +301,6 @@ class KeyedTableModel(QAbstractTableModel):
         self._all.clear()
         self._search.clear()
         self._texts.clear()
-        self._painted.clear()
         self._stale = False
         if self._rows:
             self.beginResetModel()
@@ -444,7 +432,6 @@ class KeyedTableModel(QAbstractTableModel):
                 del everything[k]
                 self._search.pop(k, None)
                 self._texts.pop(k, None)
-                self._painted.pop(k, None)
             gone = sorted(i for i in (self._index.get(k) for k in gone_keys) if i is not None)
             if gone:
                 for first, last in reversed(ranges(gone)):
@@ -496,7 +483,8 @@ class KeyedTableModel(QAbstractTableModel):
             cols: set[int] = set()
             rows, texts_of, every = self._rows, self._texts_of, range(len(self._columns))
             for i in changed:
-                before = self._painted.get(self.key(rows[i]))
+                hit = self._texts.get(self.key(rows[i]))
+                before = None if hit is None else hit[2]
                 after = texts_of(rows[i])
                 if before is None:
                     cols.update(every)
@@ -523,5 +511,4 @@ class KeyedTableModel(QAbstractTableModel):
             return hit[2]
         texts = tuple(col.display(row, now) for col in self._columns)
         self._texts[k] = (row, now, texts)
-        self._painted[k] = texts
         return texts
