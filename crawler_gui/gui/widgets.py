@@ -337,9 +337,10 @@ class TablePane(QWidget):
         # for a pane's first rows.
         texts = self.model.column_texts(self.FIT_ROWS)
         fm = self.view.fontMetrics()
-        margin = (
-            2 * (self.view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin) + 1) + 2
-        )
+        # the delegate's margins on both sides, the grid line, and pixels to spare: a text
+        # one pixel too wide is elided
+        focus = self.view.style().pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin)
+        margin = 2 * max(TextDelegate.MARGIN, focus + 1) + 4
         self._fitting = True
         try:
             for c in range(self.shown.columnCount()):

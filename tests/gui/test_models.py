@@ -519,3 +519,22 @@ def test_a_cell_painted_through_multidata_gets_what_data_gives(qtbot, model_cls)
     view.show()
     view.grab()
     assert asked
+
+
+@pytest.mark.gui
+def test_a_fitted_column_holds_its_widest_text_without_eliding_it(qtbot):
+    """The text delegate draws inside its margins and the grid line: a column fitted to its
+    texts leaves the widest one room to show whole."""
+    from crawler_gui.gui.widgets import TablePane, TextDelegate
+
+    model = HostsModel()
+    pane = TablePane(model, name="hosts", stretch_column=model.columnCount() - 1)  # as the window
+    qtbot.addWidget(pane)
+    pane.resize(1200, 400)
+    pane.show()
+    names = [f"127.0.0.{i}:39679" for i in range(1, 13)]
+    model.update([host(n) for n in names], now=T0)
+    qtbot.waitUntil(lambda: pane._fit_rows == 12)
+    widest = max(pane.view.fontMetrics().horizontalAdvance(n) for n in names)
+    room = pane.view.horizontalHeader().sectionSize(0) - 2 * TextDelegate.MARGIN - 1
+    assert room >= widest
