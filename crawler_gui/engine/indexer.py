@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 from crawler_gui.engine.search import SearchDoc, SearchIndex
 from crawler_gui.engine.store import PageStore
 
-__all__ = ["EXTRACTION_WAIT", "INDEX_DIRNAME", "REBUILD_BATCH", "SearchIndexer"]
+__all__ = ["COMMIT_SECONDS", "EXTRACTION_WAIT", "INDEX_DIRNAME", "REBUILD_BATCH", "SearchIndexer"]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,12 @@ OLD_INDEX_FILENAME = "search.sqlite"
 EXTRACTION_WAIT = 30.0
 #: Pages read and indexed per transaction while catching up with a crawl.
 BATCH = 500
+#: Seconds between two commits while the index follows a crawl (:meth:`SearchIndexer.run`),
+#: unless :data:`BATCH` pages are waiting: searches see a page this much later at most (after
+#: its extraction). Each commit writes a segment that tantivy merges again and again later:
+#: 6,000 pages committed 60 at a time (a commit a second at 60 pages/s) took 447 pages per CPU
+#: second, 300 at a time 1,015, 1,000 at a time 1,920.
+COMMIT_SECONDS = 15.0
 #: Pages indexed between two rests while the index follows a crawl (:meth:`SearchIndexer.run`).
 PACE_CHUNK = 25
 #: Pages per commit in a rebuild (read and added :data:`BATCH` at a time, so a cancel or a
@@ -192,23 +198,35 @@ class SearchIndexer:
     def search(self, query: str, **kwargs: Any) -> list[Any]:
         return self.index.search(query, **kwargs)
 
-    async def run(self, interval: float = 1.0) -> None:
+    def _follow(self, due: bool) -> int | None:
+        """One step of :meth:`run` (in its thread): index the next batch if a commit is
+        ``due`` or a whole batch waits; None if it is not time yet."""
+        if not due and self.pending() < self.batch:
+            return None
+        return self.catch_up_once(pace=True)
+
+    async def run(self, interval: float = 1.0, commit_seconds: float | None = None) -> None:
         """Keep the index up to date until cancelled or :meth:`close`, in a thread of its own
-        at a low CPU priority (:data:`INDEX_NICE`)."""
+        at a low CPU priority (:data:`INDEX_NICE`): a commit every ``commit_seconds``
+        (:data:`COMMIT_SECONDS`; the first at once), or as soon as a batch of pages waits."""
+        if commit_seconds is None:
+            commit_seconds = COMMIT_SECONDS
         loop = asyncio.get_running_loop()
         worker = ThreadPoolExecutor(1, "search-index", initializer=_lower_priority)
+        next_commit = 0.0
         try:
             while not self._stop:
+                due = time.monotonic() >= next_commit
                 try:
-                    n = await loop.run_in_executor(
-                        worker, functools.partial(self.catch_up_once, pace=True)
-                    )
+                    n = await loop.run_in_executor(worker, functools.partial(self._follow, due))
                 except Exception as exc:  # the store or the index went away (closed, failed)
                     if self._stop or self.store.closed:
                         return
                     log.warning("the search index stopped: %s", exc)
                     return
-                await asyncio.sleep(0 if n >= self.batch else interval)
+                if n is not None:
+                    next_commit = time.monotonic() + commit_seconds
+                await asyncio.sleep(0 if n is not None and n >= self.batch else interval)
         finally:
             worker.shutdown(wait=False)
 

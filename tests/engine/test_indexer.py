@@ -86,7 +86,7 @@ def test_rebuild_reports_progress_and_can_be_cancelled(tmp_path: Path) -> None:
             assert indexer.index.writer_threads == WRITER_THREADS
 
             async def go() -> None:
-                task = asyncio.create_task(indexer.run(interval=0.01))
+                task = asyncio.create_task(indexer.run(interval=0.01, commit_seconds=0.05))
                 while indexer.pending():
                     await asyncio.sleep(0.01)
                 task.cancel()
@@ -231,3 +231,47 @@ def test_the_index_follows_a_crawl_from_a_thread_of_low_cpu_priority(tmp_path: P
         assert (
             os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < indexer_module.INDEX_NICE
         )
+
+
+def test_beside_a_crawl_the_index_commits_on_its_cadence_or_when_a_batch_waits(
+    tmp_path: Path,
+) -> None:
+    """Each commit writes a segment that is merged again later, so the indexer that follows a
+    crawl commits every ``commit_seconds`` (the first at once), or as soon as a whole batch of
+    pages waits -- not after every page that comes in."""
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(rec(1, "page one"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        indexer.batch = 5
+
+        def seen() -> set[int]:
+            return {h.seq for h in indexer.search("page", limit=50)}
+
+        async def until(want: set[int], seconds: float) -> bool:
+            for _ in range(int(seconds / 0.01)):
+                if seen() == want:
+                    return True
+                await asyncio.sleep(0.01)
+            return False
+
+        async def main() -> None:
+            task = asyncio.create_task(indexer.run(interval=0.01, commit_seconds=60))
+            try:
+                assert await until({1}, 10)  # the first catch-up at once
+                store.add(rec(2, "page two"))
+                store.flush_sync()
+                await asyncio.sleep(0.5)
+                assert seen() == {1}  # one page waits for the next commit, 60 s away
+                for i in range(3, 7):  # now a batch of five waits: indexed at once
+                    store.add(rec(i, f"page {i}"))
+                store.flush_sync()
+                assert await until({1, 2, 3, 4, 5, 6}, 10)
+            finally:
+                indexer.close()
+                await task
+
+        try:
+            asyncio.run(main())
+        finally:
+            indexer.close()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QPushButton,
 )
 
+from crawler_gui.engine import indexer as indexer_mod
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.engine.store import PageRecord, PageRow, PageStore
 from crawler_gui.gui import pages as pages_mod
@@ -51,6 +52,7 @@ def test_pages_pane_lists_filters_searches_and_opens_the_detail(
     aloop, qsettings, tmp_path, qtmodeltester, monkeypatch
 ):
     monkeypatch.setattr(pages_mod, "PAGE_ROWS", 10)
+    monkeypatch.setattr(indexer_mod, "COMMIT_SECONDS", 1.0)  # (the pane's reads are tested)
 
     async def scenario():
         w = await open_and_show(
@@ -550,6 +552,7 @@ def test_pages_pane_and_detail_by_mouse_and_keyboard(aloop, qsettings, tmp_path,
     import json
 
     monkeypatch.setattr(pages_mod, "PAGE_ROWS", 20)
+    monkeypatch.setattr(indexer_mod, "COMMIT_SECONDS", 1.0)  # (the pane's reads are tested)
     catcher = _UrlCatcher()
     QDesktopServices.setUrlHandler("http", catcher, "open")
 
