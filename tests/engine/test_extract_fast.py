@@ -110,6 +110,34 @@ def test_parse_html_builds_the_tree_trafilaturas_loader_builds(index: int) -> No
         assert _dump(parse_html(text)) == _dump(load_html(text)), text[:80]
 
 
+def test_parse_html_makes_one_element_class_and_trafilatura_reads_its_tree_alike() -> None:
+    """Our parse makes every element a plain ``HtmlElement`` (no per-element Python lookup:
+    lxml.html's would make the pages' ``<form>`` and ``<input>`` special classes), and
+    trafilatura reads that tree as it reads its loader's: the same text, on the page and on
+    a container in a document of its own (how the extractor hands it a part of the page)."""
+    from lxml import html
+    from trafilatura import extract
+
+    from crawler_gui.engine.extract.body import trafilatura_lines
+
+    forms = 0
+    for page in _pages():
+        ours, theirs = parse_html(page), load_html(page)
+        forms += len(theirs.findall(".//form"))
+        assert {type(el) for el in ours.iter() if isinstance(el.tag, str)} == {html.HtmlElement}
+        for fast in (True, False):
+            assert extract(ours, fast=fast) == extract(theirs, fast=fast)
+        body = ours.find(".//body")
+        scope = body[len(body) // 2] if body is not None and len(body) else None
+        if scope is not None and scope.find(".//p") is not None:
+            url = "https://news.example/a.html"
+            ref = load_html(page).find(".//body")[len(body) // 2]
+            assert trafilatura_lines(ours, url, "", fast=True, scope=scope) == trafilatura_lines(
+                load_html(page), url, "", fast=True, scope=ref
+            )
+    assert forms >= 2  # the pages have forms to tell the classes apart
+
+
 def _showing_by_walk(tree: Any, headline: str) -> Any:
     """element_showing as a walk over every candidate element (the plain way)."""
     key = norm_key(headline)
