@@ -248,12 +248,23 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
         "",
         "   ",
         "\u2fff\u3000\u303f\u3040",
+        # ASCII punctuation of every kind between words, and control characters.
+        "a!b\"c#d$e%f&g'h(i)j*k+l,m-n.o/p:q;r<s=t>u?v@w[x\\y]z^_`{|}~0",
+        "0\x00\x1f1\x7f2 \t\n\x0b\x0c\r3",
+        "__ _ 9_9 -_-",
+        # Wide punctuation only, between words, and beside letters and digits beyond ASCII.
+        "\u2019\u2018\u201c\u201d\u2014\u2013\u2026\xa0\u00b7\u2022",
+        "don\u2019t\u2014won\u2019t\u2026 \u201cquoted\u201d\xa0\u2022 item\u00b7dot",
+        "Ça va\u2014d\u2019accord, \u00bd and \u00b2 and \u2163 count as words",
+        "Москва\u2014столица: \u201cтекст\u201d",
+        "\u00a0\u2007\u202f\u2028 other wide spaces \u00ab guillemets \u00bb \u00a9 2024",
     ]
     for page in _pages():
         tree = parse_html(page)
         walk = PageWalk(tree)
         samples += [walk.visible, *walk.link_texts]
     fast = 0
+    assert all(not re.match(r"\w", ch) for ch in textutil._WIDE_PUNCT)
     for text in samples:
         assert textutil.units(text) == len(unit.findall(text)), text
         assert textutil.cjk_share(text) == share(text), text
