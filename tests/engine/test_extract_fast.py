@@ -224,7 +224,7 @@ def test_visible_text_is_the_text_outside_scripts_styles_and_noscript() -> None:
     assert compared == 21
 
 
-def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -> None:
+def test_units_norm_key_and_cjk_share_are_as_with_the_patterns() -> None:
     import re
 
     from crawler_gui.engine.extract import textutil
@@ -256,6 +256,7 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
         "\u2019\u2018\u201c\u201d\u2014\u2013\u2026\xa0\u00b7\u2022",
         "don\u2019t\u2014won\u2019t\u2026 \u201cquoted\u201d\xa0\u2022 item\u00b7dot",
         "Ça va\u2014d\u2019accord, \u00bd and \u00b2 and \u2163 count as words",
+        "The \u201cHeadline\u201d \u2014 Mayor\u2019s PLAN_B\u2026 In 2024",
         "Москва\u2014столица: \u201cтекст\u201d",
         "\u00a0\u2007\u202f\u2028 other wide spaces \u00ab guillemets \u00bb \u00a9 2024",
     ]
@@ -267,6 +268,7 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
     assert all(not re.match(r"\w", ch) for ch in textutil._WIDE_PUNCT)
     for text in samples:
         assert textutil.units(text) == len(unit.findall(text)), text
+        assert textutil.norm_key(text) == re.sub(r"[\W_]+", "", text).lower(), text
         assert textutil.cjk_share(text) == share(text), text
         fast += textutil.no_cjk(text)
     assert 5 < fast < len(samples)

@@ -81,9 +81,25 @@ def word_count(text: str) -> int:
     return units(text)
 
 
+#: The ASCII characters that are not letters or digits (:func:`norm_key` deletes them).
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
 def norm_key(text: str) -> str:
-    """Lower-case text without spaces and punctuation: for comparing headline candidates."""
-    return _PUNCT_SPACE.sub("", text).lower()
+    """Lower-case text without spaces and punctuation: for comparing headline candidates.
+
+    (An ASCII text -- or one that is once its common wide punctuation is deleted -- by
+    ``bytes.translate``, twice as fast as the regular expression other texts take: the
+    same key. A page's every link text gets one.)"""
+    if not text.isascii():
+        plain = text
+        for ch in _WIDE_PUNCT:
+            if ch in plain:
+                plain = plain.replace(ch, "")
+        if not plain.isascii():
+            return _PUNCT_SPACE.sub("", text).lower()
+        text = plain
+    return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).lower().decode("ascii")
 
 
 #: An element's text as libxml2 joins it (XPath ``string()``: its descendant text nodes in
