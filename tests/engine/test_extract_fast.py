@@ -30,7 +30,7 @@ from crawler_gui.engine.extract.body import (
     parse_html,
 )
 from crawler_gui.engine.extract.headline import element_showing, find_headline, shown_elements
-from crawler_gui.engine.extract.textutil import element_text, norm_key
+from crawler_gui.engine.extract.textutil import element_text, norm_key, string_value
 
 _CN = NewsArticle(
     title="智能公交站台投入使用 市民可实时查询“到站时间”",
@@ -277,7 +277,8 @@ def test_units_norm_key_and_cjk_share_are_as_with_the_patterns() -> None:
 def test_element_text_is_the_text_itertext_joins() -> None:
     """element_text reads an element's text with one XPath ``string()`` call: the same text
     as joining its ``itertext()`` (the plain way), also around comments, entities, inline
-    markup, scripts inside the element and text after its children."""
+    markup, scripts inside the element and text after its children. string_value is the
+    text ``text_content()`` gives, without its method."""
     extra = (
         "<div id='x'>A<!-- a comment -->B &amp; C<b>bold <i>both</i></b> tail"
         "<script>var s = 1;</script> after <br/>the break<?pi x?> end</div>"
@@ -289,6 +290,7 @@ def test_element_text_is_the_text_itertext_joins() -> None:
             for el in tree.iter():
                 if isinstance(el.tag, str):
                     assert element_text(el) == " ".join("".join(el.itertext()).split())
+                    assert string_value(el) == el.text_content()
                     compared += 1
     div = parse_html("<html><body>" + extra + "</body></html>").find(".//div")
     assert element_text(div) == "AB & Cbold both tailvar s = 1; after the break end"

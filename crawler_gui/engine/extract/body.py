@@ -22,7 +22,7 @@ from trafilatura.utils import (
     load_html,
 )
 
-from crawler_gui.engine.extract.textutil import element_text, norm_key, units
+from crawler_gui.engine.extract.textutil import element_text, norm_key, string_value, units
 
 __all__ = [
     "Anchors",
@@ -345,7 +345,7 @@ def _link_chars(el: Any, known: dict[Any, int] | None = None) -> int:
 
 
 def _text_chars(el: Any) -> int:
-    return len(" ".join(el.text_content().split()))
+    return len(" ".join(string_value(el).split()))
 
 
 #: Share of the page's article-like text the container must hold.
@@ -685,7 +685,7 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
     buf: list[str] = []
     st: dict[str, Any] = {"link": 0, "first": None}
     reasons = doubts if doubts is not None else []
-    limit = 0.5 * len(scope.text_content())
+    limit = 0.5 * len(string_value(scope))
 
     def add(text: str, in_link: bool) -> None:
         if in_link:
@@ -713,7 +713,7 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
                 return
             if not isinstance(tag, str) or tag in _SKIP_TAGS:
                 pass
-            elif (tag == "form" or _boiler_el(child)) and len(child.text_content()) < limit:
+            elif (tag == "form" or _boiler_el(child)) and len(string_value(child)) < limit:
                 # (A wrapper named "content-bottom", or a page-wide form, holding the
                 # article is walked.)
                 pass
