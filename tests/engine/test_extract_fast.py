@@ -215,13 +215,18 @@ def test_visible_text_is_the_text_outside_scripts_styles_and_noscript() -> None:
             page,
             page.replace("</body>", extra + "</body>", 1),
             page.replace("</body>", "<noscript><p>Please enable scripts</p></noscript></body>"),
+            page.replace(
+                "</body>",
+                "<noscript><div><p>Please <b>enable</b> scripts</p><style>p{}</style></div>"
+                "</noscript>" + extra + "</body>",
+            ),
         ):
             tree = parse_html(variant)
             expected = " ".join(t for t in full(tree) if t.strip())
             assert PageWalk(tree).visible == expected
             assert "not text" not in expected and "enable scripts" not in expected
             compared += 1
-    assert compared == 21
+    assert compared == 28
 
 
 def test_units_norm_key_and_cjk_share_are_as_with_the_patterns() -> None:

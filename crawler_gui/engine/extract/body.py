@@ -271,8 +271,10 @@ class PageWalk:
 
 #: The visible text nodes, as plain strings: lxml's default "smart" strings each keep a
 #: reference to their element, which costs more than the search itself on a big page.
+#: (Outside scripts and styles: their parent is not one, see below; outside ``<noscript>``:
+#: none of their ancestors is one, one walk up the tree instead of three.)
 _VISIBLE_TEXT = etree.XPath(
-    "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]",
+    "//body//text()[not(parent::script or parent::style or ancestor::noscript)]",
     smart_strings=False,
 )
 
