@@ -93,6 +93,7 @@ def _variants(page: str) -> list[str]:
         xhtml + "\n" + page,
         xhtml + page,  # the doctype and the page on one line
         page.replace("<body", "\x0b<body\x01", 1).replace("</p>", "\ufffe</p>", 1),
+        page.replace("</p>", "\uffff</p>", 1),
         page.replace("<html", "<html/>\n<html", 1),
         "  \n" + page,
         "<div><p>A fragment, not a page.</p></div>",
