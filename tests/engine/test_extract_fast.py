@@ -30,7 +30,7 @@ from crawler_gui.engine.extract.body import (
     parse_html,
 )
 from crawler_gui.engine.extract.headline import element_showing, find_headline, shown_elements
-from crawler_gui.engine.extract.textutil import element_text, norm_key
+from crawler_gui.engine.extract.textutil import element_text, norm_key, string_value
 
 _CN = NewsArticle(
     title="智能公交站台投入使用 市民可实时查询“到站时间”",
@@ -93,6 +93,7 @@ def _variants(page: str) -> list[str]:
         xhtml + "\n" + page,
         xhtml + page,  # the doctype and the page on one line
         page.replace("<body", "\x0b<body\x01", 1).replace("</p>", "\ufffe</p>", 1),
+        page.replace("</p>", "\uffff</p>", 1),
         page.replace("<html", "<html/>\n<html", 1),
         "  \n" + page,
         "<div><p>A fragment, not a page.</p></div>",
@@ -108,6 +109,34 @@ def _dump(tree: Any) -> bytes | None:
 def test_parse_html_builds_the_tree_trafilaturas_loader_builds(index: int) -> None:
     for text in _variants(_pages()[index]):
         assert _dump(parse_html(text)) == _dump(load_html(text)), text[:80]
+
+
+def test_parse_html_makes_one_element_class_and_trafilatura_reads_its_tree_alike() -> None:
+    """Our parse makes every element a plain ``HtmlElement`` (no per-element Python lookup:
+    lxml.html's would make the pages' ``<form>`` and ``<input>`` special classes), and
+    trafilatura reads that tree as it reads its loader's: the same text, on the page and on
+    a container in a document of its own (how the extractor hands it a part of the page)."""
+    from lxml import html
+    from trafilatura import extract
+
+    from crawler_gui.engine.extract.body import trafilatura_lines
+
+    forms = 0
+    for page in _pages():
+        ours, theirs = parse_html(page), load_html(page)
+        forms += len(theirs.findall(".//form"))
+        assert {type(el) for el in ours.iter() if isinstance(el.tag, str)} == {html.HtmlElement}
+        for fast in (True, False):
+            assert extract(ours, fast=fast) == extract(theirs, fast=fast)
+        body = ours.find(".//body")
+        scope = body[len(body) // 2] if body is not None and len(body) else None
+        if scope is not None and scope.find(".//p") is not None:
+            url = "https://news.example/a.html"
+            ref = load_html(page).find(".//body")[len(body) // 2]
+            assert trafilatura_lines(ours, url, "", fast=True, scope=scope) == trafilatura_lines(
+                load_html(page), url, "", fast=True, scope=ref
+            )
+    assert forms >= 2  # the pages have forms to tell the classes apart
 
 
 def _showing_by_walk(tree: Any, headline: str) -> Any:
@@ -187,16 +216,21 @@ def test_visible_text_is_the_text_outside_scripts_styles_and_noscript() -> None:
             page,
             page.replace("</body>", extra + "</body>", 1),
             page.replace("</body>", "<noscript><p>Please enable scripts</p></noscript></body>"),
+            page.replace(
+                "</body>",
+                "<noscript><div><p>Please <b>enable</b> scripts</p><style>p{}</style></div>"
+                "</noscript>" + extra + "</body>",
+            ),
         ):
             tree = parse_html(variant)
             expected = " ".join(t for t in full(tree) if t.strip())
             assert PageWalk(tree).visible == expected
             assert "not text" not in expected and "enable scripts" not in expected
             compared += 1
-    assert compared == 21
+    assert compared == 28
 
 
-def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -> None:
+def test_units_norm_key_and_cjk_share_are_as_with_the_patterns() -> None:
     import re
 
     from crawler_gui.engine.extract import textutil
@@ -220,14 +254,27 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
         "",
         "   ",
         "\u2fff\u3000\u303f\u3040",
+        # ASCII punctuation of every kind between words, and control characters.
+        "a!b\"c#d$e%f&g'h(i)j*k+l,m-n.o/p:q;r<s=t>u?v@w[x\\y]z^_`{|}~0",
+        "0\x00\x1f1\x7f2 \t\n\x0b\x0c\r3",
+        "__ _ 9_9 -_-",
+        # Wide punctuation only, between words, and beside letters and digits beyond ASCII.
+        "\u2019\u2018\u201c\u201d\u2014\u2013\u2026\xa0\u00b7\u2022",
+        "don\u2019t\u2014won\u2019t\u2026 \u201cquoted\u201d\xa0\u2022 item\u00b7dot",
+        "Ça va\u2014d\u2019accord, \u00bd and \u00b2 and \u2163 count as words",
+        "The \u201cHeadline\u201d \u2014 Mayor\u2019s PLAN_B\u2026 In 2024",
+        "Москва\u2014столица: \u201cтекст\u201d",
+        "\u00a0\u2007\u202f\u2028 other wide spaces \u00ab guillemets \u00bb \u00a9 2024",
     ]
     for page in _pages():
         tree = parse_html(page)
         walk = PageWalk(tree)
         samples += [walk.visible, *walk.link_texts]
     fast = 0
+    assert all(not re.match(r"\w", ch) for ch in textutil._WIDE_PUNCT)
     for text in samples:
         assert textutil.units(text) == len(unit.findall(text)), text
+        assert textutil.norm_key(text) == re.sub(r"[\W_]+", "", text).lower(), text
         assert textutil.cjk_share(text) == share(text), text
         fast += textutil.no_cjk(text)
     assert 5 < fast < len(samples)
@@ -236,7 +283,8 @@ def test_units_and_cjk_share_without_cjk_are_counted_as_with_the_cjk_pattern() -
 def test_element_text_is_the_text_itertext_joins() -> None:
     """element_text reads an element's text with one XPath ``string()`` call: the same text
     as joining its ``itertext()`` (the plain way), also around comments, entities, inline
-    markup, scripts inside the element and text after its children."""
+    markup, scripts inside the element and text after its children. string_value is the
+    text ``text_content()`` gives, without its method."""
     extra = (
         "<div id='x'>A<!-- a comment -->B &amp; C<b>bold <i>both</i></b> tail"
         "<script>var s = 1;</script> after <br/>the break<?pi x?> end</div>"
@@ -248,6 +296,7 @@ def test_element_text_is_the_text_itertext_joins() -> None:
             for el in tree.iter():
                 if isinstance(el.tag, str):
                     assert element_text(el) == " ".join("".join(el.itertext()).split())
+                    assert string_value(el) == el.text_content()
                     compared += 1
     div = parse_html("<html><body>" + extra + "</body></html>").find(".//div")
     assert element_text(div) == "AB & Cbold both tailvar s = 1; after the break end"

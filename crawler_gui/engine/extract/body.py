@@ -22,7 +22,7 @@ from trafilatura.utils import (
     load_html,
 )
 
-from crawler_gui.engine.extract.textutil import element_text, norm_key, units
+from crawler_gui.engine.extract.textutil import element_text, norm_key, string_value, units
 
 __all__ = [
     "Anchors",
@@ -271,8 +271,10 @@ class PageWalk:
 
 #: The visible text nodes, as plain strings: lxml's default "smart" strings each keep a
 #: reference to their element, which costs more than the search itself on a big page.
+#: (Outside scripts and styles: their parent is not one, see below; outside ``<noscript>``:
+#: none of their ancestors is one, one walk up the tree instead of three.)
 _VISIBLE_TEXT = etree.XPath(
-    "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]",
+    "//body//text()[not(parent::script or parent::style or ancestor::noscript)]",
     smart_strings=False,
 )
 
@@ -345,7 +347,7 @@ def _link_chars(el: Any, known: dict[Any, int] | None = None) -> int:
 
 
 def _text_chars(el: Any) -> int:
-    return len(" ".join(el.text_content().split()))
+    return len(" ".join(string_value(el).split()))
 
 
 #: Share of the page's article-like text the container must hold.
@@ -416,8 +418,10 @@ def main_container(
 #: Control characters trafilatura's loader deletes before parsing (XML cannot hold them),
 #: as bytes of the UTF-8 text: deleted by ``bytes.translate`` to tell whether there are any.
 _CONTROL_BYTES = bytes(c for c in range(0x20) if c not in (0x09, 0x0A, 0x0D))
-#: U+FFFE and U+FFFF in UTF-8 (also deleted by the loader).
-_NONCHARS = (b"\xef\xbf\xbe", b"\xef\xbf\xbf")
+#: U+FFFE and U+FFFF (also deleted by the loader): looked for in the text, where a search
+#: for a character is several times faster than for their UTF-8 bytes (and instant in a text
+#: of single-byte characters).
+_NONCHARS = ("\ufffe", "\uffff")
 
 
 def parse_html(text: str) -> Any:
@@ -426,13 +430,14 @@ def parse_html(text: str) -> Any:
     fallback gives it (the same tree as from a ``str``), and the loader's scan deleting
     control characters over the whole text is made only when there are any (found by a
     ``bytes.translate``, several times faster than the scan). Text that does not start like
-    HTML goes through the loader itself (its checks for that case)."""
+    HTML goes through the loader itself (its checks for that case). Its elements are all of
+    one class (:func:`_plain_class_parser`)."""
     beginning = text[:50].lower()
     if "html" not in beginning:
         return _load_html(text)
     data = text.encode("utf-8", "surrogatepass")
     repaired = False
-    if len(data.translate(None, _CONTROL_BYTES)) != len(data) or any(n in data for n in _NONCHARS):
+    if len(data.translate(None, _CONTROL_BYTES)) != len(data) or any(n in text for n in _NONCHARS):
         text = INVALID_XML_CHARS.sub("", text)
         repaired = True
     if "doctype" in beginning:
@@ -447,10 +452,33 @@ def parse_html(text: str) -> Any:
     if repaired:
         data = text.encode("utf-8", "surrogatepass")
     try:
-        tree = html.fromstring(data, parser=HTML_PARSER)
+        tree = html.fromstring(data, parser=_PARSER)
     except (etree.ParserError, ValueError):
         return _load_html(text)
     return tree if len(tree) >= 1 else _load_html(text)
+
+
+def _plain_class_parser() -> Any:
+    """trafilatura's parser (its settings), its elements all of lxml.html's one element
+    class, chosen in C: lxml.html's own parser asks a Python method for every element
+    object it makes (to make ``<form>``, ``<input>``, ``<select>`` special classes that
+    nothing here uses), and every pass over the tree -- ours, trafilatura's, htmldate's --
+    makes thousands (a twentieth of the extraction's time). The same tree, the same
+    methods."""
+    parser = HTML_PARSER.copy()
+    parser.set_element_class_lookup(
+        etree.ElementDefaultClassLookup(
+            element=html.HtmlElement,
+            comment=html.HtmlComment,
+            pi=html.HtmlProcessingInstruction,
+            entity=html.HtmlEntity,
+        )
+    )
+    return parser
+
+
+#: The parser :func:`parse_html` uses (and trees made for trafilatura are made with).
+_PARSER = _plain_class_parser()
 
 
 def _load_html(text: str) -> Any:
@@ -526,7 +554,7 @@ def trafilatura_lines(
     (linked promotion lines and headings between the paragraphs left out): the container
     already holds the page's paragraphs, so what precision loses is little."""
     if scope is not None:
-        tree = html.Element("html")
+        tree = _PARSER.makeelement("html")
         etree.SubElement(tree, "body").append(deepcopy(scope))
         strip_never_text(tree)
     _prune(tree)
@@ -661,7 +689,7 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
     buf: list[str] = []
     st: dict[str, Any] = {"link": 0, "first": None}
     reasons = doubts if doubts is not None else []
-    limit = 0.5 * len(scope.text_content())
+    limit = 0.5 * len(string_value(scope))
 
     def add(text: str, in_link: bool) -> None:
         if in_link:
@@ -689,7 +717,7 @@ def plain_container_lines(scope: Any, doubts: list[str] | None = None) -> list[s
                 return
             if not isinstance(tag, str) or tag in _SKIP_TAGS:
                 pass
-            elif (tag == "form" or _boiler_el(child)) and len(child.text_content()) < limit:
+            elif (tag == "form" or _boiler_el(child)) and len(string_value(child)) < limit:
                 # (A wrapper named "content-bottom", or a page-wide form, holding the
                 # article is walked.)
                 pass

@@ -12,7 +12,7 @@ from typing import Any
 
 from lxml import etree
 
-from crawler_gui.engine.extract.textutil import element_text, norm_key, units
+from crawler_gui.engine.extract.textutil import element_text, norm_key, string_value, units
 
 __all__ = ["element_showing", "find_headline", "learn_suffix", "strip_site_suffix", "text_after"]
 
@@ -149,7 +149,7 @@ def element_showing(
         if body is None:
             return None
         for el in _SHOWING(body, n=n):
-            if norm_key(el.text_content()) == key:
+            if norm_key(string_value(el)) == key:
                 return el
         return None
     for el, length, k in shown:
@@ -166,7 +166,7 @@ def shown_elements(tree: Any, n: int) -> list[tuple[Any, int, str]]:
         return []
     out = []
     for el in _SHOWING(body, n=n):
-        text = el.text_content()
+        text = string_value(el)
         out.append((el, len(text), norm_key(text)))
     return out
 

@@ -7,7 +7,15 @@ from typing import Any
 
 from lxml import etree
 
-__all__ = ["cjk_share", "element_text", "no_cjk", "norm_key", "units", "word_count"]
+__all__ = [
+    "cjk_share",
+    "element_text",
+    "no_cjk",
+    "norm_key",
+    "string_value",
+    "units",
+    "word_count",
+]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
@@ -43,13 +51,37 @@ def cjk_share(text: str) -> float:
     return len(_CJK.findall(text)) / letters
 
 
+#: ASCII bytes with every non-word byte made a space (word bytes: letters, digits, ``_``):
+#: an ASCII text's words are then the runs ``bytes.split`` finds.
+_ASCII_WORDS = bytes(c if chr(c).isalnum() or c == 0x5F else 0x20 for c in range(128)) + bytes(
+    range(128, 256)
+)
+#: The punctuation of Latin-script text beyond ASCII (curly quotes, dashes, the ellipsis,
+#: the no-break space, bullets): not word characters, made spaces to keep such a text on
+#: the ASCII way.
+_WIDE_PUNCT = "\u2019\u2018\u201c\u201d\u2014\u2013\u2026\xa0\u00b7\u2022"
+
+
 def units(text: str) -> int:
     """Amount of text: CJK characters plus other words (a Chinese character carries about
-    what an English word does)."""
-    if no_cjk(text):
-        # (Without CJK characters every unit is a run of word characters.)
-        return _WORD.subn("", text)[1]
-    return len(_UNIT.findall(text))
+    what an English word does).
+
+    (Counted as the pattern of both would count them, by the cheapest way that gives the
+    same number: an ASCII text -- or one that is once its common wide punctuation is made
+    spaces -- by ``bytes.translate`` and ``split``, a few times faster than a regular
+    expression over it; other texts without CJK characters as runs of word characters;
+    CJK texts by the pattern's ``subn``, which makes no list of the matches.)"""
+    if not text.isascii():
+        if not no_cjk(text):
+            return _UNIT.subn("", text)[1]
+        plain = text
+        for ch in _WIDE_PUNCT:
+            if ch in plain:
+                plain = plain.replace(ch, " ")
+        if not plain.isascii():
+            return _WORD.subn("", text)[1]
+        text = plain
+    return len(text.encode("ascii").translate(_ASCII_WORDS).split())
 
 
 def word_count(text: str) -> int:
@@ -57,9 +89,25 @@ def word_count(text: str) -> int:
     return units(text)
 
 
+#: The ASCII characters that are not letters or digits (:func:`norm_key` deletes them).
+_ASCII_NOT_ALNUM = bytes(c for c in range(128) if not chr(c).isalnum())
+
+
 def norm_key(text: str) -> str:
-    """Lower-case text without spaces and punctuation: for comparing headline candidates."""
-    return _PUNCT_SPACE.sub("", text).lower()
+    """Lower-case text without spaces and punctuation: for comparing headline candidates.
+
+    (An ASCII text -- or one that is once its common wide punctuation is deleted -- by
+    ``bytes.translate``, twice as fast as the regular expression other texts take: the
+    same key. A page's every link text gets one.)"""
+    if not text.isascii():
+        plain = text
+        for ch in _WIDE_PUNCT:
+            if ch in plain:
+                plain = plain.replace(ch, "")
+        if not plain.isascii():
+            return _PUNCT_SPACE.sub("", text).lower()
+        text = plain
+    return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).lower().decode("ascii")
 
 
 #: An element's text as libxml2 joins it (XPath ``string()``: its descendant text nodes in
@@ -67,6 +115,9 @@ def norm_key(text: str) -> str:
 #: C instead of a Python generator over every text node; on a page's links and paragraphs
 #: (thousands of calls) it takes about half the time.
 _STRING = etree.XPath("string()", smart_strings=False)
+#: An element's text, as ``text_content()`` gives it, called without that method's Python
+#: frame (the container search asks for thousands).
+string_value = _STRING
 
 
 def element_text(el: Any) -> str:
