@@ -538,3 +538,89 @@ def test_a_fitted_column_holds_its_widest_text_without_eliding_it(qtbot):
     widest = max(pane.view.fontMetrics().horizontalAdvance(n) for n in names)
     room = pane.view.horizontalHeader().sectionSize(0) - 2 * TextDelegate.MARGIN - 1
     assert room >= widest
+
+
+def _ink(image, rect, background) -> tuple[int, int, int, int] | None:
+    """The box (left, top, right, bottom) of the pixels in ``rect`` that differ from
+    ``background`` (a cell's text), or None."""
+    xs, ys = [], []
+    for y in range(rect.top() + 2, rect.bottom() - 1):
+        for x in range(rect.left() + 1, rect.right() - 1):
+            if image.pixel(x, y) != background:
+                xs.append(x)
+                ys.append(y)
+    return (min(xs), min(ys), max(xs), max(ys)) if xs else None
+
+
+@pytest.mark.gui
+def test_the_text_delegate_paints_selection_alignment_and_font_as_they_are_now(qtbot):
+    """The text delegate reads the colours, the selected rows and the font once per paint of
+    the viewport: a selection that moves, and a font that changes, are painted at once;
+    numbers end at the cell's right margin, names start at its left one."""
+    from PySide6.QtGui import QPalette
+
+    from crawler_gui.gui.widgets import TablePane, TextDelegate
+
+    model = HostsModel()
+    pane = TablePane(model, name="hosts", stretch_column=model.columnCount() - 1)
+    qtbot.addWidget(pane)
+    pane.resize(1000, 400)
+    pane.show()
+    model.update([host(f"127.0.0.{i}:8080", waiting=100 + i) for i in range(6)], now=T0)
+    view = pane.view
+    assert model.flags(model.index(0, 1)) == (
+        Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+    )
+    # (the selection's text is light on a dark highlight; other text is dark on light)
+    palette = view.palette()
+    assert palette.color(QPalette.ColorRole.Text).lightness() < 80
+    assert palette.color(QPalette.ColorRole.HighlightedText).lightness() > 200
+
+    def image():
+        return view.viewport().grab().toImage()
+
+    def text_in_selection_colour(img, row: int) -> bool:
+        """No dark pixel in the row's Waiting cell: its number is drawn in the selection's
+        text colour."""
+        rect = view.visualRect(model.index(row, 1))
+        return not any(
+            img.pixelColor(x, y).lightness() < 80
+            for y in range(rect.top() + 1, rect.bottom())
+            for x in range(rect.left() + 1, rect.right())
+        )
+
+    def right_margin(img, row: int) -> int:
+        rect = view.visualRect(model.index(row, 1))
+        ink = _ink(img, rect, img.pixel(rect.left() + 2, rect.top() + 2))
+        assert ink is not None
+        return rect.right() - ink[2]
+
+    view.selectRow(1)
+    qtbot.waitUntil(lambda: text_in_selection_colour(image(), 1))
+    img = image()
+    assert not text_in_selection_colour(img, 2)
+    view.selectRow(3)  # the selection moves: painted from the new one
+    img = image()
+    assert text_in_selection_colour(img, 3) and not text_in_selection_colour(img, 1)
+
+    # alignment (row 0 is not selected): names from the left margin, numbers to the right one
+    first = view.visualRect(model.index(0, 0))
+    name = _ink(img, first, img.pixel(first.left() + 2, first.top() + 2))
+    assert name is not None
+    assert TextDelegate.MARGIN - 2 <= name[0] - first.left() <= TextDelegate.MARGIN + 2
+    assert TextDelegate.MARGIN - 2 <= right_margin(img, 0) <= TextDelegate.MARGIN + 2
+
+    # a bigger font: the texts are measured and laid out again in it
+    number = view.visualRect(model.index(0, 1))
+    ink = _ink(img, number, img.pixel(number.left() + 2, number.top() + 2))
+    assert ink is not None
+    font = view.font()
+    font.setPointSizeF(font.pointSizeF() * 1.8)
+    view.setFont(font)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.setColumnWidth(1, 120)
+    img = image()
+    number = view.visualRect(model.index(0, 1))
+    bigger = _ink(img, number, img.pixel(number.left() + 2, number.top() + 2))
+    assert bigger is not None and bigger[3] - bigger[1] > (ink[3] - ink[1]) * 1.4
+    assert TextDelegate.MARGIN - 2 <= right_margin(img, 0) <= TextDelegate.MARGIN + 2

@@ -246,10 +246,9 @@ class KeyedTableModel(QAbstractTableModel):
         self._search[k] = (row, text)
         return text
 
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return _ROW_FLAGS
+    # (no ``flags``: QAbstractTableModel's own gives a valid index the flags every row has --
+    # enabled, selectable, never with children -- without a call into Python per cell; the
+    # view asks twice for each cell it paints)
 
     # -- reading --------------------------------------------------------------------------
     def row(self, i: int) -> Any:
