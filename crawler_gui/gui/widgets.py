@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from PySide6.QtCore import (
     QAbstractItemModel,
@@ -161,9 +161,12 @@ class TextDelegate(QStyledItemDelegate):
             self._font = view.font()
             self._metrics = view.fontMetrics()
             self._line = self._metrics.height()
-        selection = view.selectionModel()
+        model_selection = view.selectionModel()
+        ranges = model_selection.selection() if model_selection is not None else None
         self._selected = (
-            [(r.top(), r.bottom()) for r in selection.selection()] if selection is not None else []
+            [(ranges.at(i).top(), ranges.at(i).bottom()) for i in range(ranges.count())]
+            if ranges is not None
+            else []
         )
         model = self._model
         self._align = [int(model.alignment(c)) for c in range(model.columnCount())]
@@ -187,7 +190,7 @@ class TextDelegate(QStyledItemDelegate):
             painter.setPen(self._pen)
         if not text:
             return
-        x, y, w, h = rect.getRect()
+        x, y, w, h = cast("tuple[int, int, int, int]", rect.getRect())  # (one call, not four)
         room = w - 2 * self.MARGIN
         widths = self._widths
         width = widths.get(text)
