@@ -465,3 +465,51 @@ def test_the_newest_seq_is_found_once_per_commit(
         raise RuntimeError("the page store failed")
     assert urls(index.search("就业")) == ["http://news.example.cn/d.html"]
     assert len(calls) == 4
+
+
+def _index_maps(folder: Path) -> dict[str, bool]:
+    """This process's memory maps of the index's files: file name -> advised random reads
+    (``rr`` among the map's ``VmFlags`` in ``/proc/self/smaps``)."""
+    prefix = str(folder.resolve()) + "/"
+    out: dict[str, bool] = {}
+    current: str | None = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(None, 5)
+        if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+            current = head[5] if len(head) == 6 and head[5].startswith(prefix) else None
+        elif current is not None and line.startswith("VmFlags:"):
+            out[Path(current).name] = out.get(Path(current).name, True) and (
+                "rr" in line.split()[1:]
+            )
+    return out
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/smaps").is_file(), reason="reads the maps' flags in /proc (Linux)"
+)
+def test_the_index_files_are_read_at_random_without_read_ahead(tmp_path: Path) -> None:
+    """Every map of the index's files is advised random reads, those of segments made by a
+    later commit too: a page fault then reads that page, not the device's read-ahead window
+    around it (8 MB on some disks: a cold search read a third of the index)."""
+    folder = tmp_path / "search"
+    idx = SearchIndex(folder)
+    try:
+        idx.add_many([doc(1, "http://news.example.cn/a.html", ZH, "稳就业举措出台")])
+        assert urls(idx.search("就业")) == ["http://news.example.cn/a.html"]
+        first = _index_maps(folder)
+        assert any(name.endswith(".idx") for name in first), first
+        assert all(first.values()), first
+        idx.add_many([doc(2, "http://world.example.com/rates.html", EN, "Rates held")])
+        assert urls(idx.search("rates")) == ["http://world.example.com/rates.html"]
+        later = _index_maps(folder)
+        assert set(later) - set(first), "the second commit's segment is mapped"
+        assert all(later.values()), later
+    finally:
+        idx.close()
+    reopened = SearchIndex(folder)
+    try:
+        assert len(reopened.search("就业")) == 1
+        maps = _index_maps(folder)
+        assert maps and all(maps.values()), maps
+    finally:
+        reopened.close()
