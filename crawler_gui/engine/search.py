@@ -14,10 +14,9 @@ two ways, the way CJK search engines without a dictionary do it (Lucene's ``CJKA
 * ``pairs``: every two adjacent CJK characters (``稳就业`` -> ``稳 稳就 就业 业``), with
   positions, so a Chinese word of two characters is one term and a longer one the phrase of its
   pairs (adjacent, in order). Every character of a run starts one of its tokens (a pair, or
-  itself alone at the run's end), so a query of one character is the tokens starting with it
-  (a regex over the term dictionary). Schema 3 also indexed every character alone: a third of
-  the tokens of a Chinese page, for one-character queries only, which the prefix answers in
-  7-33 ms (warm, 100,000 to 1,000,000 pages).
+  itself alone at the run's end), so a query of one character is any of the tokens starting
+  with it (listed from the term dictionaries). Schema 3 also indexed every character alone: a
+  third of the tokens of a Chinese page, for one-character queries only.
 
 ``pairs`` is made here by C code (one regex split, ``array`` slices over the text's UTF-32 code
 points, a whitespace tokenizer in tantivy), not a Python loop per character. A query is made
