@@ -853,7 +853,11 @@ def main() -> None:
     ap.add_argument("--articles", type=int, default=100, help="articles per host")
     ap.add_argument("--concurrency", type=int, default=50)
     ap.add_argument("--runs", type=int, default=3, help="(a) rounds of headless + window")
-    ap.add_argument("--refresh-ms", type=int, default=400, help="the window's refresh timer")
+    ap.add_argument(
+        "--refresh-ms",
+        type=int,
+        help="the window's refresh timer (default: the window's default update speed)",
+    )
     ap.add_argument(
         "--extract",
         choices=("on", "off", "later"),
@@ -899,6 +903,10 @@ def main() -> None:
         from crawler_gui.gui.prefs import WINDOW_DEFAULTS
 
         args.extract = WINDOW_DEFAULTS.extract
+    if args.refresh_ms is None:
+        from crawler_gui.gui.mainmenu import DEFAULT_REFRESH_MS
+
+        args.refresh_ms = DEFAULT_REFRESH_MS
     if args.role:
         {
             "serve": role_serve,

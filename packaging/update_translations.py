@@ -333,6 +333,10 @@ ZH = {
     ),
     "Replace": "替换",
     "Compact overview": "紧凑概览",
+    "Update speed": "刷新速度",
+    "Fast: twice a second": "快：每秒两次",
+    "Normal: every second": "正常：每秒一次",
+    "Slow: every 3 seconds": "慢：每 3 秒一次",
     # long operations behind a busy dialog
     "Saving the pool to %1…": "正在把网址池保存到 %1…",
     "Loading %1 into the pool…": "正在把 %1 载入网址池…",

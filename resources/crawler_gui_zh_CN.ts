@@ -1114,154 +1114,174 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>MainMenu</name>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="57" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="48" />
+        <source>Fast: twice a second</source>
+        <extracomment>Whether the overview shows totals and rates only (``MainWindow.act_compact``). How often the window reads the pool and repaints (``MainWindow.act_speeds``), in ms. The update speeds offered (View -&gt; Update speed), as a task manager offers them: each refresh reads the pool's snapshot and repaints every pane that changed, on the crawl's own thread, so a slower speed leaves the crawl more of a small machine. The speed a new user gets: in-flight timers and countdowns count whole seconds.</extracomment>
+        <translation>快：每秒两次</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="49" />
+        <source>Normal: every second</source>
+        <translation>正常：每秒一次</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="50" />
+        <source>Slow: every 3 seconds</source>
+        <translation>慢：每 3 秒一次</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="87" />
         <source>&amp;Start</source>
-        <extracomment>Whether the overview shows totals and rates only (``MainWindow.act_compact``).</extracomment>
         <translation>开始(&amp;S)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="57" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="87" />
         <source>Start crawling</source>
         <translation>开始抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="60" />
-        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="90" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="231" />
         <source>&amp;Pause</source>
         <translation>暂停(&amp;P)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="64" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="94" />
         <source>Pause: no new fetches</source>
         <translation>暂停：不再发起新的抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="67" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="97" />
         <source>S&amp;top</source>
         <translation>停止(&amp;T)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="71" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="101" />
         <source>Stop: in-flight fetches finish or go back</source>
         <translation>停止：进行中的抓取完成或退回网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="74" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="104" />
         <source>&amp;Add seeds…</source>
         <translation>添加种子(&amp;A)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="80" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="110" />
         <source>&amp;Hubs…</source>
         <translation>枢纽页(&amp;H)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="86" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="116" />
         <source>Se&amp;ttings…</source>
         <translation>设置(&amp;T)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="92" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="122" />
         <source>&amp;Open pool…</source>
         <translation>打开网址池(&amp;O)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="98" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="128" />
         <source>Open &amp;Redis pool…</source>
         <translation>打开 &amp;Redis 网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="102" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="132" />
         <source>Join a shared URL pool on a Redis server</source>
         <translation>加入 Redis 服务器上的共享网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="105" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="135" />
         <source>&amp;Save snapshot…</source>
         <translation>保存快照(&amp;S)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="111" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="141" />
         <source>&amp;Load snapshot…</source>
         <translation>载入快照(&amp;L)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="117" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="147" />
         <source>&amp;Export…</source>
         <translation>导出(&amp;E)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="121" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="151" />
         <source>Export pages, articles or URL outcomes as JSON Lines, CSV or WARC</source>
         <translation>将页面、文章或网址结果导出为 JSON Lines、CSV 或 WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="124" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="154" />
         <source>Save &amp;report…</source>
         <translation>保存报告(&amp;R)…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="129" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="159" />
         <source>Save the crawl report: one HTML file with totals, throughput, status codes, failing hosts, articles per host and freshness</source>
         <translation>保存抓取报告：一个 HTML 文件，含总计、吞吐量、状态码、失败的主机、各主机的文章数和新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="133" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="163" />
         <source>&amp;Quit</source>
         <translation>退出(&amp;Q)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="134" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="164" />
         <source>&amp;About</source>
         <translation>关于(&amp;A)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="135" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="165" />
         <source>Compact overview</source>
         <translation>紧凑概览</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="138" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="168" />
         <source>Totals and rates only: the chart, status codes and estimate make room</source>
         <translation>只显示总数和速率：隐藏图表、状态码和剩余估计，为下方窗格腾出空间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="142" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="172" />
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="155" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="185" />
         <source>&amp;Crawl</source>
         <translation>抓取(&amp;C)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="167" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
         <source>&amp;View</source>
         <translation>视图(&amp;V)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="172" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="202" />
+        <source>Update speed</source>
+        <translation>刷新速度</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainmenu.py" line="206" />
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="175" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="209" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="197" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="231" />
         <source>&amp;Resume</source>
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="237" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="271" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="239" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="273" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1271,221 +1291,221 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="85" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="91" />
         <source>Crawler GUI</source>
         <extracomment>Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="127" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="133" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="131" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="137" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="135" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="141" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="143" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="144" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="150" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="154" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="160" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="155" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="161" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="164" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="170" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="183" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="184" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="185" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="186" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="192" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="187" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="188" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="195" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="208" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="214" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="214" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="269" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="270" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="271" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="272" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="273" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="287" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="274" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="275" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="276" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="327" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="341" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="329" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="412" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="426" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="393" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="403" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="417" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="404" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="413" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="415" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="422" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="423" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="439" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="453" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="457" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="471" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="462" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="476" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="474" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="488" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="475" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="489" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="577" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="591" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
     </message>

@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import socket
+import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -37,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb import LevelDBPool
+from crawler_gui.core.leveldb.db import database_state
 from crawler_gui.core.redact import redact_url
 from crawler_gui.core.redis.location import is_pool_url, parse_pool_url
 from crawler_gui.engine.crawler import Crawler, make_scope, pool_config
@@ -114,7 +116,7 @@ def open_free_store(base: Path, *, store_bodies: bool = True) -> tuple[Path, Pag
     candidates += [base / f"{AUTO_STORE}{n}" for n in numbers]
     for candidate in candidates:
         try:
-            return candidate, PageStore.open_in_pool(candidate, store_bodies=store_bodies)
+            return candidate, _open_unless_held(candidate, store_bodies=store_bodies)
         except StoreInUseError:
             continue
     n = (numbers[-1] if numbers else 0) + 1
@@ -128,12 +130,38 @@ def open_free_store(base: Path, *, store_bodies: bool = True) -> tuple[Path, Pag
         except OSError as exc:
             raise StoreError(f"cannot create the page store folder {fresh}: {exc}") from exc
         try:
-            return fresh, PageStore.open_in_pool(fresh, store_bodies=store_bodies)
+            return fresh, _open_unless_held(fresh, store_bodies=store_bodies)
         except StoreInUseError:
             # Another worker listed the folder we had just made and locked it first: it is
             # that worker's now; make the next one.
             n += 1
     raise StoreError(f"no free page store under {base}")  # pragma: no cover - 1000 races lost
+
+
+#: How long a store that looks damaged (files but no ``CURRENT``) is given to become whole: a
+#: worker starting at the same moment may be making it (LevelDB writes its manifest before it
+#: names it in ``CURRENT``).
+MAKING_GRACE_SECONDS = 2.0
+
+
+def _open_unless_held(candidate: Path, *, store_bodies: bool) -> PageStore:
+    """Open ``candidate``'s page store; :class:`StoreInUseError` if another worker holds it,
+    including one that is still making it. Any other error is reported at once for a store
+    that was whole before and after the attempt; for one that was being made, once it is
+    whole (then the maker holds it) or after :data:`MAKING_GRACE_SECONDS`."""
+    pages = candidate / PAGES_DIRNAME
+    deadline = time.monotonic() + MAKING_GRACE_SECONDS
+    while True:
+        before = database_state(pages)
+        try:
+            return PageStore.open_in_pool(candidate, store_bodies=store_bodies)
+        except StoreInUseError:
+            raise
+        except StoreError:
+            settled = before == "ok" and database_state(pages) == "ok"
+            if settled or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def redis_module_missing() -> PoolError:

@@ -8,8 +8,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMessageBox, QStyle
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox, QStyle
 
 from crawler_gui.engine.settings import CrawlState
 from crawler_gui.gui.dialogs.running import show_message
@@ -21,6 +21,14 @@ log = logging.getLogger(__name__)
 _RESTARTABLE = (CrawlState.STOPPED, CrawlState.FINISHED, CrawlState.FAILED)
 #: Whether the overview shows totals and rates only (``MainWindow.act_compact``).
 COMPACT_KEY = "view/compact_overview"
+#: How often the window reads the pool and repaints (``MainWindow.act_speeds``), in ms.
+REFRESH_KEY = "view/refresh_ms"
+#: The update speeds offered (View -> Update speed), as a task manager offers them: each
+#: refresh reads the pool's snapshot and repaints every pane that changed, on the crawl's own
+#: thread, so a slower speed leaves the crawl more of a small machine.
+REFRESH_SPEEDS = (500, 1000, 3000)
+#: The speed a new user gets: in-flight timers and countdowns count whole seconds.
+DEFAULT_REFRESH_MS = 1000
 
 
 class MainMenu(FileActions):
@@ -30,6 +38,28 @@ class MainMenu(FileActions):
         compact = self.act_compact.isChecked()
         self.overview.set_compact(compact)
         self.qsettings.setValue(COMPACT_KEY, compact)
+
+    def _set_refresh(self, ms: int) -> None:
+        self.timer.setInterval(ms)
+        self.qsettings.setValue(REFRESH_KEY, ms)
+
+    def _build_speed_menu(self, menu: QMenu) -> None:
+        labels = {
+            500: self.tr("Fast: twice a second"),
+            1000: self.tr("Normal: every second"),
+            3000: self.tr("Slow: every 3 seconds"),
+        }
+        group = QActionGroup(self)
+        group.setExclusive(True)
+        self.act_speeds: dict[int, QAction] = {}
+        for ms in REFRESH_SPEEDS:
+            act = QAction(labels[ms], self)
+            act.setCheckable(True)
+            act.setChecked(ms == self.timer.interval())
+            act.triggered.connect(lambda _checked=False, ms=ms: self._set_refresh(ms))
+            group.addAction(act)
+            menu.addAction(act)
+            self.act_speeds[ms] = act
 
     def _action(
         self,
@@ -169,6 +199,10 @@ class MainMenu(FileActions):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
         view_menu.addAction(self.act_compact)
+        speed_menu = view_menu.addMenu(self.tr("Update speed"))
+        speed_menu.setObjectName("menu-update-speed")
+        speed_menu.setToolTipsVisible(True)
+        self._build_speed_menu(speed_menu)
         help_menu = m.addMenu(self.tr("&Help"))
         help_menu.addAction(self.act_about)
 

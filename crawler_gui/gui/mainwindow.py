@@ -39,7 +39,13 @@ from crawler_gui.gui.detailwindows import DetailWindows
 from crawler_gui.gui.dialogs.article import ArticleDialog
 from crawler_gui.gui.dialogs.running import show_message
 from crawler_gui.gui.hostdetail import HostDetailDialog
-from crawler_gui.gui.mainmenu import COMPACT_KEY, MainMenu
+from crawler_gui.gui.mainmenu import (
+    COMPACT_KEY,
+    DEFAULT_REFRESH_MS,
+    REFRESH_KEY,
+    REFRESH_SPEEDS,
+    MainMenu,
+)
 from crawler_gui.gui.models import (
     ArticlesModel,
     HostsModel,
@@ -76,7 +82,7 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         *,
         qsettings: QSettings | None = None,
         open_session: SessionOpener | None = None,
-        refresh_ms: int = 400,
+        refresh_ms: int | None = None,
         log_buffer: LogBuffer | None = None,
         parent: QWidget | None = None,
     ) -> None:
@@ -217,6 +223,11 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         self._shared = False
         self._workers_due = 0.0  # time.monotonic() of the next read of the heartbeats
 
+        self.timer = QTimer(self)
+        self.timer.setObjectName("refresh-timer")
+        self.timer.setInterval(refresh_ms if refresh_ms is not None else self._saved_refresh())
+        self.timer.timeout.connect(self._tick)
+
         self._build_actions()
         self.state_label = QLabel(self)
         self.state_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -230,11 +241,6 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         self.statusBar().addWidget(self.state_label)
         self.statusBar().addWidget(self.rate_label, 1)
         self.statusBar().addPermanentWidget(self.pool_label)
-
-        self.timer = QTimer(self)
-        self.timer.setObjectName("refresh-timer")
-        self.timer.setInterval(refresh_ms)
-        self.timer.timeout.connect(self._tick)
 
         geometry, state = prefs.window_state(self.qsettings)
         if geometry is not None:
@@ -258,6 +264,14 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         if session is not None:
             self.set_session(session)
         self._update_actions()
+
+    def _saved_refresh(self) -> int:
+        """The update speed chosen before (View -> Update speed), or the default."""
+        try:
+            ms = int(str(self.qsettings.value(REFRESH_KEY, DEFAULT_REFRESH_MS)))
+        except ValueError:
+            return DEFAULT_REFRESH_MS
+        return ms if ms in REFRESH_SPEEDS else DEFAULT_REFRESH_MS
 
     def state(self) -> CrawlState | None:
         if self.session is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QSettings, QTimer
     from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow
 
     from crawler_gui.engine.settings import CrawlSettings, CrawlState
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         settings: CrawlSettings
         qsettings: QSettings
         tasks: Tasks
+        timer: QTimer
         _open_session: SessionOpener | None
         _version: int | None
         _closed: bool

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
+import pytest
+
+from crawler_gui.engine import session
 from crawler_gui.engine.session import named_store_dir, open_free_store
 from crawler_gui.engine.store import PageStore
+from crawler_gui.errors import StoreError
 
 
 def test_each_open_store_is_skipped_and_a_closed_one_is_found_again(tmp_path: Path) -> None:
@@ -70,3 +75,46 @@ def test_a_folder_another_worker_locked_first_is_left_to_it(tmp_path: Path, monk
         assert raced == ["auto-1"] and where.name == "auto-2"
     finally:
         store.close()
+
+
+def _half_made(pages: Path) -> None:
+    """A page store folder as LevelDB leaves it while it makes one: a manifest, no CURRENT."""
+    pages.mkdir(parents=True)
+    (pages / "LOCK").write_bytes(b"")
+    (pages / "MANIFEST-000001").write_bytes(b"\0")
+
+
+def test_a_store_another_worker_is_still_making_is_left_to_it(tmp_path: Path) -> None:
+    # The race of workers starting at once: we list auto-1 while the other worker is between
+    # LevelDB's manifest and its CURRENT. It looks damaged for a moment; it is not ours.
+    base = tmp_path / "base"
+    pages = base / "auto-1" / "pages"
+    _half_made(pages)
+    held: list[PageStore] = []
+
+    def finish_making() -> None:
+        (pages / "MANIFEST-000001").unlink()
+        held.append(PageStore.open_in_pool(base / "auto-1"))
+
+    maker = threading.Timer(0.3, finish_making)
+    maker.start()
+    try:
+        where, store = open_free_store(base)
+    finally:
+        maker.join()
+    try:
+        assert where.name == "auto-2"
+        assert held and held[0].path == pages
+    finally:
+        store.close()
+        held[0].close()
+
+
+def test_a_store_that_stays_damaged_is_reported_not_skipped(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(session, "MAKING_GRACE_SECONDS", 0.2)
+    base = tmp_path / "base"
+    _half_made(base / "auto-1" / "pages")
+    with pytest.raises(StoreError, match="damaged"):
+        open_free_store(base)
+    assert not (base / "auto-2").exists()
+    assert (base / "auto-1" / "pages" / "MANIFEST-000001").exists()  # left untouched

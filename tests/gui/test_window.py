@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMenu, QMessageBox
 
 from crawler_gui.core.frontier import HubSpec
 from crawler_gui.core.leveldb import LevelDBPool
@@ -415,6 +415,31 @@ def test_a_compact_overview_leaves_a_small_screen_to_the_panes(window, aloop, qs
     finally:
         again.close()
         again.deleteLater()
+
+
+def test_the_update_speed_is_chosen_in_the_view_menu_and_kept(aloop, qsettings):
+    """A new user's window reads the pool every second; View -> Update speed makes it faster
+    or slower (the refresh timer), and the next window starts with the choice. A value that
+    is not one of the speeds offered falls back to the default."""
+    from crawler_gui.gui.mainmenu import DEFAULT_REFRESH_MS, REFRESH_KEY
+
+    first = MainWindow(None, qsettings=qsettings)
+    assert first.timer.interval() == DEFAULT_REFRESH_MS == 1000
+    assert first.act_speeds[1000].isChecked()
+    speed_menu = first.menuBar().findChild(QMenu, "menu-update-speed")
+    assert speed_menu is not None and speed_menu.actions() == list(first.act_speeds.values())
+    first.act_speeds[3000].trigger()
+    assert first.timer.interval() == 3000
+    assert first.act_speeds[3000].isChecked() and not first.act_speeds[1000].isChecked()
+    first.act_speeds[500].trigger()
+    assert first.timer.interval() == 500
+    again = MainWindow(None, qsettings=qsettings)
+    assert again.timer.interval() == 500 and again.act_speeds[500].isChecked()
+    qsettings.setValue(REFRESH_KEY, "7")
+    odd = MainWindow(None, qsettings=qsettings)
+    assert odd.timer.interval() == DEFAULT_REFRESH_MS
+    for w in (first, again, odd):
+        aloop.run_until_complete(w.shutdown())
 
 
 def test_a_long_snapshot_save_shows_it_runs_and_can_be_cancelled(window, aloop, tmp_path):
