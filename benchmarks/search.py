@@ -281,6 +281,9 @@ def search_bench(pages: int, seed: int, where: Path) -> None:
         ("Chinese 2-char rare", two_char, {}),
         ("Chinese 1-char common", corpus.zh_words[0][0], {}),
         ("Chinese 1-char rare", RARE_HAN, {}),
+        # (the last character of the commonest word: thousands of words follow it, so it
+        # starts thousands of pairs, as 的 does in real text)
+        ("Chinese 1-char, 3k pairs", corpus.zh_words[0][-1], {}),
         ("Chinese common+common", corpus.zh_words[0] + corpus.zh_words[5], {}),
         ("English common", corpus.en_words[2], {}),
         ("English rare", en_rare, {}),
