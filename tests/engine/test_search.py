@@ -74,6 +74,31 @@ def test_a_single_chinese_character_is_found_anywhere_in_a_run(index: SearchInde
     assert index.search("龘") == []
 
 
+def test_a_single_character_with_words_filters_and_paging(tmp_path: Path) -> None:
+    """A character's pairs (listed from the term dictionaries) are one term among the others:
+    with words, a host filter, a limit and paging, and at the end of a run (alone)."""
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [
+                doc(1, "http://a.example.cn/1", "稳就业 alpha"),
+                doc(2, "http://b.example.com/2", "稳 beta"),  # a run of one
+                doc(3, "http://a.example.cn/3", "就业稳 alpha"),  # the run's last
+                doc(4, "http://a.example.cn/4", "就业 alpha"),
+            ]
+        )
+        seqs = lambda hits: [h.seq for h in hits]  # noqa: E731
+        assert seqs(idx.search("稳")) == [3, 2, 1]
+        assert seqs(idx.search("稳 alpha")) == [3, 1]
+        assert seqs(idx.search("稳", host="example.com")) == [2]
+        assert seqs(idx.search("稳", limit=1)) == [3]
+        assert seqs(idx.search("稳", before=3)) == [2, 1]
+        assert seqs(idx.search("就")) == [4, 3, 1]
+        assert idx.search("稳 gamma") == [] and idx.search("龘 alpha") == []
+    finally:
+        idx.close()
+
+
 def test_phrases_of_chinese_words_need_their_characters_adjacent_and_in_order(
     tmp_path: Path,
 ) -> None:
