@@ -523,6 +523,9 @@ ZH = {
     "Headers": "头部",
     "Host…": "主机…",
     "Index every stored page again (the search index is kept up to date by itself)": "重新索引所有已存储的页面（搜索索引平时会自动保持最新）",
+    "Index every stored page again, beside the crawl: one indexing thread at a low priority, "
+    "so the crawl keeps its pace (slower than without a crawl)": "在抓取进行时重新索引所有已存储的页面："
+    "只用一个低优先级的索引线程，抓取保持原有速度（比没有抓取时慢）",
     "JSON Lines (.jsonl)": "JSON Lines（.jsonl）",
     "JSON Lines (*.jsonl)": "JSON Lines（*.jsonl）",
     "Linked from": "来源链接",

@@ -1276,12 +1276,12 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
         <translation>继续(&amp;R)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="267" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="271" />
         <source>About Crawler GUI</source>
         <translation>关于 Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainmenu.py" line="269" />
+        <location filename="../crawler_gui/gui/mainmenu.py" line="273" />
         <source>Crawler GUI %1
 A desktop monitor for long-running, polite news crawls over a durable URL pool.</source>
         <translation>Crawler GUI %1
@@ -1513,183 +1513,183 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>OverviewWidget</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="548" />
+        <location filename="../crawler_gui/gui/widgets.py" line="614" />
         <source>Pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="552" />
+        <location filename="../crawler_gui/gui/widgets.py" line="618" />
         <source>Done</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="553" />
+        <location filename="../crawler_gui/gui/widgets.py" line="619" />
         <source>Waiting</source>
         <translation>等待</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="554" />
+        <location filename="../crawler_gui/gui/widgets.py" line="620" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="555" />
+        <location filename="../crawler_gui/gui/widgets.py" line="621" />
         <source>Retrying</source>
         <translation>重试中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="556" />
+        <location filename="../crawler_gui/gui/widgets.py" line="622" />
         <source>Failed</source>
         <translation>失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="557" />
+        <location filename="../crawler_gui/gui/widgets.py" line="623" />
         <source>Hosts</source>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="558" />
+        <location filename="../crawler_gui/gui/widgets.py" line="624" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="559" />
+        <location filename="../crawler_gui/gui/widgets.py" line="625" />
         <source>Crawl</source>
         <translation>抓取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="563" />
+        <location filename="../crawler_gui/gui/widgets.py" line="629" />
         <source>Rate</source>
         <translation>速率</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="567" />
+        <location filename="../crawler_gui/gui/widgets.py" line="633" />
         <source>Pages/s (last 10 s)</source>
         <translation>页/秒（最近 10 秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="568" />
+        <location filename="../crawler_gui/gui/widgets.py" line="634" />
         <source>Pages/s (last min)</source>
         <translation>页/秒（最近 1 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="569" />
+        <location filename="../crawler_gui/gui/widgets.py" line="635" />
         <source>Pages/s (average)</source>
         <translation>页/秒（平均）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="570" />
+        <location filename="../crawler_gui/gui/widgets.py" line="636" />
         <source>Running for</source>
         <translation>已运行</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="571" />
+        <location filename="../crawler_gui/gui/widgets.py" line="637" />
         <source>Pages fetched</source>
         <translation>已抓取页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="572" />
+        <location filename="../crawler_gui/gui/widgets.py" line="638" />
         <source>Fetch errors</source>
         <translation>抓取错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="573" />
+        <location filename="../crawler_gui/gui/widgets.py" line="639" />
         <source>Data</source>
         <translation>数据量</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="574" />
+        <location filename="../crawler_gui/gui/widgets.py" line="640" />
         <source>Response p50 / p90 / p99</source>
         <translation>响应时间 p50 / p90 / p99</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="575" />
+        <location filename="../crawler_gui/gui/widgets.py" line="641" />
         <source>On disk</source>
         <translation>磁盘占用</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="579" />
+        <location filename="../crawler_gui/gui/widgets.py" line="645" />
         <source>Status codes</source>
         <translation>状态码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="583" />
+        <location filename="../crawler_gui/gui/widgets.py" line="649" />
         <source>no response</source>
         <translation>无响应</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="591" />
+        <location filename="../crawler_gui/gui/widgets.py" line="657" />
         <source>Throughput, last 5 minutes</source>
         <translation>吞吐量（最近 5 分钟）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="594" />
+        <location filename="../crawler_gui/gui/widgets.py" line="660" />
         <source>Freshness</source>
         <translation>新鲜度</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="596" />
+        <location filename="../crawler_gui/gui/widgets.py" line="662" />
         <source>Articles found (last hour)</source>
         <translation>发现的文章（最近一小时）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="597" />
+        <location filename="../crawler_gui/gui/widgets.py" line="663" />
         <source>Median delay, published to fetched</source>
         <translation>从发布到抓取的延迟中位数</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="600" />
+        <location filename="../crawler_gui/gui/widgets.py" line="666" />
         <source>Articles extracted in the last hour, and the median time from their publication to their fetch (articles whose published time is known)</source>
         <translation>最近一小时抽取的文章，以及从发布到抓取的时间中位数（仅限已知发布时间的文章）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="609" />
+        <location filename="../crawler_gui/gui/widgets.py" line="675" />
         <source>Estimate of what remains</source>
         <translation>剩余工作估算</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="679" />
+        <location filename="../crawler_gui/gui/widgets.py" line="745" />
         <source>%1 (%2/s)</source>
         <extracomment>What a compact overview hides (the totals and rates stay).</extracomment>
         <translation>%1（%2/秒）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="698" />
+        <location filename="../crawler_gui/gui/widgets.py" line="764" />
         <source>pool</source>
         <translation>网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="698" />
+        <location filename="../crawler_gui/gui/widgets.py" line="764" />
         <source>pages</source>
         <translation>页面库</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="698" />
+        <location filename="../crawler_gui/gui/widgets.py" line="764" />
         <source>WARC</source>
         <translation>WARC</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="706" />
+        <location filename="../crawler_gui/gui/widgets.py" line="772" />
         <source>No pool open.</source>
         <translation>未打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="711" />
+        <location filename="../crawler_gui/gui/widgets.py" line="777" />
         <source>Nothing is waiting. Hubs will bring new links when they are refreshed.</source>
         <translation>没有等待的网址。枢纽页刷新时会带来新链接。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="713" />
+        <location filename="../crawler_gui/gui/widgets.py" line="779" />
         <source>Nothing is waiting.</source>
         <translation>没有等待的网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="719" />
+        <location filename="../crawler_gui/gui/widgets.py" line="785" />
         <source>%1 URLs known and not yet done; no rate to estimate from yet.</source>
         <translation>已知 %1 个网址尚未完成；暂无速率可供估算。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="724" />
+        <location filename="../crawler_gui/gui/widgets.py" line="790" />
         <source>About %1 for the %2 URLs known now, at the rate of the last minute (%3 pages/s). This is a lower bound: pages keep adding new links, and politeness delays slow down hosts with many waiting URLs.</source>
         <translation>按最近一分钟的速率（%3 页/秒），当前已知的 %2 个网址约需 %1。这是下限：页面会不断带来新链接，礼貌延迟也会拖慢等待网址多的主机。</translation>
     </message>
@@ -2011,94 +2011,99 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>PagesPane</name>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="308" />
+        <location filename="../crawler_gui/gui/pages.py" line="309" />
         <source>Search URL, title and article text…</source>
         <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
         <translation>搜索网址、标题和文章正文…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="312" />
+        <location filename="../crawler_gui/gui/pages.py" line="313" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="317" />
+        <location filename="../crawler_gui/gui/pages.py" line="318" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="320" />
+        <location filename="../crawler_gui/gui/pages.py" line="321" />
         <source>not extracted</source>
         <translation>未抽取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="324" />
+        <location filename="../crawler_gui/gui/pages.py" line="325" />
         <source>Host…</source>
         <translation>主机…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="326" />
+        <location filename="../crawler_gui/gui/pages.py" line="327" />
         <source>Rebuild index</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="329" />
+        <location filename="../crawler_gui/gui/pages.py" line="608" />
         <source>Index every stored page again (the search index is kept up to date by itself)</source>
         <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="356" />
+        <location filename="../crawler_gui/gui/pages.py" line="355" />
         <source>Show more</source>
         <translation>显示更多</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="404" />
+        <location filename="../crawler_gui/gui/pages.py" line="403" />
         <source>No page store: pages are shown for a pool open here.</source>
         <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="462" />
+        <location filename="../crawler_gui/gui/pages.py" line="461" />
         <source>Cannot read the pages: %1</source>
         <translation>无法读取页面：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="547" />
-        <location filename="../crawler_gui/gui/pages.py" line="550" />
+        <location filename="../crawler_gui/gui/pages.py" line="546" />
+        <location filename="../crawler_gui/gui/pages.py" line="549" />
         <source>%1 pages shown</source>
         <translation>显示 %1 个页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="552" />
+        <location filename="../crawler_gui/gui/pages.py" line="551" />
         <source>search index: %1 pages to go</source>
         <translation>搜索索引：还有 %1 个页面待索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="578" />
+        <location filename="../crawler_gui/gui/pages.py" line="577" />
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="581" />
+        <location filename="../crawler_gui/gui/pages.py" line="580" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="586" />
+        <location filename="../crawler_gui/gui/pages.py" line="585" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <location filename="../crawler_gui/gui/pages.py" line="603" />
+        <source>Index every stored page again, beside the crawl: one indexing thread at a low priority, so the crawl keeps its pace (slower than without a crawl)</source>
+        <translation>在抓取进行时重新索引所有已存储的页面：只用一个低优先级的索引线程，抓取保持原有速度（比没有抓取时慢）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pages.py" line="623" />
         <source>Rebuilding the search index…</source>
         <translation>正在重建搜索索引…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="604" />
+        <location filename="../crawler_gui/gui/pages.py" line="623" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="607" />
+        <location filename="../crawler_gui/gui/pages.py" line="626" />
         <source>Search index</source>
         <translation>搜索索引</translation>
     </message>
@@ -2411,19 +2416,19 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>TablePane</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="233" />
+        <location filename="../crawler_gui/gui/widgets.py" line="299" />
         <source>Filter…</source>
-        <extracomment>Texts whose widths are remembered (counts, host names and times repeat from one paint to the next); forgotten all at once when there are more. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size. What the view shows: the model itself when it filters and sorts its own rows (a ``KeyedTableModel``), else a ``FilterProxy`` over it. View rows are ``shown``'s.</extracomment>
+        <extracomment>Texts whose widths are remembered (counts, host names and times repeat from one paint to the next); forgotten all at once when there are more. Texts kept laid out for drawing (``QStaticText``: its glyphs found once, not at every paint); forgotten all at once when there are more. An extra context-menu action: (label, callback(url_or_key)). Qt's QWIDGETSIZE_MAX: no maximum size. What the view shows: the model itself when it filters and sorts its own rows (a ``KeyedTableModel``), else a ``FilterProxy`` over it. View rows are ``shown``'s.</extracomment>
         <translation>筛选…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="392" />
+        <location filename="../crawler_gui/gui/widgets.py" line="458" />
         <source>Open in browser</source>
         <extracomment>No column but the stretch column is sized wider than this by its contents. The first rows whose texts decide the columns' widths.</extracomment>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="397" />
+        <location filename="../crawler_gui/gui/widgets.py" line="463" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
@@ -2431,33 +2436,33 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>ThroughputChart</name>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="430" />
+        <location filename="../crawler_gui/gui/widgets.py" line="496" />
         <source>Throughput chart</source>
         <translation>吞吐量图表</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="441" />
+        <location filename="../crawler_gui/gui/widgets.py" line="507" />
         <source>Last %1: %2 pages, %3 errors</source>
         <translation>最近 %1：%2 页，%3 个错误</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="487" />
+        <location filename="../crawler_gui/gui/widgets.py" line="553" />
         <source>-%1</source>
         <translation>-%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="492" />
+        <location filename="../crawler_gui/gui/widgets.py" line="558" />
         <source>now</source>
         <translation>现在</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="522" />
-        <location filename="../crawler_gui/gui/widgets.py" line="525" />
+        <location filename="../crawler_gui/gui/widgets.py" line="588" />
+        <location filename="../crawler_gui/gui/widgets.py" line="591" />
         <source>■ pages/s</source>
         <translation>■ 页/秒</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/widgets.py" line="527" />
+        <location filename="../crawler_gui/gui/widgets.py" line="593" />
         <source>■ errors/s</source>
         <translation>■ 错误/秒</translation>
     </message>

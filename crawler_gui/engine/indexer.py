@@ -167,11 +167,19 @@ class SearchIndexer:
         self,
         progress: Callable[[int, int], None] | None = None,
         cancelled: Callable[[], bool] | None = None,
+        *,
+        polite: bool = False,
     ) -> int:
         """Drop the index and index every stored page again; ``progress(done, total)`` after
         each batch; stops (leaving a partial index that later catch-ups complete) when
-        ``cancelled()`` says so. Returns the pages indexed."""
-        with self._lock, self.index.bulk():
+        ``cancelled()`` says so. Returns the pages indexed.
+
+        ``polite``: beside a crawl. The writer keeps its one indexing thread (no
+        :meth:`SearchIndex.bulk`) and the pages are added in chunks with a rest after each, as
+        catching up does (the Python work holds the GIL the crawl's loop needs); the calling
+        thread should be of low priority too (:meth:`rebuild_in_thread` does both). Otherwise
+        it takes every core it can: :data:`~crawler_gui.engine.search.BULK_THREADS`."""
+        with self._lock, contextlib.nullcontext() if polite else self.index.bulk():
             total = self.store.last_written_seq()
             self.index.clear()
             done = 0
@@ -183,7 +191,7 @@ class SearchIndexer:
                         if self._stop or (cancelled is not None and cancelled()):
                             stopped = True
                             break
-                        n = self._catch_up(False)
+                        n = self._catch_up(False, pace=polite)
                         if n == 0:
                             stopped = True
                             break
@@ -191,9 +199,31 @@ class SearchIndexer:
                         done += n
                         if progress is not None:
                             progress(min(done, total), total)
-            if not self._stop and not (cancelled is not None and cancelled()):
+            if not polite and not self._stop and not (cancelled is not None and cancelled()):
                 self.index.optimize()
             return done
+
+    async def rebuild_in_thread(
+        self,
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        *,
+        polite: bool = False,
+    ) -> int:
+        """:meth:`rebuild` in a thread of its own, for the event loop: a ``polite`` one (beside
+        a crawl) at the CPU priority :data:`INDEX_NICE`, which the index writer's threads it
+        starts inherit (a thread's priority cannot be raised again without privileges, so
+        the thread is made for the rebuild and ends with it)."""
+        loop = asyncio.get_running_loop()
+        worker = ThreadPoolExecutor(
+            1, "search-rebuild", initializer=_lower_priority if polite else None
+        )
+        try:
+            return await loop.run_in_executor(
+                worker, functools.partial(self.rebuild, progress, cancelled, polite=polite)
+            )
+        finally:
+            worker.shutdown(wait=False)
 
     def search(self, query: str, **kwargs: Any) -> list[Any]:
         return self.index.search(query, **kwargs)

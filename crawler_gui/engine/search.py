@@ -14,10 +14,9 @@ two ways, the way CJK search engines without a dictionary do it (Lucene's ``CJKA
 * ``pairs``: every two adjacent CJK characters (``稳就业`` -> ``稳 稳就 就业 业``), with
   positions, so a Chinese word of two characters is one term and a longer one the phrase of its
   pairs (adjacent, in order). Every character of a run starts one of its tokens (a pair, or
-  itself alone at the run's end), so a query of one character is the tokens starting with it
-  (a regex over the term dictionary). Schema 3 also indexed every character alone: a third of
-  the tokens of a Chinese page, for one-character queries only, which the prefix answers in
-  7-33 ms (warm, 100,000 to 1,000,000 pages).
+  itself alone at the run's end), so a query of one character is any of the tokens starting
+  with it (listed from the term dictionaries). Schema 3 also indexed every character alone: a
+  third of the tokens of a Chinese page, for one-character queries only.
 
 ``pairs`` is made here by C code (one regex split, ``array`` slices over the text's UTF-32 code
 points, a whitespace tokenizer in tantivy), not a Python loop per character. A query is made
@@ -47,7 +46,10 @@ searches it; ``engine.indexer`` keeps it up to date from the page store
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import functools
 import json
+import os
 import re
 import shutil
 import sys
@@ -68,6 +70,7 @@ __all__ = [
     "SearchDoc",
     "SearchHit",
     "SearchIndex",
+    "advise_random",
     "host_tokens",
     "query_terms",
     "split_cjk",
@@ -165,6 +168,59 @@ def split_cjk(text: str) -> tuple[str, str]:
     return pairs.tobytes().decode(_UTF32), " ".join(parts[0::2])
 
 
+_MADV_RANDOM = 1  # (Linux's value, in <sys/mman.h>)
+#: The index files read from end to end, left to the kernel's read-ahead: the fast fields (the
+#: newest ``seq`` is found by reading the whole column, 1 MB at a million pages: 250 faults of
+#: one page each without read-ahead).
+_READ_WHOLE = (".fast",)
+
+
+@functools.cache
+def _libc_madvise() -> Any:
+    """libc's ``madvise`` (None where it cannot be found)."""
+    try:
+        madvise = ctypes.CDLL(None, use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    madvise.restype = ctypes.c_int
+    return madvise
+
+
+def advise_random(folder: Path) -> int:
+    """Tell the kernel that this process's memory maps of the index's files (tantivy reads
+    them through ``mmap``) are read at random: no read-ahead around each page a search
+    touches. Returns the maps advised (0 where this cannot be done: not Linux).
+
+    A cold search reads a few small places of each term's postings and positions, and a
+    page fault on a mapped file reads the device's whole read-ahead window around it (8 MB
+    on some virtual disks, 128 KB by default): a common phrase read 140 MB of a 420 MB index
+    of 200,000 pages for 40 kB it needed (250 ms; 25 ms advised). tantivy's own
+    ``MmapDirectory::open_with_madvice`` does this in Rust, but its Python binding does not
+    offer it, so the maps are found in ``/proc/self/maps``. A map dropped meanwhile (a
+    merge ended) only makes ``madvise`` fail, and the advice never changes what is read."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    prefix = os.path.realpath(folder) + os.sep
+    ranges = []
+    try:
+        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
+            for line in maps:
+                if prefix not in line:
+                    continue
+                fields = line.split(None, 5)
+                name = fields[5].rstrip("\n") if len(fields) == 6 else ""
+                if name.startswith(prefix) and not name.endswith(_READ_WHOLE):
+                    start, end = (int(x, 16) for x in fields[0].split("-"))
+                    ranges.append((start, end - start))
+    except OSError:
+        return 0
+    madvise = _libc_madvise() if ranges else None
+    if madvise is None:
+        return 0
+    return sum(1 for start, size in ranges if madvise(start, size, _MADV_RANDOM) == 0)
+
+
 def host_tokens(host: str) -> list[str]:
     """The ``host`` terms of a page: its host and each of its parent domains."""
     labels = host.strip().lower().split(".")
@@ -233,6 +289,7 @@ class SearchIndex:
         for name, analyzer in _analyzers().items():
             self._index.register_tokenizer(name, analyzer)
         self._index.config_reader(reload_policy="manual")
+        advise_random(self.path)
         # The newest seq of the commit searches read, found once per commit (finding it reads
         # the whole ``seq`` column: most of a warm search's time at a million pages).
         self._top_lock = threading.Lock()  # never held while the writer works
@@ -410,16 +467,27 @@ class SearchIndex:
 
     def _reload(self) -> None:
         self._index.reload()
+        advise_random(self.path)  # (the files of new segments are mapped by the reload)
         with self._top_lock:
             self._generation += 1
 
     def _searcher_and_top(self) -> tuple[Any, int]:
-        """A searcher and the newest ``seq`` of its commit (remembered until the next reload;
-        a reload between the two gives the top of the commit before, as a search begun a
-        moment earlier would have)."""
+        """A searcher and where its newest ``seq`` is thought to be: where the first window
+        starts, never its end (:meth:`_newest` is right whatever this says; it is only
+        faster when it is right).
+
+        The newest page this object wrote, when it wrote any (the window's indexer does
+        before its first search: committed or not, it is never below the commit's newest; it
+        is read without the writer's lock, which a write holds for long). Otherwise the
+        newest ``seq`` of the commit, found by reading the whole ``seq`` column (20-100 ms at
+        a million pages) and remembered until the next reload (a reload between the two gives
+        the top of the commit before, as a search begun a moment earlier would have)."""
         with self._top_lock:
             generation, cached = self._generation, self._top_cache
         searcher = self._index.searcher()
+        written = self._last_seq
+        if written is not None:
+            return searcher, written
         if cached is not None and cached[0] == generation:
             return searcher, cached[1]
         top = self._top(searcher)
@@ -458,26 +526,37 @@ class SearchIndex:
         return out
 
     def _newest(
-        self, must: list[tantivy.Query], limit: int, before: int | None, what: str
+        self,
+        searcher: Any,
+        top: int,
+        must: list[tantivy.Query],
+        limit: int,
+        before: int | None,
+        what: str,
     ) -> list[SearchHit]:
-        """The newest ``limit`` documents matching all of ``must`` with ``seq < before``.
+        """The newest ``limit`` documents matching all of ``must`` with ``seq < before``, from
+        ``searcher`` (``top``: where its newest ``seq`` is thought to be).
 
         tantivy ranks every match to find the newest (no early end), so a common term would
         read all its postings -- and, for a phrase, their positions: most of a second from a
         cold disk at 250,000 pages. So the newest :data:`WINDOW` sequence numbers are searched
         first, and a window eight times wider until ``limit`` hits (or everything) are found:
         a common term stops in the first window, reading only the blocks of its postings
-        there; a rare one takes a few more searches of short postings."""
+        there; a rare one takes a few more searches of short postings. Each window reaches
+        up to ``before`` (or has no end): a ``top`` below the newest makes the first window
+        wider, never misses a page."""
         schema = self._schema
-        searcher, top = self._searcher_and_top()
-        top += 1
-        if before is not None:
-            top = min(top, before)
+        start = top + 1 if before is None else min(top + 1, before)
         window = WINDOW
         while True:
-            lower = max(0, top - window)
+            lower = max(0, start - window)
             seq_range = tantivy.Query.range_query(
-                schema, "seq", tantivy.FieldType.Unsigned, lower, top, include_upper=False
+                schema,
+                "seq",
+                tantivy.FieldType.Unsigned,
+                lower,
+                before,
+                include_upper=before is None,
             )
             q = tantivy.Query.boolean_query([(tantivy.Occur.Must, m) for m in [*must, seq_range]])
             try:
@@ -522,21 +601,35 @@ class SearchIndex:
         newest ``limit`` hits afterwards instead would show nothing for a host whose pages are
         all older than them."""
         schema = self._schema
+        parts = query_terms(query)
+        if not parts or limit <= 0:
+            return []
+        searcher, top = self._searcher_and_top()
         must: list[tantivy.Query] = []
-        for field, terms in query_terms(query):
+        for field, terms in parts:
             if field == "first":
                 # Every token of ``pairs`` starting with the character (its pairs, and itself
-                # alone at the end of a run): tantivy walks the term dictionary's branch of
-                # that character, and a CJK character is never a regex metacharacter.
-                must.append(tantivy.Query.regex_query(schema, "pairs", f"{terms[0]}.?"))
+                # alone at the end of a run), listed from the term dictionaries (about a
+                # millisecond), then any of them. Not a regex query over the dictionary: that
+                # reads every posting of every such term in the whole index before the window
+                # narrows anything (67-266 ms cold at a million pages, 8 ms this way).
+                starting = [t for t, _n in searcher.terms_with_prefix("pairs", terms[0])]
+                if not starting:
+                    return []  # (no page has the character)
+                must.append(
+                    tantivy.Query.boolean_query(
+                        [
+                            (tantivy.Occur.Should, tantivy.Query.term_query(schema, "pairs", t))
+                            for t in starting
+                        ]
+                    )
+                )
             elif len(terms) == 1:
                 must.append(tantivy.Query.term_query(schema, field, terms[0], "basic"))
             else:
                 must.append(tantivy.Query.phrase_query(schema, field, list(terms)))
-        if not must or limit <= 0:
-            return []
         must += self._filters(host=host, kinds=kinds, status_class=status_class)
-        return self._newest(must, limit, before, query)
+        return self._newest(searcher, top, must, limit, before, query)
 
     def newest(
         self,
@@ -553,7 +646,8 @@ class SearchIndex:
         must = self._filters(host=host, kinds=kinds, status_class=status_class)
         if not must or not host.strip(" .") or limit <= 0:
             return []
-        return self._newest(must, limit, before, host)
+        searcher, top = self._searcher_and_top()
+        return self._newest(searcher, top, must, limit, before, host)
 
     def count(self) -> int:
         """The pages (URLs) indexed."""

@@ -257,6 +257,10 @@ class MainMenu(FileActions):
             self.act_load.setEnabled(False)
             self.act_export.setEnabled(False)  # its pool and pages are the other process's
         self.state_label.setText(self.state_text(state))
+        # (an attached window's pages pane has no store: nothing to rebuild there)
+        self.pages_pane.set_crawling(
+            has and state in (CrawlState.RUNNING, CrawlState.PAUSED, CrawlState.STOPPING)
+        )
 
     async def about(self) -> None:
         from crawler_gui import __version__

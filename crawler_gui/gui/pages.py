@@ -300,6 +300,7 @@ class PagesPane(QWidget):
         self._loading = False
         self._host_reads = 0  # host_results reads running
         self.rebuilding = False
+        self.crawling = False  # a crawl runs (or is paused) on this pool: rebuild politely
         self._generation = 0
         self._reload = False
 
@@ -325,9 +326,7 @@ class PagesPane(QWidget):
         self.host_filter.setClearButtonEnabled(True)
         self.rebuild_button = QPushButton(self.tr("Rebuild index"), self)
         self.rebuild_button.setObjectName("pages-rebuild")
-        self.rebuild_button.setToolTip(
-            self.tr("Index every stored page again (the search index is kept up to date by itself)")
-        )
+        self._rebuild_tip()
         self.rebuild_button.clicked.connect(self._rebuild_clicked)
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
@@ -590,6 +589,26 @@ class PagesPane(QWidget):
         menu.popup(self.view.viewport().mapToGlobal(pos))
 
     # -- rebuilding -------------------------------------------------------------------------
+    def set_crawling(self, on: bool) -> None:
+        """Whether a crawl runs on this pool (paused included: it may resume at any time): a
+        rebuild started then is polite (one indexing thread at a low CPU priority, resting
+        between chunks), so the crawl and the window keep their pace."""
+        if on != self.crawling:
+            self.crawling = on
+            self._rebuild_tip()
+
+    def _rebuild_tip(self) -> None:
+        if self.crawling:
+            tip = self.tr(
+                "Index every stored page again, beside the crawl: one indexing thread at a low "
+                "priority, so the crawl keeps its pace (slower than without a crawl)"
+            )
+        else:
+            tip = self.tr(
+                "Index every stored page again (the search index is kept up to date by itself)"
+            )
+        self.rebuild_button.setToolTip(tip)
+
     def _rebuild_clicked(self) -> None:
         self._spawn(self.rebuild_index())
 
@@ -625,7 +644,7 @@ class PagesPane(QWidget):
         dlg.canceled.connect(cancel)
         dlg.show()
         try:
-            done = await asyncio.to_thread(indexer.rebuild, progress, is_cancelled)
+            done = await indexer.rebuild_in_thread(progress, is_cancelled, polite=self.crawling)
             stopped = cancelled
         finally:
             dlg.canceled.disconnect(cancel)  # closing the dialog below emits it

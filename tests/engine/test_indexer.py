@@ -275,3 +275,52 @@ def test_beside_a_crawl_the_index_commits_on_its_cadence_or_when_a_batch_waits(
             asyncio.run(main())
         finally:
             indexer.close()
+
+
+def test_a_rebuild_beside_a_crawl_is_polite(tmp_path: Path) -> None:
+    """``polite`` (a crawl runs): one indexing thread, the pages added a few at a time with
+    rests (as catching up beside a crawl does), in a thread of low CPU priority; otherwise
+    both cores, the pages a batch at a time, the caller's priority."""
+    import os
+    import threading
+
+    import crawler_gui.engine.indexer as indexer_module
+
+    with PageStore.open(tmp_path / "pages") as store:
+        for i in range(1, 71):
+            store.add_extraction(store.add(rec(i, f"page {i}")), article(f"word{i} 新闻"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        indexer.batch = 60
+        sizes: list[int] = []
+        seen: list[tuple[int, int]] = []  # (writer threads, nice) at each add
+        real_add = indexer.index.add_many
+
+        def add_many(docs):  # type: ignore[no-untyped-def]
+            docs = list(docs)
+            if not docs:  # (the read that finds nothing more)
+                return real_add(docs)
+            sizes.append(len(docs))
+            tid = threading.get_native_id()
+            nice = os.getpriority(os.PRIO_PROCESS, tid) if hasattr(os, "getpriority") else 0
+            seen.append((indexer.index.writer_threads, nice))
+            return real_add(docs)
+
+        indexer.index.add_many = add_many  # type: ignore[method-assign]
+        mine = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
+        try:
+            polite = asyncio.run(indexer.rebuild_in_thread(polite=True))
+            assert polite == 70 and len(indexer.search("新闻", limit=100)) == 70
+            chunk = indexer_module.PACE_CHUNK
+            assert sizes == [chunk, chunk, 60 - 2 * chunk, 10]
+            assert {threads for threads, _ in seen} == {WRITER_THREADS}
+            if hasattr(os, "getpriority"):
+                assert all(nice >= max(mine, indexer_module.INDEX_NICE) for _, nice in seen)
+            sizes.clear()
+            seen.clear()
+            assert asyncio.run(indexer.rebuild_in_thread()) == 70
+            assert sizes == [60, 10]
+            assert seen == [(BULK_THREADS, mine), (BULK_THREADS, mine)]
+            assert len(indexer.search("新闻", limit=100)) == 70
+        finally:
+            indexer.close()

@@ -74,6 +74,31 @@ def test_a_single_chinese_character_is_found_anywhere_in_a_run(index: SearchInde
     assert index.search("龘") == []
 
 
+def test_a_single_character_with_words_filters_and_paging(tmp_path: Path) -> None:
+    """A character's pairs (listed from the term dictionaries) are one term among the others:
+    with words, a host filter, a limit and paging, and at the end of a run (alone)."""
+    idx = SearchIndex(tmp_path / "s")
+    try:
+        idx.add_many(
+            [
+                doc(1, "http://a.example.cn/1", "稳就业 alpha"),
+                doc(2, "http://b.example.com/2", "稳 beta"),  # a run of one
+                doc(3, "http://a.example.cn/3", "就业稳 alpha"),  # the run's last
+                doc(4, "http://a.example.cn/4", "就业 alpha"),
+            ]
+        )
+        seqs = lambda hits: [h.seq for h in hits]  # noqa: E731
+        assert seqs(idx.search("稳")) == [3, 2, 1]
+        assert seqs(idx.search("稳 alpha")) == [3, 1]
+        assert seqs(idx.search("稳", host="example.com")) == [2]
+        assert seqs(idx.search("稳", limit=1)) == [3]
+        assert seqs(idx.search("稳", before=3)) == [2, 1]
+        assert seqs(idx.search("就")) == [4, 3, 1]
+        assert idx.search("稳 gamma") == [] and idx.search("龘 alpha") == []
+    finally:
+        idx.close()
+
+
 def test_phrases_of_chinese_words_need_their_characters_adjacent_and_in_order(
     tmp_path: Path,
 ) -> None:
@@ -442,20 +467,19 @@ def test_a_bulk_build_writes_with_more_indexing_threads_then_goes_back(tmp_path:
         idx.close()
 
 
-def test_the_newest_seq_is_found_once_per_commit(
-    index: SearchIndex, monkeypatch: pytest.MonkeyPatch
+def test_where_the_first_window_starts(
+    index: SearchIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Where the first window starts (the newest seq, a scan of the whole ``seq`` column) is
-    remembered until the next commit; searches after a commit, a clear or a rollback see it
-    anew."""
+    """Where the first window starts (the newest seq): the newest page this object wrote, or,
+    for an index only read, a scan of the whole ``seq`` column once per commit. A start
+    below the newest (a clear, a rollback) never hides the newer pages."""
     calls: list[int] = []
     real = index._top
     monkeypatch.setattr(index, "_top", lambda searcher: calls.append(1) or real(searcher))
     assert len(index.search("就业")) == 2 and len(index.search("rates")) == 1
-    assert len(calls) == 1
     index.add_many([doc(9, "http://news.example.cn/c.html", "就业 again")])
     assert urls(index.search("就业"))[0] == "http://news.example.cn/c.html"
-    assert len(calls) == 2
+    assert calls == []  # (the writer knows its newest page)
     index.clear()
     assert index.search("就业") == []
     index.add_many([doc(3, "http://news.example.cn/d.html", "就业 anew")])
@@ -464,4 +488,72 @@ def test_the_newest_seq_is_found_once_per_commit(
         index.add_many([doc(20, "http://news.example.cn/e.html", "就业 lost")])
         raise RuntimeError("the page store failed")
     assert urls(index.search("就业")) == ["http://news.example.cn/d.html"]
-    assert len(calls) == 4
+    assert calls == [1]  # (a rollback forgets it: found again from the commit)
+
+    # An index only read (another object's commits): once per commit it reads.
+    index.add_many([doc(30, "http://news.example.cn/f.html", "就业 more")])
+    reader = SearchIndex(tmp_path / "search")
+    seen: list[int] = []
+    real_reader = reader._top
+    monkeypatch.setattr(reader, "_top", lambda searcher: seen.append(1) or real_reader(searcher))
+    try:
+        assert [h.seq for h in reader.search("就业")] == [30, 3]
+        assert [h.seq for h in reader.search("就业", before=30)] == [3]
+        assert seen == [1]
+    finally:
+        reader.close()
+    # A start below the newest: the first window reaches up to the newest all the same.
+    monkeypatch.setattr(search_mod, "WINDOW", 1)
+    monkeypatch.setattr(index, "_last_seq", 1)
+    assert [h.seq for h in index.search("就业", limit=1)] == [30]
+    assert [h.seq for h in index.search("就业")] == [30, 3]
+
+
+def _index_maps(folder: Path) -> dict[str, bool]:
+    """This process's memory maps of the index's files read at random (all but the fast
+    fields, read whole): file name -> advised random reads (``rr`` among the map's
+    ``VmFlags`` in ``/proc/self/smaps``)."""
+    prefix = str(folder.resolve()) + "/"
+    out: dict[str, bool] = {}
+    current: str | None = None
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split(None, 5)
+        if head and "-" in head[0] and len(head) >= 5 and not head[0].endswith(":"):
+            name = head[5] if len(head) == 6 else ""
+            current = name if name.startswith(prefix) and not name.endswith(".fast") else None
+        elif current is not None and line.startswith("VmFlags:"):
+            out[Path(current).name] = out.get(Path(current).name, True) and (
+                "rr" in line.split()[1:]
+            )
+    return out
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/smaps").is_file(), reason="reads the maps' flags in /proc (Linux)"
+)
+def test_the_index_files_are_read_at_random_without_read_ahead(tmp_path: Path) -> None:
+    """Every map of the index's files is advised random reads, those of segments made by a
+    later commit too: a page fault then reads that page, not the device's read-ahead window
+    around it (8 MB on some disks: a cold search read a third of the index)."""
+    folder = tmp_path / "search"
+    idx = SearchIndex(folder)
+    try:
+        idx.add_many([doc(1, "http://news.example.cn/a.html", ZH, "稳就业举措出台")])
+        assert urls(idx.search("就业")) == ["http://news.example.cn/a.html"]
+        first = _index_maps(folder)
+        assert any(name.endswith(".idx") for name in first), first
+        assert all(first.values()), first
+        idx.add_many([doc(2, "http://world.example.com/rates.html", EN, "Rates held")])
+        assert urls(idx.search("rates")) == ["http://world.example.com/rates.html"]
+        later = _index_maps(folder)
+        assert set(later) - set(first), "the second commit's segment is mapped"
+        assert all(later.values()), later
+    finally:
+        idx.close()
+    reopened = SearchIndex(folder)
+    try:
+        assert len(reopened.search("就业")) == 1
+        maps = _index_maps(folder)
+        assert maps and all(maps.values()), maps
+    finally:
+        reopened.close()

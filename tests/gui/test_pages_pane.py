@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import io
+import os
+import threading
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -22,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.engine import indexer as indexer_mod
-from crawler_gui.engine.settings import CrawlSettings
+from crawler_gui.engine.indexer import INDEX_NICE
+from crawler_gui.engine.search import WRITER_THREADS
+from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.store import PageRecord, PageRow, PageStore
 from crawler_gui.gui import pages as pages_mod
 from crawler_gui.gui.app import open_and_show
@@ -159,10 +163,35 @@ def test_pages_pane_lists_filters_searches_and_opens_the_detail(
             await wait_for(lambda: w.page_dialog is not None and w.page_dialog.isVisible())
             w.page_dialog.close()
 
-            # rebuild on demand, with progress
+            # rebuild on demand, with progress: beside the running crawl a polite one (one
+            # indexing thread, at a low priority), said in the button's tooltip
+            rebuilds: list[tuple[bool, int, int]] = []
+            real_rebuild = pane.indexer.rebuild
+
+            def rebuild(*args, polite=False):
+                tid = threading.get_native_id()
+                nice = os.getpriority(os.PRIO_PROCESS, tid) if hasattr(os, "getpriority") else 0
+                done = real_rebuild(*args, polite=polite)
+                rebuilds.append((polite, nice, pane.indexer.index.writer_threads))
+                return done
+
+            pane.indexer.rebuild = rebuild
+            assert w.state() == CrawlState.RUNNING
+            await wait_for(lambda: pane.crawling)
+            assert "beside the crawl" in pane.rebuild_button.toolTip()
             done = await pane.rebuild_index()
             assert done is not None and done > 0
             assert pane.last_rebuild == (done, False)
+            polite, nice, threads = rebuilds[-1]
+            assert polite and threads == WRITER_THREADS
+            if hasattr(os, "getpriority"):
+                assert nice >= INDEX_NICE
+            # the crawl stopped: a rebuild takes what it can again
+            w.act_stop.trigger()
+            await wait_for(lambda: not pane.crawling, timeout=60)
+            assert "beside the crawl" not in pane.rebuild_button.toolTip()
+            done = await pane.rebuild_index()
+            assert done is not None and done > 0 and rebuilds[-1][0] is False
         finally:
             if not w.is_closed:
                 w.close()
