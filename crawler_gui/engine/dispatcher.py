@@ -168,8 +168,11 @@ class Dispatcher:
             due = await self.frontier.next_due(hubs=self._settings().hub_percent > 0)
             if due is not None:
                 timeout = min(POLL_SECONDS, max(0.005, due - self.clock.now()))
+        # (``asyncio.timeout``, not ``wait_for``: no task made per wait, and the dispatcher
+        # waits once for about every fetch that ends)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._wake.wait()
 
     async def drain(self, *, cancel: bool) -> None:
         """Wait for (or cancel) the fetches in flight."""
