@@ -562,8 +562,10 @@ class Frontier(Protocol):
         to recover from; raises the pool's error when it still fails."""
         ...
 
-    async def next_due(self) -> float | None:
-        """When the next URL or hub becomes poppable; None when nothing is waiting."""
+    async def next_due(self, *, hubs: bool = True) -> float | None:
+        """When the next URL or hub becomes poppable; None when nothing is waiting.
+        ``hubs=False`` leaves the hubs out: for a caller whose pops take none (``pop`` with
+        ``hub_percent`` 0), a due hub would make it ask again and again for nothing."""
         ...
 
     async def save_snapshot(self, path: str | Path, scope: Iterable[str] = ()) -> int:

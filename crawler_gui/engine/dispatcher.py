@@ -155,7 +155,7 @@ class Dispatcher:
             return False
         # Nothing waiting, in flight or retrying: what the pool says is due next is a hub's
         # refresh (a parked hub waits for the user, not for the crawl: it keeps nobody busy).
-        due = await self.frontier.next_due()
+        due = await self.frontier.next_due(hubs=settings.hub_percent > 0)
         return due is None or due - self.clock.now() > settings.idle_span
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
@@ -164,11 +164,15 @@ class Dispatcher:
         the pool is not asked when its next URL is due (one round trip less per wait)."""
         timeout = POLL_SECONDS
         if not full:
-            due = await self.frontier.next_due()
+            # (pops that take no hubs are not woken by a hub's due time: no busy poll)
+            due = await self.frontier.next_due(hubs=self._settings().hub_percent > 0)
             if due is not None:
                 timeout = min(POLL_SECONDS, max(0.005, due - self.clock.now()))
+        # (``asyncio.timeout``, not ``wait_for``: no task made per wait, and the dispatcher
+        # waits once for about every fetch that ends)
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._wake.wait()
 
     async def drain(self, *, cancel: bool) -> None:
         """Wait for (or cancel) the fetches in flight."""

@@ -1277,6 +1277,28 @@ def test_a_paused_host_is_not_dispatched_until_resumed(harness: PoolHarness, reo
     assert "http://a.example.com/1" in urls_of(run(pool.pop(10, 0)))
 
 
+def test_next_due_without_hubs_leaves_due_hubs_out(harness: PoolHarness) -> None:
+    """For pops that take no hubs (``hub_percent`` 0) a due hub is nothing to wake for: with
+    ``hubs=False`` only the URLs count (a hub held for its host's wait too)."""
+    pool = open_polite(harness)
+    clock = harness.clock
+    run(pool.set_hubs([HubSpec(HELD_HUB, 3600.0)]))
+    assert run(pool.next_due()) <= clock.now()  # the new hub is due now
+    assert run(pool.next_due(hubs=False)) is None  # and nothing else is waiting
+    run(pool.add_many([HELD_PAGE]))
+    assert run(pool.next_due(hubs=False)) == clock.now()
+    (lease,) = run(pool.pop(5, 0))
+    assert lease.url == HELD_PAGE and run(pool.pop(5, 0)) == []
+    run(pool.set_status(HELD_PAGE, OK))  # the host waits HELD_DELAY seconds: the hub is held
+    assert run(pool.pop(5, 100)) == []
+    assert run(pool.next_due()) == clock.now() + HELD_DELAY
+    assert run(pool.next_due(hubs=False)) is None
+    clock.advance(HELD_DELAY)
+    assert run(pool.next_due(hubs=False)) is None
+    assert run(pool.pop(5, 0)) == []  # what next_due(hubs=False) promised: nothing
+    assert urls_of(run(pool.pop(5, 100))) == [HELD_HUB]
+
+
 def test_a_hosts_own_delay_replaces_the_minimum_and_is_kept(
     harness: PoolHarness, reopen: bool
 ) -> None:

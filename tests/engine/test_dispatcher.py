@@ -190,6 +190,37 @@ def test_until_idle_a_hub_due_within_the_idle_span_keeps_it_going(tmp_path: Path
     run(main)
 
 
+def test_with_hub_percent_0_a_due_hub_neither_wakes_nor_holds_the_crawl(tmp_path: Path) -> None:
+    """Pops that take no hubs (``hub_percent`` 0) leave a due hub alone: the dispatcher does
+    not wake for it every few milliseconds (it waits for its wake-up), and a crawl until idle
+    ends instead of waiting for a refresh it never takes."""
+
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig(hub_refresh="fixed"))
+        try:
+            await pool.set_hubs([HubSpec("http://news.example/latest", 60.0)])
+            await pool.add_many([AddRequest("http://news.example/a", 0, None)])
+            no_hubs = replace(SETTINGS, hub_percent=0)
+            stand = Stand(pool, clock, no_hubs)
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.done == ["http://news.example/a"])
+            looks = stand.looks
+            # The hub is due now: a dispatcher that counted it woke every 5 ms.
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(until(lambda: stand.looks > looks + 2), 0.2)
+            stand.stopping = True
+            stand.dispatcher.wake()
+            assert await task is CrawlState.STOPPED
+            idle = Stand(pool, clock, replace(no_hubs, mode=CrawlMode.UNTIL_IDLE, idle_span=1.0))
+            assert await idle.dispatcher.run() is CrawlState.FINISHED
+            assert all(not lease.is_hub for lease in stand.started + idle.started)
+        finally:
+            await pool.close()
+
+    run(main)
+
+
 def test_paused_nothing_is_popped_until_resumed(tmp_path: Path) -> None:
     async def main() -> None:
         clock = ManualClock()

@@ -60,6 +60,35 @@ def test_a_burst_of_pages_is_spread_over_turns_in_order() -> None:
     assert deferred > 0
 
 
+def test_a_waiting_page_sleeps_until_its_slice_not_polling_every_turn() -> None:
+    """Each page waits once per slice it misses (16 + 12 + 8 + 4 for 20 pages of 4 per
+    slice), however many loop turns pass meanwhile (the test's ticker makes one every step):
+    a page polling each turn took a task step per turn."""
+    order, _turn_of, deferred = _run_pages(pages=20, work=0.004, budget=0.015)
+    assert order == list(range(20))
+    assert deferred == 16 + 12 + 8 + 4
+
+
+def test_a_cancelled_waiting_page_does_not_hold_up_the_others() -> None:
+    clock = FakeClock()
+    gate = TurnBudget(0.015, clock)
+    done: list[int] = []
+
+    async def page(i: int) -> None:
+        await gate.checkpoint()
+        clock.now += 0.010
+        done.append(i)
+
+    async def main() -> None:
+        tasks = [asyncio.create_task(page(i)) for i in range(4)]
+        await asyncio.sleep(0)  # 0 and 1 work, 2 and 3 wait for the next slice
+        tasks[2].cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+    assert done == [0, 1, 3]
+
+
 def test_pages_within_the_budget_run_in_one_turn() -> None:
     _order, turn_of, deferred = _run_pages(pages=10, work=0.001, budget=0.015)
     assert len(set(turn_of)) == 1

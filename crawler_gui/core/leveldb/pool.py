@@ -867,9 +867,9 @@ class LevelDBPool(PoolDatabase):
         now = self.clock.now()
         return views.pool_snapshot(self._sched, self.totals_sync(), now, since, retry_limit)
 
-    async def next_due(self) -> float | None:
+    async def next_due(self, *, hubs: bool = True) -> float | None:
         self._check_open()
-        return self._sched.next_due(self.clock.now())
+        return self._sched.next_due(self.clock.now(), hubs=hubs)
 
     def url_state(self, url: str) -> str | None:
         """The state of one URL: waiting, pending, done, failed, redirected, retrying, or None."""

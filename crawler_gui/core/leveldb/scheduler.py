@@ -170,10 +170,10 @@ class Scheduler:
             self.reset_hub_heap()
 
     # ---- when next --------------------------------------------------------------------------
-    def next_due(self, now: float) -> float | None:
+    def next_due(self, now: float, *, hubs: bool = True) -> float | None:
         """The earliest time something is poppable: a host's next URL, a retry, an expired
-        lease, a due hub whose host can take it. A hub whose host has a fetch in flight is not
-        counted: that fetch's end wakes the caller."""
+        lease, a due hub whose host can take it (``hubs=False``: hubs left out). A hub whose
+        host has a fetch in flight is not counted: that fetch's end wakes the caller."""
         times: list[float] = []
         if self.ready:
             times.append(now)
@@ -194,6 +194,8 @@ class Scheduler:
                 times.append(t)
                 break
             heapq.heappop(leases)
+        if not hubs:
+            return min(times) if times else None
         heap = self.hub_heap
         while heap:  # drop stale entries on top: removed, in flight, or re-scheduled hubs
             due, url = heap[0]

@@ -233,9 +233,9 @@ class PoolViews(RedisConnection):
             next_due=min(next_dues) if next_dues else None,
         )
 
-    async def next_due(self) -> float | None:
+    async def next_due(self, *, hubs: bool = True) -> float | None:
         now = self.clock.now()
-        dues = [await self._run("next_due", g, now=now) for g in self.groups]
+        dues = [await self._run("next_due", g, int(hubs), now=now) for g in self.groups]
         found = [float(d) for d in dues if d]
         return min(found) if found else None
 
