@@ -29,7 +29,14 @@ from urllib.parse import urlsplit
 from crawler_gui.engine.search import SearchDoc, SearchIndex
 from crawler_gui.engine.store import PageStore
 
-__all__ = ["COMMIT_SECONDS", "EXTRACTION_WAIT", "INDEX_DIRNAME", "REBUILD_BATCH", "SearchIndexer"]
+__all__ = [
+    "COMMIT_PAGES",
+    "COMMIT_SECONDS",
+    "EXTRACTION_WAIT",
+    "INDEX_DIRNAME",
+    "REBUILD_BATCH",
+    "SearchIndexer",
+]
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +49,15 @@ EXTRACTION_WAIT = 30.0
 #: Pages read and indexed per transaction while catching up with a crawl.
 BATCH = 500
 #: Seconds between two commits while the index follows a crawl (:meth:`SearchIndexer.run`),
-#: unless :data:`BATCH` pages are waiting: searches see a page this much later at most (after
-#: its extraction). Each commit writes a segment that tantivy merges again and again later:
-#: 6,000 pages committed 60 at a time (a commit a second at 60 pages/s) took 447 pages per CPU
-#: second, 300 at a time 1,015, 1,000 at a time 1,920.
+#: unless :data:`COMMIT_PAGES` pages are waiting: searches see a page this much later at most
+#: (after its extraction).
 COMMIT_SECONDS = 15.0
+#: Pages that make the indexer following a crawl commit at once (read :data:`BATCH` at a time,
+#: in one commit). Each commit writes a segment that tantivy merges again and again later, so
+#: the size of a commit sets the CPU a page costs: 8,000 pages of ``benchmarks/search.py``
+#: committed 60 at a time (a commit a second at 60 pages/s) took 447 pages per CPU second, 300
+#: at a time 1,015, 500 at a time 1,709, 2,000 at a time 3,566.
+COMMIT_PAGES = 2_000
 #: Pages indexed between two rests while the index follows a crawl (:meth:`SearchIndexer.run`).
 PACE_CHUNK = 25
 #: Pages per commit in a rebuild (read and added :data:`BATCH` at a time, so a cancel or a
@@ -98,6 +109,7 @@ class SearchIndexer:
         clock: Callable[[], float] = time.time,
         batch: int = BATCH,
         rebuild_batch: int = REBUILD_BATCH,
+        commit_pages: int = COMMIT_PAGES,
     ) -> None:
         self.store = store
         self.index = index
@@ -105,6 +117,7 @@ class SearchIndexer:
         self.clock = clock
         self.batch = batch
         self.rebuild_batch = rebuild_batch
+        self.commit_pages = commit_pages
         self._lock = threading.Lock()  # one catch-up or rebuild at a time
         self._stop = False
 
@@ -229,16 +242,28 @@ class SearchIndexer:
         return self.index.search(query, **kwargs)
 
     def _follow(self, due: bool) -> int | None:
-        """One step of :meth:`run` (in its thread): index the next batch if a commit is
-        ``due`` or a whole batch waits; None if it is not time yet."""
-        if not due and self.pending() < self.batch:
+        """One step of :meth:`run` (in its thread): if a commit is ``due`` or
+        :attr:`commit_pages` pages wait, index what waits (up to twice that) in one commit;
+        None if it is not time yet."""
+        if not due and self.pending() < self.commit_pages:
             return None
-        return self.catch_up_once(pace=True)
+        with self._lock:
+            if self.store.closed:
+                return 0
+            done = 0
+            with self.index.transaction():  # one segment for all of them
+                while done < 2 * self.commit_pages and not self._stop:
+                    n = self._catch_up(True, pace=True)
+                    done += n
+                    if n < self.batch:
+                        break  # caught up, or the next page waits for its extraction
+            return done
 
     async def run(self, interval: float = 1.0, commit_seconds: float | None = None) -> None:
         """Keep the index up to date until cancelled or :meth:`close`, in a thread of its own
         at a low CPU priority (:data:`INDEX_NICE`): a commit every ``commit_seconds``
-        (:data:`COMMIT_SECONDS`; the first at once), or as soon as a batch of pages waits."""
+        (:data:`COMMIT_SECONDS`; the first at once), or as soon as :attr:`commit_pages` pages
+        wait."""
         if commit_seconds is None:
             commit_seconds = COMMIT_SECONDS
         loop = asyncio.get_running_loop()
@@ -256,7 +281,7 @@ class SearchIndexer:
                     return
                 if n is not None:
                     next_commit = time.monotonic() + commit_seconds
-                await asyncio.sleep(0 if n is not None and n >= self.batch else interval)
+                await asyncio.sleep(0 if n is not None and n >= 2 * self.commit_pages else interval)
         finally:
             worker.shutdown(wait=False)
 

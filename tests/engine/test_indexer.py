@@ -200,14 +200,14 @@ def test_the_index_follows_a_crawl_from_a_thread_of_low_cpu_priority(tmp_path: P
         store.flush_sync()
         indexer = SearchIndexer.open(store, tmp_path, extracting=False)
         seen: list[tuple[int, int]] = []
-        real = indexer.catch_up_once
+        real = indexer._catch_up
 
-        def catch_up_once(**kw: object) -> int:
+        def catch_up(*args: object, **kw: object) -> int:
             tid = threading.get_native_id()
             seen.append((tid, os.getpriority(os.PRIO_PROCESS, tid)))
-            return real(**kw)  # type: ignore[arg-type]
+            return real(*args, **kw)  # type: ignore[arg-type]
 
-        indexer.catch_up_once = catch_up_once  # type: ignore[method-assign]
+        indexer._catch_up = catch_up  # type: ignore[method-assign]
 
         async def main() -> int:
             task = asyncio.create_task(indexer.run(interval=0.01))
@@ -233,17 +233,26 @@ def test_the_index_follows_a_crawl_from_a_thread_of_low_cpu_priority(tmp_path: P
         )
 
 
-def test_beside_a_crawl_the_index_commits_on_its_cadence_or_when_a_batch_waits(
+def test_beside_a_crawl_the_index_commits_on_its_cadence_or_when_enough_pages_wait(
     tmp_path: Path,
 ) -> None:
     """Each commit writes a segment that is merged again later, so the indexer that follows a
-    crawl commits every ``commit_seconds`` (the first at once), or as soon as a whole batch of
-    pages waits -- not after every page that comes in."""
+    crawl commits every ``commit_seconds`` (the first at once), or as soon as ``commit_pages``
+    pages wait -- read a batch at a time, in one commit -- not after every page that comes."""
     with PageStore.open(tmp_path / "pages") as store:
         store.add(rec(1, "page one"))
         store.flush_sync()
         indexer = SearchIndexer.open(store, tmp_path, extracting=False)
-        indexer.batch = 5
+        indexer.commit_pages = 5
+        indexer.batch = 2
+        commits: list[int] = []
+        real_commit = indexer.index._commit
+
+        def commit() -> None:
+            commits.append(indexer.index._pending)
+            real_commit()
+
+        indexer.index._commit = commit  # type: ignore[method-assign]
 
         def seen() -> set[int]:
             return {h.seq for h in indexer.search("page", limit=50)}
@@ -263,7 +272,7 @@ def test_beside_a_crawl_the_index_commits_on_its_cadence_or_when_a_batch_waits(
                 store.flush_sync()
                 await asyncio.sleep(0.5)
                 assert seen() == {1}  # one page waits for the next commit, 60 s away
-                for i in range(3, 7):  # now a batch of five waits: indexed at once
+                for i in range(3, 7):  # now five wait: indexed at once, in one commit
                     store.add(rec(i, f"page {i}"))
                 store.flush_sync()
                 assert await until({1, 2, 3, 4, 5, 6}, 10)
@@ -275,6 +284,7 @@ def test_beside_a_crawl_the_index_commits_on_its_cadence_or_when_a_batch_waits(
             asyncio.run(main())
         finally:
             indexer.close()
+        assert [n for n in commits if n] == [1, 5]
 
 
 def test_a_rebuild_beside_a_crawl_is_polite(tmp_path: Path) -> None:
