@@ -272,6 +272,55 @@ def test_a_tick_of_many_changed_rows_computes_a_column_only_until_it_must_repain
     assert sum(fresh.calls.values()) == 0
 
 
+class _SortCountingModel(_CountingModel):
+    """Sorts by column ``a`` through a sort value that counts its calls."""
+
+    def columns(self) -> tuple[Column, ...]:
+        k, a, b = super().columns()
+
+        def sort_a(r: _Item, _now: float) -> int:
+            self.calls["sort"] += 1
+            return r.a
+
+        return (k, Column("a", a.display, sort_a, True), b)
+
+
+def test_a_tick_whose_changed_rows_keep_their_place_does_not_re_sort_the_table():
+    model = _SortCountingModel()
+    rows = [_Item(f"r{i:03d}", i % 50, 0) for i in range(500)]
+    model.update(rows, now=T0)
+    model.sort(1, Qt.SortOrder.DescendingOrder)
+    order = [r.k for r in model.rows()]
+    layouts: list[int] = []
+    model.layoutChanged.connect(lambda *_a: layouts.append(1))
+    model.calls.clear()
+    rows[7] = rows[7]._replace(b=5)  # not the sort column: stays where it is
+    model.update(rows, now=T0 + 1)
+    assert model.calls["sort"] == 2  # the changed row's old and new value, not 500 rows
+    assert [r.k for r in model.rows()] == order and layouts == []
+    assert model.index(model.find("r007"), 2).data() == "5"
+    rows[8] = rows[8]._replace(a=99)  # the sort column: moves to the top
+    model.update(rows, now=T0 + 2)
+    assert model.find("r008") == 0 and layouts == [1]
+    # filtered (a row's search text: its cells, one a line): a change that makes a row match
+    # shows it, one that does not leaves it out, one of a shown row keeps it in order
+    model.set_filter("0\n7")  # column a ends in 0, column b is 7
+    assert model.rowCount() == 0
+    rows[30] = rows[30]._replace(b=6)
+    model.update(rows, now=T0 + 3)
+    assert model.rowCount() == 0
+    rows[20] = rows[20]._replace(b=7)
+    rows[40] = rows[40]._replace(b=7)
+    model.update(rows, now=T0 + 4)
+    assert [r.k for r in model.rows()] == ["r040", "r020"]  # a = 40, 20: descending
+    rows[20] = rows[20]._replace(a=50)
+    model.update(rows, now=T0 + 5)
+    assert [r.k for r in model.rows()] == ["r020", "r040"]
+    rows[40] = rows[40]._replace(b=8)
+    model.update(rows, now=T0 + 6)
+    assert [r.k for r in model.rows()] == ["r020"]
+
+
 def test_retries_and_hubs_text():
     r = RetriesModel()
     r.threshold = 3

@@ -450,7 +450,8 @@ class KeyedTableModel(QAbstractTableModel):
                     new.append(r)
             elif old != r:
                 everything[k] = r
-                self._stale = True
+                if not self._stale and self._may_move(k, old, r):
+                    self._stale = True
                 i = index.get(k)
                 if i is not None:
                     cur[i] = r
@@ -471,6 +472,22 @@ class KeyedTableModel(QAbstractTableModel):
         if ordered and not (relayout and self._relayout_due()):
             # nothing moved: repaint the changed cells (a layout change repaints everything)
             self._emit_changed(repaint)
+
+    def _may_move(self, k: str, old: Any, new: Any) -> bool:
+        """Whether a row that changed from ``old`` to ``new`` may have to move or show or
+        hide: its match of the filter changed, or its sort value did (a time-dependent sort
+        column always may). A tick whose changed rows all keep their place then skips the
+        re-sort and re-filter of the whole table (10,000 hosts: tens of ms of the loop)."""
+        if self._needle and (k in self._index) != self._passes(new):
+            return True
+        c = self._sort_column
+        if c < 0:
+            return False
+        col = self._columns[c]
+        if col.live:
+            return True
+        value = col.sort or col.display
+        return bool(value(old, self._now) != value(new, self._now))
 
     def _repaint_ranges(self, changed: list[int]) -> list[tuple[int, int, int, int]]:
         """The cells to repaint, as (first row, last row, first column, last column): for the
