@@ -56,6 +56,7 @@ from crawler_gui.core.leveldb.layout import (
     url_record,
 )
 from crawler_gui.core.leveldb.scheduler import Scheduler
+from crawler_gui.core.leveldb.views import SnapshotRows
 from crawler_gui.core.policy import PoolConfig
 from crawler_gui.core.urls import host_of
 from crawler_gui.errors import (
@@ -112,6 +113,8 @@ class PoolDatabase:
         self._loading = False
         #: Hosts, leases, retries, hubs and the queues by time over them (``scheduler.py``).
         self._sched = Scheduler(config)
+        #: The last snapshot's lease and retry rows, kept for the next one (``views.py``).
+        self._snapshot_rows = SnapshotRows()
         self._seq = 0
         self._refused: Counter[str] = Counter()
         self._overflow = 0

@@ -865,7 +865,9 @@ class LevelDBPool(PoolDatabase):
         if self._closed:  # readable during a snapshot load: it reads memory only
             raise PoolClosedError("the pool is closed")
         now = self.clock.now()
-        return views.pool_snapshot(self._sched, self.totals_sync(), now, since, retry_limit)
+        return views.pool_snapshot(
+            self._sched, self.totals_sync(), now, since, retry_limit, self._snapshot_rows
+        )
 
     async def next_due(self, *, hubs: bool = True) -> float | None:
         self._check_open()

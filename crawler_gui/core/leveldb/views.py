@@ -19,9 +19,11 @@ from crawler_gui.core.frontier import (
     FailedRow,
     HostRow,
     HubRow,
+    Lease,
     PendingRow,
     PoolSnapshot,
     PoolTotals,
+    RetryRow,
     WaitingRow,
     hub_learned,
     outcome_record,
@@ -40,6 +42,7 @@ from crawler_gui.core.leveldb.layout import (
     F,
     Host,
     R,
+    Retry,
     read_queue_value,
     read_url_record,
 )
@@ -48,12 +51,68 @@ from crawler_gui.core.leveldb.scheduler import Scheduler
 log = logging.getLogger(__name__)
 
 
+class SnapshotRows:
+    """The lease and retry rows the last snapshot gave, by URL, each with what it was made
+    from. A lease or a retry that did not change since keeps its row: a big crawl has 1,000
+    leases and up to 1,000 shown retries, of which a refresh sees a few dozen change, and
+    making every row again at every refresh took milliseconds of the loop (and the garbage
+    collections of the objects made)."""
+
+    __slots__ = ("pending", "retrying")
+
+    def __init__(self) -> None:
+        self.pending: dict[str, tuple[Lease, PendingRow]] = {}
+        #: url -> (the retry, its packed error, the row)
+        self.retrying: dict[str, tuple[Retry, str, RetryRow]] = {}
+
+    def pending_rows(self, sched: Scheduler) -> tuple[PendingRow, ...]:
+        old: dict[str, tuple[Lease, PendingRow]] = self.pending
+        new: dict[str, tuple[Lease, PendingRow]] = {}
+        for url, (lease, *_rest) in sched.leases.items():
+            hit = old.get(url)
+            if hit is None or hit[0] is not lease:  # a lease is immutable: same one, same row
+                row = PendingRow(
+                    lease.url, lease.host, lease.depth, lease.is_hub, lease.started, lease.expires
+                )
+                hit = (lease, row)
+            new[url] = hit
+        self.pending = new
+        return tuple([hit[1] for hit in new.values()])
+
+    def retry_rows(self, retries: list[Retry]) -> tuple[RetryRow, ...]:
+        old: dict[str, tuple[Retry, str, RetryRow]] = self.retrying
+        new: dict[str, tuple[Retry, str, RetryRow]] = {}
+        for r in retries:
+            hit = old.get(r.url)
+            if (  # a retry record changes in place (retry now, another failure): compare
+                hit is None
+                or hit[0] is not r
+                or hit[1] != r.last_error
+                or hit[2].next_try != r.next_try
+                or hit[2].attempts != r.attempts
+                or hit[2].depth != r.depth
+            ):
+                row = retry_row(r.url, r.host, r.depth, r.attempts, r.last_error, r.next_try)
+                hit = (r, r.last_error, row)
+            new[r.url] = hit
+        self.retrying = new
+        return tuple([hit[2] for hit in new.values()])
+
+
 def pool_snapshot(
-    sched: Scheduler, totals: PoolTotals, now: float, since: int | None, retry_limit: int
+    sched: Scheduler,
+    totals: PoolTotals,
+    now: float,
+    since: int | None,
+    retry_limit: int,
+    rows: SnapshotRows | None = None,
 ) -> PoolSnapshot:
     """The window's view of the pool (``Frontier.snapshot``), from memory only: the hosts
     changed after version ``since`` (all when None), the leases, the ``retry_limit`` soonest
-    retries and the hubs."""
+    retries and the hubs. ``rows``: the rows of the last snapshot, to keep those of the leases
+    and retries that did not change (updated here)."""
+    if rows is None:
+        rows = SnapshotRows()
     if since is None:
         hosts: Iterable[Host] = sched.hosts.values()
     else:
@@ -80,14 +139,9 @@ def pool_snapshot(
         )
         for h in hosts
     )
-    pending = tuple(
-        PendingRow(lease.url, lease.host, lease.depth, lease.is_hub, lease.started, lease.expires)
-        for lease, *_rest in sched.leases.values()
-    )
+    pending = rows.pending_rows(sched)
     soonest = heapq.nsmallest(retry_limit, sched.retries.values(), key=lambda r: r.next_try)
-    retrying = tuple(
-        retry_row(r.url, r.host, r.depth, r.attempts, r.last_error, r.next_try) for r in soonest
-    )
+    retrying = rows.retry_rows(soonest)
     hubs = tuple(
         HubRow(
             hub.url,
