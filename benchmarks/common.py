@@ -13,6 +13,7 @@ import os
 import resource
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,23 @@ def peak_rss_mb() -> float:
 def cpu_seconds() -> float:
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
+
+
+def cpu_steal() -> tuple[int, int]:
+    """(steal, total) jiffies of all CPUs so far (Linux ``/proc/stat``; (0, 0) elsewhere): on a
+    virtual machine, time the hypervisor gave to others while this machine wanted to run."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    steal = fields[7] if len(fields) > 7 else 0
+    return steal, sum(fields[:8])
+
+
+def steal_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
+    total = after[1] - before[1]
+    return 100.0 * (after[0] - before[0]) / total if total > 0 else 0.0
 
 
 def emit(result: dict[str, Any], *, exit_now: bool = False) -> None:
@@ -45,25 +63,70 @@ def pct(values: list[float], q: float) -> float:
 
 
 class StallProbe:
-    """Sleeps ``interval`` in a loop on the running loop; records how late each wake-up is."""
+    """Sleeps ``interval`` in a loop on the running loop; records how late each wake-up is.
+
+    With ``BENCH_STALL_STACKS=MS`` in the environment a watchdog thread also samples the loop
+    thread's Python stack whenever a wake-up is more than MS ms overdue, and the summary's
+    ``stacks`` lists them (innermost frames last): what the loop was doing in a long stall.
+    A stall inside C code that holds the GIL shows the Python frame that called it."""
 
     def __init__(self, interval: float = 0.010) -> None:
         self.interval = interval
         self.samples: list[tuple[float, float]] = []  # (time of the wake-up, lateness s)
+        self.stacks: list[tuple[float, float, str]] = []  # (time, ms overdue, stack)
         self._task: asyncio.Task[None] | None = None
+        self._due = 0.0
+        self._watch: threading.Thread | None = None
+        self._stop_watch = threading.Event()
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run(), name="stall-probe")
+        threshold = float(os.environ.get("BENCH_STALL_STACKS") or 0) / 1000
+        if threshold > 0:
+            self._watch = threading.Thread(
+                target=self._watchdog,
+                args=(threading.get_ident(), threshold),
+                name="stall-watchdog",
+                daemon=True,
+            )
+            self._watch.start()
 
     async def _run(self) -> None:
         clock = time.perf_counter
         while True:
             t0 = clock()
+            self._due = t0 + self.interval
             await asyncio.sleep(self.interval)
             t1 = clock()
+            self._due = 0.0
             self.samples.append((t1, max(0.0, t1 - t0 - self.interval)))
 
+    def _watchdog(self, loop_thread: int, threshold: float) -> None:
+        import traceback
+
+        last_due = -1.0
+        while not self._stop_watch.wait(0.005):
+            due = self._due
+            over = time.perf_counter() - due
+            if due and over > threshold and due != last_due:
+                frames = sys._current_frames()
+                frame = frames.get(loop_thread)
+                if frame is not None:
+                    stack = "".join(traceback.format_stack(frame, limit=12))
+                    # the other threads' innermost frames: one of them may hold the GIL
+                    names = {t.ident: t.name for t in threading.enumerate()}
+                    for ident, other in frames.items():
+                        if ident not in (loop_thread, threading.get_ident()):
+                            code = other.f_code
+                            stack += (
+                                f"  [thread {names.get(ident, ident)}] "
+                                f"{code.co_filename}:{other.f_lineno} {code.co_name}\n"
+                            )
+                    self.stacks.append((time.perf_counter(), 1000 * over, stack))
+                    last_due = due
+
     async def stop(self) -> None:
+        self._stop_watch.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -83,6 +146,11 @@ class StallProbe:
             "over_50ms": sum(1 for x in late if x > 0.050),
             "over_20ms": sum(1 for x in late if x > 0.020),
             "wakes": len(late),
+            "stacks": [
+                (round(t - t_from, 2), round(ms, 1), stack)
+                for t, ms, stack in self.stacks
+                if t_from <= t <= t_to
+            ],
         }
 
 

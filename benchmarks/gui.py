@@ -61,12 +61,14 @@ from common import (
     StallProbe,
     TickTimer,
     cpu_seconds,
+    cpu_steal,
     demo_crawl_settings,
     emit,
     make_window,
     new_qt_loop,
     pin,
     run_child,
+    steal_percent,
 )
 
 STALL_LIMIT_MS = 50.0
@@ -232,6 +234,7 @@ def role_crawl(args: argparse.Namespace) -> None:
             prof = cProfile.Profile(time.thread_time)  # CPU, not wall: waiting is not cost
         try:
             c0 = cpu_seconds()
+            s0 = cpu_steal()
             l0 = time.thread_time()
             if prof is not None:
                 prof.enable()
@@ -245,6 +248,7 @@ def role_crawl(args: argparse.Namespace) -> None:
             if prof is not None:
                 prof.disable()
             cpu = cpu_seconds() - c0
+            steal = steal_percent(s0, cpu_steal())
             loop_cpu = time.thread_time() - l0
             await probe.stop()
             pages = sum(1 for _ in session.store.iter_records())
@@ -262,6 +266,7 @@ def role_crawl(args: argparse.Namespace) -> None:
             "seconds": t1 - t0,
             "cpu": cpu,
             "loop_cpu": loop_cpu,
+            "steal_pct": steal,
             "state": str(state),
             "stall": probe.summary(t0, t1),
             "gc": gcs.summary(t0, t1),
@@ -621,7 +626,8 @@ def part_crawl(args: argparse.Namespace) -> dict[str, Any]:
             print(
                 f"  round {run + 1} {mode:<8} {r['pages'] / r['seconds']:>7,.0f} pages/s "
                 f"({r['pages']:,}/{r['expected']:,} pages in {r['seconds']:.2f} s, cpu "
-                f"{r['cpu']:.2f} s, worst stall {r['stall']['max_ms']:.1f} ms "
+                f"{r['cpu']:.2f} s, cpu steal {r.get('steal_pct', 0.0):.0f} %, "
+                f"worst stall {r['stall']['max_ms']:.1f} ms "
                 f"{r['stall'].get('worst', [])[:3]}, rss "
                 f"{r['peak_rss_mb']:.0f} MB{extra})",
                 flush=True,

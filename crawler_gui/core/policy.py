@@ -222,8 +222,9 @@ class PoolConfig:
     hub_span_max: float = 3600.0
     #: fsync every write batch (survives power loss, slowest). Off: see ``sync_seconds``.
     sync: bool = False
-    #: With ``sync`` off, fsync a write batch whenever the last synced one is older than this
-    #: many seconds: a power cut loses at most about this much of the crawl's writes. ``None``:
+    #: With ``sync`` off, a thread fsyncs the database's log at most this many seconds after a
+    #: write (the writer never waits for the disk): a power cut loses at most about this much
+    #: of the crawl's writes. 0: every batch is synced, as with ``sync``. ``None``:
     #: never (a crash of the process still loses nothing; a power cut can lose whatever the
     #: OS had not written yet). docs/storage.md, "What a power cut can lose".
     sync_seconds: float | None = 1.0

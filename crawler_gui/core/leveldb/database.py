@@ -14,7 +14,6 @@ import heapq
 import logging
 import struct
 import threading
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -55,6 +54,7 @@ from crawler_gui.core.leveldb.layout import (
     read_url_record,
     url_record,
 )
+from crawler_gui.core.leveldb.logsync import LogSyncer
 from crawler_gui.core.leveldb.scheduler import Scheduler
 from crawler_gui.core.leveldb.views import SnapshotRows
 from crawler_gui.core.policy import PoolConfig
@@ -126,7 +126,8 @@ class PoolDatabase:
         #: The write that failed (disk full, I/O error): no more writes until ``recover()``
         #: has reopened the database (LevelDB keeps appending to a log it left half-written).
         self._write_error: BaseException | None = None
-        self._last_sync = time.monotonic()
+        #: ``sync_seconds``: the log is fsynced from a thread, never by a write on the loop.
+        self._log_sync = LogSyncer(path / DB_DIRNAME, self._sync_interval, self._synced_write)
         #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
         self._readers: list[tuple[threading.Event, threading.Event]] = []
         self._t_refused = 0
@@ -399,16 +400,23 @@ class PoolDatabase:
 
     # ---- writing ------------------------------------------------------------------------------
     def _batch(self, sync: bool = False) -> Batch:
-        """A write batch, synced when asked, when the config syncs every batch, or when the
-        last synced write is older than ``config.sync_seconds`` (bounds a power cut's loss)."""
+        """A write batch, synced when asked or when the config syncs every batch. With
+        ``config.sync_seconds`` the log is fsynced from a thread at most that long after a
+        write (bounds a power cut's loss; the writer never waits for the disk): ``logsync``."""
         cfg = self.config
-        if not (sync or cfg.sync) and cfg.sync_seconds is not None:
-            now = time.monotonic()
-            sync = now - self._last_sync >= cfg.sync_seconds
-        if sync or cfg.sync:
-            sync = True
-            self._last_sync = time.monotonic()
+        sync = sync or cfg.sync or cfg.sync_seconds == 0
         return Batch(self, self._db.write_batch(transaction=True, sync=sync))
+
+    def _sync_interval(self) -> float | None:
+        cfg = self.config
+        if cfg.sync or self._closed:
+            return None
+        return cfg.sync_seconds or None
+
+    def _synced_write(self) -> None:
+        """The log syncer's fallback: an empty synced batch fsyncs LevelDB's log."""
+        if not self._closed and self._write_error is None:
+            self._db.write_batch(sync=True).write()
 
     def _put(self, key: bytes, value: bytes) -> None:
         with self._batch() as wb:
@@ -422,6 +430,10 @@ class PoolDatabase:
             wb.write()
         except plyvel.Error as exc:
             self._write_failed(exc)
+        else:
+            cfg = self.config
+            if cfg.sync_seconds and not cfg.sync:
+                self._log_sync.written()
 
     def _storage_error(self, exc: BaseException) -> CrawlerGuiError:
         text = error_text(exc)
@@ -462,7 +474,9 @@ class PoolDatabase:
         if self._closed:
             raise PoolClosedError("the pool is closed")
         self._stop_readers()
+        self._log_sync.stop()
         self._db.close()
+        self._log_sync = LogSyncer(self._log_sync.folder, self._sync_interval, self._synced_write)
         try:
             self._db = open_db(self.path / DB_DIRNAME, create=False)
         except PoolError:
@@ -537,6 +551,7 @@ class PoolDatabase:
         """``fresh`` (opened on the database a load swapped in) becomes this pool; the version
         moves on, so that views read everything again."""
         version = self._sched.version
+        self._log_sync.stop()
         self.__dict__.update(fresh.__dict__)
         self._sched.version = version + 1
 
@@ -548,6 +563,7 @@ class PoolDatabase:
             return
         self._closed = True
         self._stop_readers()
+        self._log_sync.stop()
         if self._write_error is None:
             try:  # one synced write: everything written before it survives a power cut
                 self._db.put(K_SEQ, SEQ.pack(self._seq), sync=True)
