@@ -4,12 +4,14 @@ clear line, never a traceback, and the user's files untouched."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import plyvel
@@ -147,11 +149,42 @@ def test_export_to_a_bad_place_is_one_line(tmp_path: Path, where: str) -> None:
         "unwritable": tmp_path / "ro" / "out.jsonl",
     }[where]
     if where == "unwritable":
-        (tmp_path / "ro").mkdir()
-        (tmp_path / "ro").chmod(0o500)
-        if os.access(tmp_path / "ro", os.W_OK):
-            pytest.skip("running as root: a read-only folder is still writable")
+        with unwritable_folder(tmp_path / "ro"):
+            one_clear_line(cli("export", str(pool), "-o", str(target)), 1, "cannot write")
+        return
     one_clear_line(cli("export", str(pool), "-o", str(target)), 1, "cannot write")
+
+
+@contextlib.contextmanager
+def unwritable_folder(folder: Path) -> Iterator[None]:
+    """A folder nobody can write into: read-only by its mode, or (root writes anyway) a
+    read-only tmpfs mounted on it."""
+    folder.mkdir()
+    folder.chmod(0o500)
+    if not os.access(folder, os.W_OK):
+        yield
+        return
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"root, and cannot mount a read-only tmpfs: {mounted.stderr.strip()}")
+    try:
+        assert not _can_create(folder)
+        yield
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def _can_create(folder: Path) -> bool:
+    try:
+        (folder / "probe").write_bytes(b"")
+    except OSError:
+        return False
+    return True
 
 
 def test_load_into_a_file_is_one_line(tmp_path: Path) -> None:
