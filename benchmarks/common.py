@@ -40,6 +40,29 @@ def cpu_steal() -> tuple[int, int]:
     return steal, sum(fields[:8])
 
 
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of this process's threads so far, by thread name (Linux
+    ``/proc/self/task``; {} elsewhere): which thread the CPU of a change went to."""
+    out: dict[str, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    try:
+        tasks = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for tid in tasks:
+        try:
+            with open(f"/proc/self/task/{tid}/stat", encoding="utf-8", errors="replace") as fh:
+                stat = fh.read()
+        except OSError:
+            continue  # ended meanwhile
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        # a pool's numbered threads count together ("search-index_0", "asyncio_3")
+        key = name.rstrip("0123456789").rstrip("_-") or name
+        out[key] = out.get(key, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
 def steal_percent(before: tuple[int, int], after: tuple[int, int]) -> float:
     total = after[1] - before[1]
     return 100.0 * (after[0] - before[0]) / total if total > 0 else 0.0

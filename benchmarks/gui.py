@@ -69,6 +69,7 @@ from common import (
     pin,
     run_child,
     steal_percent,
+    thread_cpu,
 )
 
 STALL_LIMIT_MS = 50.0
@@ -235,6 +236,7 @@ def role_crawl(args: argparse.Namespace) -> None:
         try:
             c0 = cpu_seconds()
             s0 = cpu_steal()
+            th0 = thread_cpu()
             l0 = time.thread_time()
             if prof is not None:
                 prof.enable()
@@ -249,6 +251,7 @@ def role_crawl(args: argparse.Namespace) -> None:
                 prof.disable()
             cpu = cpu_seconds() - c0
             steal = steal_percent(s0, cpu_steal())
+            th1 = thread_cpu()
             loop_cpu = time.thread_time() - l0
             await probe.stop()
             pages = sum(1 for _ in session.store.iter_records())
@@ -267,6 +270,13 @@ def role_crawl(args: argparse.Namespace) -> None:
             "cpu": cpu,
             "loop_cpu": loop_cpu,
             "steal_pct": steal,
+            # CPU seconds by thread name over the crawl (threads that ended meanwhile count
+            # only their time before the start)
+            "threads": {
+                k: round(v - th0.get(k, 0.0), 2)
+                for k, v in sorted(th1.items(), key=lambda kv: -kv[1])
+                if v - th0.get(k, 0.0) >= 0.05
+            },
             "state": str(state),
             "stall": probe.summary(t0, t1),
             "gc": gcs.summary(t0, t1),
@@ -722,6 +732,23 @@ def print_components(ok: dict[str, list[dict[str, Any]]], profiled: dict[str, An
     for label, f, unit in rows:
         vals = [med(m, f) for m in modes]
         line = f"{label + ' (' + unit + ')':<34}" + "".join(f"{v:>11.3f}" for v in vals)
+        if delta:
+            line += f"{vals[1] - vals[0]:>+19.3f}"
+        print(line)
+    # the process's CPU by thread (Linux): where the CPU outside the loop thread goes
+    names: dict[str, float] = {}
+    for m in modes:
+        for r in ok[m]:
+            for name, sec in r.get("threads", {}).items():
+                names[name] = max(names.get(name, 0.0), sec)
+    for name in sorted(names, key=lambda n: -names[n])[:8]:
+        vals = [
+            med(m, lambda r, n=name: 1e3 * r.get("threads", {}).get(n, 0.0) / max(1, r["pages"]))
+            for m in modes
+        ]
+        line = f"{'  thread ' + name[:20] + ' (ms/page)':<34}" + "".join(
+            f"{v:>11.3f}" for v in vals
+        )
         if delta:
             line += f"{vals[1] - vals[0]:>+19.3f}"
         print(line)
