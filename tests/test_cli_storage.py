@@ -19,6 +19,7 @@ import pytest
 
 from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool
 from crawler_gui.engine.store import PageRecord, PageStore
+from tests.mounts import tmpfs
 from tests.test_cli import cli
 
 
@@ -164,19 +165,9 @@ def unwritable_folder(folder: Path) -> Iterator[None]:
     if not os.access(folder, os.W_OK):
         yield
         return
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", str(folder)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"root, and cannot mount a read-only tmpfs: {mounted.stderr.strip()}")
-    try:
+    with tmpfs(folder, "ro,size=1m"):
         assert not _can_create(folder)
         yield
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
 
 
 def _can_create(folder: Path) -> bool:
