@@ -118,3 +118,29 @@ def test_where_the_log_cannot_be_fsynced_directly_leveldb_syncs_it(
     syncer.sync_now()
     assert fallbacks == ["synced write"] * 2 and len(spy.calls) == 1
     syncer.stop()
+
+
+def test_after_a_snapshot_load_the_new_database_is_synced_and_the_thread_ends_at_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, proc_fd: None
+) -> None:
+    pool = open_pool(tmp_path, sync=False, sync_seconds=0.05)
+    try:
+        run(pool.add_many([f"http://h{i % 3}.example.com/{i}" for i in range(30)]))
+        snap = tmp_path / "pool.cgpool"
+        run(pool.save_snapshot(snap))
+        run(pool.add_many(["http://later.example.com/"]))
+        assert run(pool.load_snapshot(snap)) == 30
+        spy = FsyncSpy(monkeypatch)
+        leases = run(pool.pop(3, 0))
+        assert len(leases) == 3
+        spy.wait(1)
+        log_file = newest_log(tmp_path / "pool" / DB_DIRNAME)
+        assert log_file is not None
+        assert spy.calls[0] == ("pool-log-sync", str(log_file.resolve()))
+        assert sum(t.name == "pool-log-sync" for t in threading.enumerate()) == 1
+    finally:
+        pool.close_sync()
+    deadline = time.monotonic() + 5
+    while any(t.name == "pool-log-sync" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the sync thread outlived the pool"
+        time.sleep(0.01)

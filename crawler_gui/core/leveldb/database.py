@@ -552,7 +552,10 @@ class PoolDatabase:
         moves on, so that views read everything again."""
         version = self._sched.version
         self._log_sync.stop()
+        fresh._log_sync.stop()
         self.__dict__.update(fresh.__dict__)
+        # a syncer of this pool's own (``fresh``'s would ask ``fresh`` whether it is closed)
+        self._log_sync = LogSyncer(self._log_sync.folder, self._sync_interval, self._synced_write)
         self._sched.version = version + 1
 
     async def close(self) -> None:
