@@ -132,15 +132,11 @@ class SearchIndexer:
                 (Path(pool_dir) / f"{OLD_INDEX_FILENAME}{suffix}").unlink()
         return cls(store, index, extracting=extracting)
 
-    def catch_up_once(self, *, wait: bool = True, pace: bool = False) -> int:
+    def catch_up_once(self, *, wait: bool = True) -> int:
         """Index the next batch of stored pages; returns how many were indexed (0: up to date
-        or waiting for an extraction). ``wait=False`` indexes pages without waiting.
-        ``pace``: rest between chunks (:data:`PACE_CHUNK`), as :meth:`run` does beside a crawl."""
+        or waiting for an extraction). ``wait=False`` indexes pages without waiting."""
         with self._lock:
-            if not pace:
-                return self._catch_up(wait)
-            with self.index.transaction():  # one commit for the batch, however it is paced
-                return self._catch_up(wait, pace=True)
+            return self._catch_up(wait)
 
     def _catch_up(self, wait: bool, batch: int | None = None, *, pace: bool = False) -> int:
         if self.store.closed:

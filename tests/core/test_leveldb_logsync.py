@@ -107,17 +107,19 @@ def test_where_the_log_cannot_be_fsynced_directly_leveldb_syncs_it(
     fallbacks: list[str] = []
     syncer = LogSyncer(folder, lambda: 30.0, lambda: fallbacks.append("synced write"))
     spy = FsyncSpy(monkeypatch, fail=OSError(errno.EINVAL, "Invalid argument"))
-    syncer.sync_now()
-    assert fallbacks == [] and syncer.syncs == 0  # nothing was written yet
-    syncer._dirty = True
-    syncer.sync_now()
-    assert fallbacks == ["synced write"] and syncer.syncs == 1
-    assert [path for _t, path in spy.calls] == [str((folder / "000012.log").resolve())]
-    # from then on LevelDB syncs it, without trying the file again
-    syncer._dirty = True
-    syncer.sync_now()
-    assert fallbacks == ["synced write"] * 2 and len(spy.calls) == 1
-    syncer.stop()
+    try:
+        syncer.sync_now()
+        assert fallbacks == [] and syncer.syncs == 0  # nothing was written yet
+        syncer.written()
+        syncer.sync_now()
+        assert fallbacks == ["synced write"] and syncer.syncs == 1
+        assert [path for _t, path in spy.calls] == [str((folder / "000012.log").resolve())]
+        # from then on LevelDB syncs it, without trying the file again
+        syncer.written()
+        syncer.sync_now()
+        assert fallbacks == ["synced write"] * 2 and len(spy.calls) == 1
+    finally:
+        syncer.stop()
 
 
 def test_after_a_snapshot_load_the_new_database_is_synced_and_the_thread_ends_at_close(

@@ -175,7 +175,7 @@ def test_beside_a_crawl_the_indexer_rests_between_chunks_and_commits_once(
         monkeypatch.setattr(indexer_module, "time", PacedTime)
         monkeypatch.setattr(indexer_module, "PACE_CHUNK", 25)
         try:
-            assert indexer.catch_up_once(pace=True) == 60
+            assert indexer._follow(due=True) == 60  # one step beside a crawl: one commit
             assert rests == [0, 0]  # after 25 and 50 pages
             assert len(indexer.search("新闻", limit=100)) == 60
         finally:

@@ -127,7 +127,7 @@ class PoolDatabase:
         #: has reopened the database (LevelDB keeps appending to a log it left half-written).
         self._write_error: BaseException | None = None
         #: ``sync_seconds``: the log is fsynced from a thread, never by a write on the loop.
-        self._log_sync = LogSyncer(path / DB_DIRNAME, self._sync_interval, self._synced_write)
+        self._log_sync = self._new_log_syncer()
         #: Threads reading the database (snapshot saves): (stop flag, ended flag) each.
         self._readers: list[tuple[threading.Event, threading.Event]] = []
         self._t_refused = 0
@@ -407,6 +407,9 @@ class PoolDatabase:
         sync = sync or cfg.sync or cfg.sync_seconds == 0
         return Batch(self, self._db.write_batch(transaction=True, sync=sync))
 
+    def _new_log_syncer(self) -> LogSyncer:
+        return LogSyncer(self.path / DB_DIRNAME, self._sync_interval, self._synced_write)
+
     def _sync_interval(self) -> float | None:
         cfg = self.config
         if cfg.sync or self._closed:
@@ -431,8 +434,7 @@ class PoolDatabase:
         except plyvel.Error as exc:
             self._write_failed(exc)
         else:
-            cfg = self.config
-            if cfg.sync_seconds and not cfg.sync:
+            if self._sync_interval() is not None:
                 self._log_sync.written()
 
     def _storage_error(self, exc: BaseException) -> CrawlerGuiError:
@@ -476,7 +478,7 @@ class PoolDatabase:
         self._stop_readers()
         self._log_sync.stop()
         self._db.close()
-        self._log_sync = LogSyncer(self._log_sync.folder, self._sync_interval, self._synced_write)
+        self._log_sync = self._new_log_syncer()
         try:
             self._db = open_db(self.path / DB_DIRNAME, create=False)
         except PoolError:
@@ -555,7 +557,7 @@ class PoolDatabase:
         fresh._log_sync.stop()
         self.__dict__.update(fresh.__dict__)
         # a syncer of this pool's own (``fresh``'s would ask ``fresh`` whether it is closed)
-        self._log_sync = LogSyncer(self._log_sync.folder, self._sync_interval, self._synced_write)
+        self._log_sync = self._new_log_syncer()
         self._sched.version = version + 1
 
     async def close(self) -> None:

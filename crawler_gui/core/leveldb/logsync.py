@@ -15,7 +15,6 @@ it), the thread falls back to a synced empty write batch through LevelDB itself.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
@@ -100,7 +99,7 @@ class LogSyncer:
             try:
                 self._sync_log()
                 return
-            except FileNotFoundError:  # the folder went away: logged, tried again
+            except FileNotFoundError:  # the folder went away, or the log kept changing: retried
                 raise
             except OSError as exc:  # EBADF/EINVAL: no fsync through a read-only handle here
                 log.info("fsyncing the pool's log directly failed (%s); LevelDB syncs it", exc)
@@ -120,6 +119,7 @@ class LogSyncer:
                 fsync_path(self.folder)  # the new log's name
                 self._synced_log = path
             return
+        raise FileNotFoundError(f"the log in {self.folder} changed three times while syncing")
 
     def stop(self) -> None:
         """End the thread (after a sync in progress). Call before the database closes."""
@@ -142,6 +142,5 @@ def _run(ref: weakref.ref[LogSyncer], stop: threading.Event) -> None:
         if syncer is None:
             return
         if syncer._interval() is not None:
-            with contextlib.suppress(Exception):
-                syncer.sync_now()
+            syncer.sync_now()  # (logs its own failure)
         del syncer
