@@ -484,6 +484,17 @@ def test_feed_discovery_and_hub_history_options_reach_the_settings() -> None:
     assert bad.returncode == 2 and "must be at least 1" in bad.stderr
 
 
+def test_the_search_index_option_reaches_the_settings() -> None:
+    from crawler_gui.cli import build_parser, settings_from_args
+
+    parser = build_parser()
+    assert settings_from_args(parser.parse_args(["crawl", "p"])).search_index
+    off = parser.parse_args(["crawl", "p", "--search-index", "off"])
+    assert not settings_from_args(off).search_index
+    bad = cli("crawl", "p", "--search-index", "maybe")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
 def test_export_outcomes_of_a_redis_pool_url(redis_server: str, tmp_path: Path) -> None:
     """``export --records outcomes`` reads a Redis pool straight from its URL (no local store):
     one record per URL, written whole to the file or to standard output."""

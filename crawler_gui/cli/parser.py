@@ -225,6 +225,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _extract_options(crawl)
     crawl.add_argument(
+        "--search-index",
+        choices=["on", "off"],
+        default="on",
+        help="keep the pages' search index (the window's Pages search) up to date during the "
+        "crawl (on, the default), or not (off: saves its CPU and disk)",
+    )
+    crawl.add_argument(
         "--user-agent",
         metavar="TEXT",
         help=f"the User-Agent header (default {defaults.user_agent!r})",
@@ -532,6 +539,7 @@ def settings_from_args(args: argparse.Namespace) -> CrawlSettings:
         "total_timeout": args.timeout,
         "extract": args.extract,
         "extract_workers": args.extract_workers,
+        "search_index": args.search_index == "on",
         "zones": tuple(args.zone),
     }
     if args.user_agent:

@@ -7,6 +7,8 @@ A pool directory holds:
 
 * ``frontier/`` — the URL pool (LevelDB, ``docs/storage.md``);
 * ``pages/`` — the page store (LevelDB);
+* ``search/`` — the pages' full-text index (``engine.search``), kept up to date beside the
+  crawl (``CrawlSettings.search_index``) and rebuilt from the page store when it is missing;
 * ``scope.json`` — the registered domains seeded so far (so a resumed crawl keeps its scope);
 * ``demo.json`` — for a demo crawl, the port of its demo site (so a demo crawl resumes).
 
@@ -51,11 +53,12 @@ from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
 from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolError, StoreError, StoreInUseError
 
 # Imported where they are used, so that a headless worker starts without them: the demo site
-# (the aiohttp server), the WARC writer (warcio) and redis-py.
+# (the aiohttp server), the WARC writer (warcio), the search index (tantivy) and redis-py.
 if TYPE_CHECKING:
     from crawler_gui.core.redis.pool import RedisPool
     from crawler_gui.demo.live import LiveNewsSite
     from crawler_gui.demo.site import DemoSite
+    from crawler_gui.engine.indexer import SearchIndexer
     from crawler_gui.engine.warc import WarcWriter
 
 log = logging.getLogger(__name__)
@@ -280,6 +283,7 @@ async def _assemble(
         )
     warc: WarcWriter | None = None
     articles = None
+    indexer: SearchIndexer | None = None
     try:
         if settings.warc_dir:
             from crawler_gui.engine.warc import WarcWriter
@@ -310,10 +314,14 @@ async def _assemble(
         )
         session = cls(location, settings, pool, crawler, store, warc, site)
         session.owns_demo_site = owns_site and site is not None
+        if settings.search_index:
+            indexer = await _open_indexer(store, root, extracting=settings.extract == "on")
         if site is not None:
             await crawler.set_hubs([HubSpec(u, settings.hub_span) for u in site.hub_urls()])
             await crawler.add_seeds(site.seed_urls())
     except BaseException:
+        if indexer is not None:
+            await asyncio.to_thread(indexer.close)
         if articles is not None:
             await articles.pool.close()
         store.close()
@@ -325,7 +333,21 @@ async def _assemble(
     # the crawl made since. A full run over the window's and the extractor's modules took
     # 40-185 ms on the loop (benchmarks/gui.py "longest collection"); frozen, it is not seen.
     gc.freeze()
+    if indexer is not None:
+        session.start_indexing(indexer)
     return session
+
+
+async def _open_indexer(store: PageStore, root: Path, *, extracting: bool) -> SearchIndexer | None:
+    """The search index in ``root``, or None (logged) when it cannot be opened: the crawl goes
+    on without it (the window lists its pages, and can rebuild the index)."""
+    from crawler_gui.engine.indexer import SearchIndexer
+
+    try:
+        return await asyncio.to_thread(SearchIndexer.open, store, root, extracting=extracting)
+    except Exception as exc:  # an unreadable index, one another process writes, the disk
+        log.warning("the search index is not kept up to date: %s", exc)
+        return None
 
 
 async def _start_demo_site(root: Path, *, live: bool = False) -> DemoSite | LiveNewsSite:
@@ -401,7 +423,18 @@ class CrawlSession:
         self.worker: str | None = None
         #: A shared pool's heartbeat of this worker (``engine.heartbeat``), None otherwise.
         self.heartbeat: Heartbeat | None = None
+        #: The pages' search index, kept up to date beside the crawl (None: ``search_index``
+        #: off, or an index that could not be opened). Searched by the window; closed here.
+        self.indexer: SearchIndexer | None = None
+        self._index_task: asyncio.Task[None] | None = None
         self._closed = False
+
+    def start_indexing(self, indexer: SearchIndexer) -> None:
+        """Keep ``indexer``'s index up to date with the page store until :meth:`close`."""
+        self.indexer = indexer
+        self._index_task = asyncio.get_running_loop().create_task(
+            indexer.run(), name="search-index"
+        )
 
     @classmethod
     async def open(
@@ -570,6 +603,8 @@ class CrawlSession:
         ]
         if self.crawler.articles is not None:
             steps.append(("stop the article extraction", self._close_articles))
+        if self.indexer is not None:  # (it reads the page store)
+            steps.append(("close the search index", self._close_index))
         steps += [
             ("close the page store", self.store.aclose),
         ]
@@ -597,6 +632,14 @@ class CrawlSession:
         if articles is not None:
             await articles.pool.close()
             await articles.drain()
+
+    async def _close_index(self) -> None:
+        task, self._index_task = self._index_task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        if self.indexer is not None:
+            await asyncio.to_thread(self.indexer.close)  # (waits for a batch being indexed)
 
     async def __aenter__(self) -> CrawlSession:
         return self

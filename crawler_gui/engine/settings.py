@@ -104,6 +104,11 @@ class CrawlSettings:
     extract: str = "off"
     #: Extraction worker processes (None: every CPU but one).
     extract_workers: int | None = None
+    #: Keep the pages' full-text search index (``search/`` beside the page store) up to date as
+    #: they arrive, in a thread of low CPU priority (``engine.indexer``): what the window's
+    #: Pages pane searches, ready when a window opens a pool a headless crawl made. Off saves
+    #: the indexing's CPU and disk (the window then lists pages without search).
+    search_index: bool = True
     #: ``((host or .domain, offset), ...)``: time zones for pages that print local times.
     zones: tuple[tuple[str, str], ...] = ()
     extra_headers: tuple[tuple[str, str], ...] = field(default_factory=tuple)

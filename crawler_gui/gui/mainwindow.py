@@ -351,12 +351,9 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         store = session.store if is_local(session) else None
         if not is_local(session) or store is None:
             if session is not None or self.pages_pane.store is not None:
-                self.tasks.spawn(self.pages_pane.set_source(None, None, extracting=False), "pages")
+                self.tasks.spawn(self.pages_pane.set_source(None, None), "pages")
             return
-        extracting = session.settings.extract == "on"
-        self.tasks.spawn(
-            self.pages_pane.set_source(store, session.store_dir, extracting=extracting), "pages"
-        )
+        self.tasks.spawn(self.pages_pane.set_source(store, session.indexer), "pages")
 
     def _show_workers_pane(self, shared: bool) -> None:
         """Put the Workers pane in the window for a shared pool (tabbed with the first pane

@@ -1,9 +1,10 @@
 """The Pages pane: the fetched pages of the page store, newest first, filtered and searched.
 
-Nothing is read on the GUI thread: the page store (LevelDB) and the search index (SQLite) are
+Nothing is read on the GUI thread: the page store (LevelDB) and the search index (tantivy) are
 read in worker threads (``asyncio.to_thread``) and the model gets plain rows. The pane shows the
 newest :data:`PAGE_ROWS` pages matching its filters and pages on with "Show more"; it refreshes
-only while visible, and only inserts the pages fetched since its last look.
+only while visible, and only inserts the pages fetched since its last look. The session keeps
+the search index up to date (``CrawlSession.indexer``); the pane searches it and can rebuild it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -293,7 +293,6 @@ class PagesPane(QWidget):
         self.model = PagesModel(self)
         self.store: PageStore | None = None
         self.indexer: SearchIndexer | None = None
-        self._index_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._more: int | None = None  # where "Show more" goes on from
         self._paged = False  # the user paged on: no live inserts
@@ -387,11 +386,10 @@ class PagesPane(QWidget):
         if not on:
             self.more_button.setEnabled(False)
 
-    async def set_source(
-        self, store: PageStore | None, pool_dir: Path | str | None, *, extracting: bool
-    ) -> None:
-        """Show the pages of ``store`` and keep the search index in ``pool_dir`` up to date
-        (None: no pool, or a pool whose page store this window cannot read)."""
+    async def set_source(self, store: PageStore | None, indexer: SearchIndexer | None) -> None:
+        """Show the pages of ``store`` and search them with ``indexer`` (the session's, which
+        keeps it up to date and closes it; None: no search). ``store`` None: no pool, or a pool
+        whose page store this window cannot read."""
         self._generation += 1
         generation = self._generation
         await self.close_source()
@@ -399,39 +397,19 @@ class PagesPane(QWidget):
             return  # a later call took over
         self.model.set_rows([])
         self._more, self._paged = None, False
-        if store is None or pool_dir is None:
+        if store is None:
             self.info.setText(self.tr("No page store: pages are shown for a pool open here."))
             self._set_enabled(False)
             return
-        try:
-            indexer = await asyncio.to_thread(
-                SearchIndexer.open, store, pool_dir, extracting=extracting
-            )
-        except Exception as exc:  # an unreadable index: the pages are still listed
-            log.warning("the search index cannot be opened: %s", exc)
-            indexer = None
-        if generation != self._generation:
-            if indexer is not None:
-                await asyncio.to_thread(indexer.close)
-            return
         self.store, self.indexer = store, indexer
-        if indexer is not None:
-            self._index_task = asyncio.ensure_future(indexer.run())
         self._set_enabled(True)
         self.search.setEnabled(indexer is not None)
         self.rebuild_button.setEnabled(indexer is not None)
 
     async def close_source(self) -> None:
-        """Stop indexing and close the index, and let a read of the pages in a worker thread
-        end: the page store closes after this (a LevelDB closed under a read crashes)."""
-        task, self._index_task = self._index_task, None
-        indexer, self.indexer = self.indexer, None
-        self.store = None
-        if task is not None:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
-        if indexer is not None:
-            await asyncio.to_thread(indexer.close)  # (waits for a batch being indexed)
+        """Let go of the store and the index, and let a read of them in a worker thread end:
+        the session closes them after this (a LevelDB closed under a read crashes)."""
+        self.store, self.indexer = None, None
         while self._loading or self._host_reads:  # a short read: the rows of one page
             await asyncio.sleep(0.01)
         self._set_enabled(False)

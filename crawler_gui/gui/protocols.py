@@ -17,6 +17,7 @@ from crawler_gui.engine.store import PageStore
 
 if TYPE_CHECKING:
     from crawler_gui.engine.extract.service import Articles
+    from crawler_gui.engine.indexer import SearchIndexer
 
 
 @runtime_checkable
@@ -75,12 +76,14 @@ class SessionLike(Protocol):
 @runtime_checkable
 class LocalSessionLike(SessionLike, Protocol):
     """A crawl in this process: its page store (None when pages are not kept) in
-    ``store_dir`` (the pool directory, or a Redis worker's own folder)."""
+    ``store_dir`` (the pool directory, or a Redis worker's own folder), and the search index
+    of its pages that the session keeps up to date (None: none)."""
 
     frontier: Frontier
     crawler: LocalCrawlerView
     store: PageStore | None
     store_dir: Path
+    indexer: SearchIndexer | None
 
 
 SessionOpener = Callable[[Path | str, CrawlSettings], Awaitable[SessionLike]]

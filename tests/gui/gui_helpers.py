@@ -235,6 +235,7 @@ class PoolSession:
 
     demo_site = None
     store = None
+    indexer = None
 
     def __init__(self, pool_dir: Path, frontier: LevelDBPool, settings: CrawlSettings) -> None:
         self.location: Path | str = pool_dir

@@ -280,7 +280,7 @@ def test_a_failed_read_is_said_in_the_pane_not_raised_into_the_window(aloop, tmp
     async def scenario():
         # (no search index: nothing else reads the store when it closes; a store closed
         # under a read in a worker thread crashes, the window closes the pane's source first)
-        await pane.set_source(store, tmp_path / "no such folder", extracting=False)
+        await pane.set_source(store, None)
         try:
             assert pane.indexer is None
             await pane.refresh(force=True)
@@ -321,7 +321,7 @@ def test_closing_the_source_waits_for_a_read_in_a_worker_thread(aloop, tmp_path,
     pane = PagesPane()
 
     async def scenario():
-        await pane.set_source(store, tmp_path / "no such folder", extracting=False)
+        await pane.set_source(store, None)
         loading = asyncio.ensure_future(pane.refresh(force=True))
         await wait_for(lambda: pane._loading)
         closing = asyncio.ensure_future(pane.close_source())
