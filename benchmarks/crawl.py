@@ -225,7 +225,9 @@ def role_crawler(args: argparse.Namespace) -> None:
         records._ZLIB_LEVEL = args.store_zlib_level
 
     async def main() -> dict[str, Any]:
-        settings = demo_crawl_settings(args.concurrency, extract=args.extract)
+        settings = demo_crawl_settings(
+            args.concurrency, extract=args.extract, search_index=args.search_index == "on"
+        )
         t_open = time.perf_counter()
         session = await CrawlSession.open(pool_dir, settings, demo_site=site)
         t_open = time.perf_counter() - t_open
@@ -275,6 +277,7 @@ def role_crawler(args: argparse.Namespace) -> None:
             "open_seconds": t_open,
             "state": str(state),
             "extract": args.extract,
+            "search_index": args.search_index,
             "max_stall_ms": stalls[0] * 1000,
             "max_backlog": backlog[0],
             "articles": stats.articles_found,
@@ -460,7 +463,7 @@ def run_one(args: argparse.Namespace, kind: str, run: int) -> dict[str, Any]:
         if kind == "crawler" and args.profile:
             cmd += ["--profile", f"{args.profile}.{run}", "--profiler", args.profiler]
         if kind == "crawler":
-            cmd += ["--extract", args.extract]
+            cmd += ["--extract", args.extract, "--search-index", args.search_index]
         if kind == "crawler" and args.store_zlib_level is not None:
             cmd += ["--store-zlib-level", str(args.store_zlib_level)]
         if kind == "scrapy":
@@ -577,6 +580,13 @@ def main() -> None:
         choices=("on", "off", "later"),
         default="off",
         help="crawler-gui's article extraction (on: in worker processes during the crawl)",
+    )
+    ap.add_argument(
+        "--search-index",
+        choices=("on", "off"),
+        default="off",
+        help="crawler-gui's search index kept up to date during the crawl (off by default, "
+        "like extraction: the other crawlers index nothing)",
     )
     ap.add_argument("--timeout", type=float, default=400.0, help="per-process safety limit")
     ap.add_argument("--json", help="also write all results to this file")
