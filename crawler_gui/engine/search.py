@@ -558,7 +558,11 @@ class SearchIndex:
                 before,
                 include_upper=before is None,
             )
-            q = tantivy.Query.boolean_query([(tantivy.Occur.Must, m) for m in [*must, seq_range]])
+            # The window first: tantivy makes a segment's scorers in this order and stops at
+            # the first that is empty, so a segment outside the window is never looked into
+            # (a character's 3,000 pair terms, last, took 161-177 ms from a cold disk at
+            # 200,000 pages; first, 45-52 ms).
+            q = tantivy.Query.boolean_query([(tantivy.Occur.Must, m) for m in [seq_range, *must]])
             try:
                 result = searcher.search(q, limit, count=False, order_by_field="seq")
             except ValueError as exc:  # (a query tantivy cannot take)
