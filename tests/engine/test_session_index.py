@@ -15,18 +15,11 @@ from crawler_gui.demo.site import DemoSite
 from crawler_gui.engine import indexer as indexer_mod
 from crawler_gui.engine.indexer import INDEX_DIRNAME
 from crawler_gui.engine.session import CrawlSession
-from crawler_gui.engine.settings import CrawlMode, CrawlSettings, CrawlState
+from crawler_gui.engine.settings import CrawlState
+from tests.engine.test_crawler import FAST as CRAWLER_FAST
 
-FAST = CrawlSettings(
-    concurrency=8,
-    min_delay=0.0,
-    delay_factor=0.0,
-    mode=CrawlMode.UNTIL_IDLE,
-    idle_span=30.0,
-    retry_base=0.1,
-    allow_private=True,
-    obey_robots=False,
-)
+#: A fast demo crawl (robots.txt off: every request is a page).
+FAST = replace(CRAWLER_FAST, concurrency=8, obey_robots=False)
 
 
 def _index_threads() -> list[str]:
