@@ -394,3 +394,29 @@ def test_a_headless_crawl_keeps_no_recent_articles() -> None:
             assert articles.found == 3 and articles.delays.snapshot().count == 3
 
     asyncio.run(main())
+
+
+def test_an_extraction_as_a_dict_has_every_field_and_reads_back() -> None:
+    """``to_dict`` is written field by field (``asdict`` deep-copied everything on the loop):
+    it must give what ``asdict`` gives, for every field a later change may add, and read back
+    to the same extraction."""
+    import dataclasses
+
+    from crawler_gui.engine.extract.model import Article, Extraction
+
+    article = Article(
+        title="稳就业", published="2020-02-11T10:47:50+08:00", updated=None,
+        authors=["A. Writer"], lang="zh", text="第一段\n第二段", zone_inferred=True,
+    )  # fmt: skip
+    ex = Extraction(
+        kind="article", why="a headline and 2 paragraphs", article=article,
+        article_url="http://127.0.0.1:8631/a.html", part=2, js_only=False, raw_title="t - site",
+        error=None, extra={"words": 6, "listed": {"at": [1.0, 2.0]}},
+    )  # fmt: skip
+    as_dict = ex.to_dict()
+    assert as_dict == dataclasses.asdict(ex)
+    assert as_dict["article"] == dataclasses.asdict(article) == article.to_dict()
+    assert Extraction.from_dict(as_dict) == ex
+    assert as_dict["extra"] is not ex.extra and as_dict["article"]["authors"] is not article.authors
+    bare = Extraction.failed("timeout")
+    assert bare.to_dict() == dataclasses.asdict(bare)

@@ -4,7 +4,7 @@ and from a dict, so it crosses a process boundary as JSON and goes into the page
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["KINDS", "Article", "Extraction"]
@@ -32,7 +32,17 @@ class Article:
     zone_inferred: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Field by field, not ``dataclasses.asdict``: that deep-copies every value through
+        # ``copy.deepcopy``, and the crawl's loop makes one of these per extracted page.
+        return {
+            "title": self.title,
+            "published": self.published,
+            "updated": self.updated,
+            "authors": list(self.authors),
+            "lang": self.lang,
+            "text": self.text,
+            "zone_inferred": self.zone_inferred,
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Article:
@@ -77,9 +87,20 @@ class Extraction:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["article"] = self.article.to_dict() if self.article is not None else None
-        return d
+        """A new dict of plain data; the values inside ``extra`` are shared, not copied (plain
+        JSON data that nothing changes: a deep copy took most of the time of storing an
+        extraction on the crawl's loop)."""
+        return {
+            "kind": self.kind,
+            "why": self.why,
+            "article": self.article.to_dict() if self.article is not None else None,
+            "article_url": self.article_url,
+            "part": self.part,
+            "js_only": self.js_only,
+            "raw_title": self.raw_title,
+            "error": self.error,
+            "extra": dict(self.extra),
+        }
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Extraction:
