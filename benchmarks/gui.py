@@ -239,6 +239,7 @@ def role_crawl(args: argparse.Namespace) -> None:
             s0 = cpu_steal()
             th0 = thread_cpu()
             l0 = time.thread_time()
+            turns0 = getattr(asyncio.get_running_loop(), "_turns", None)  # (the window's loop)
             if prof is not None:
                 prof.enable()
             t0 = time.perf_counter()
@@ -254,6 +255,7 @@ def role_crawl(args: argparse.Namespace) -> None:
             steal = steal_percent(s0, cpu_steal())
             th1 = thread_cpu()
             loop_cpu = time.thread_time() - l0
+            turns = getattr(asyncio.get_running_loop(), "_turns", None)
             await probe.stop()
             pages = sum(1 for _ in session.store.iter_records())
             expected = len(site.expected_urls())
@@ -293,6 +295,8 @@ def role_crawl(args: argparse.Namespace) -> None:
         if ticks is not None and window is not None:
             out["ticks"] = ticks.summary(t0, t1)
             out["skipped_ticks"] = window.skipped_ticks
+        if turns is not None and turns0 is not None:
+            out["turns"] = turns - turns0  # the Qt loop's turns (each a trip through Qt)
         return out
 
     try:
@@ -634,6 +638,9 @@ def part_crawl(args: argparse.Namespace) -> dict[str, Any]:
                 extra = (
                     f", {tk['ticks']} refreshes p50 {tk['p50_ms']:.1f} / max {tk['max_ms']:.1f} ms"
                 )
+            if "turns" in r:
+                extra += f", {r['turns'] / max(r['pages'], 1):.1f} loop turns a page"
+
             print(
                 f"  round {run + 1} {mode:<8} {r['pages'] / r['seconds']:>7,.0f} pages/s "
                 f"({r['pages']:,}/{r['expected']:,} pages in {r['seconds']:.2f} s, cpu "

@@ -11,8 +11,11 @@ share of the window's cost (``benchmarks/gui.py`` prints the split).
 This loop keeps asyncio's own structures instead: a ready queue and a heap of ``TimerHandle``s
 (cancelled ones are dropped when they reach the top, or swept when they are the majority, as
 ``BaseEventLoop`` does). One precise single-shot ``QTimer`` is armed for the next thing to do: at
-once while callbacks are ready, else at the earliest deadline. Each turn runs the callbacks queued
-before it started and returns to Qt, so painting and input get their turn between batches.
+once while callbacks are ready, else at the earliest deadline. A turn runs iterations as
+asyncio's ``_run_once`` does (due timers, ready sockets, then the callbacks queued before the
+iteration began) while more work is ready, for at most :data:`TURN_SECONDS`, then returns to Qt,
+so painting and input get their turn between batches. A crawl makes six or so callbacks ready
+per page, each a round trip through Qt's event dispatch when every iteration was a turn.
 
 File descriptors: qasync gives every socket a ``QSocketNotifier`` of its own, and each time one
 is ready it switches the notifier off, queues a callback, and switches it on again when the
@@ -45,6 +48,9 @@ from PySide6.QtCore import QSocketNotifier, Qt, QTimer
 # as ``asyncio.base_events``: sweep the heap when most of it is cancelled handles
 _MIN_SCHEDULED_TIMER_HANDLES = 100
 _MIN_CANCELLED_TIMER_HANDLES_FRACTION = 0.5
+#: How long one turn goes on running what becomes ready during it before Qt gets control back
+#: (a new iteration starts only before this; one iteration runs to its end).
+TURN_SECONDS = 0.004
 
 
 class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
@@ -71,6 +77,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         self._wake.setTimerType(Qt.TimerType.PreciseTimer)
         self._wake.timeout.connect(self._turn)
         self._armed_at: float | None = None  # loop time the wake timer fires at (None: idle)
+        self._in_turn = False  # (a turn arms the timer once, at its end)
         self._turns = 0
 
     # -- scheduling -----------------------------------------------------------------------
@@ -84,7 +91,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             self._check_callback(callback, "call_soon")
         handle = asyncio.Handle(callback, args, self, context=context)
         self._ready_handles.append(handle)
-        if self._armed_at is None or self._armed_at > 0.0:
+        if not self._in_turn and (self._armed_at is None or self._armed_at > 0.0):
             self._arm(0.0)
         return handle
 
@@ -109,7 +116,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         handle: Any = asyncio.TimerHandle(when, callback, args, self, context=context)
         heapq.heappush(self._heap, handle)
         handle._scheduled = True
-        if self._armed_at is None or when < self._armed_at:
+        if not self._in_turn and (self._armed_at is None or when < self._armed_at):
             self._arm(when)
         return handle  # type: ignore[no-any-return]
 
@@ -236,13 +243,56 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
         super().run_forever()
 
     def _turn(self) -> None:
-        """Move due timers to the ready queue, run what was ready when the turn began, re-arm."""
+        """Run iterations (due timers and ready sockets into the ready queue, then what was
+        ready when the iteration began) while work is ready, for up to :data:`TURN_SECONDS`;
+        then re-arm and give Qt control."""
         self._armed_at = None
-        if self.is_closed() or not self.is_running():
+        if self._in_turn or self.is_closed() or not self.is_running():
             # Qt delivered the wake-up while the loop is stopped (a dialog's or a test's own
-            # event processing): asyncio runs no callback then; run_forever re-arms.
+            # event processing), or inside a callback of this turn that processes Qt's
+            # events: asyncio runs no callback then; run_forever (or this turn) re-arms.
             return
         self._turns += 1
+        self._in_turn = True
+        fds_off = self._fds_notifier is not None and not self._fds_notifier.isEnabled()
+        try:
+            self._sweep()
+            ready = self._ready_handles
+            until = self.time() + TURN_SECONDS
+            while True:
+                self._due_to_ready()
+                if fds_off:
+                    self._poll_fds()
+                for _ in range(len(ready)):
+                    handle = ready.popleft()
+                    if not handle._cancelled:
+                        handle._run()
+                # On while something is ready (a socket is asked again each time: a
+                # response's next chunk, a connection made), not past the budget, and not
+                # after a callback stopped or closed the loop.
+                fds_off = self._fds is not None
+                if not ready or self.time() >= until or self.is_closed() or not self.is_running():
+                    break
+        finally:
+            self._in_turn = False
+        # The selector was asked last in this turn: what becomes ready from now on wakes the
+        # notifier again (the selector's descriptor is readable while a socket is).
+        if self._fds_notifier is not None and not self.is_closed():
+            self._fds_notifier.setEnabled(True)
+        # (Armed already only by Qt events processed inside a callback: keep the sooner.)
+        if ready:
+            if self._armed_at != 0.0:
+                self._arm(0.0)
+            return
+        heap = self._heap
+        while heap and heap[0]._cancelled:
+            heapq.heappop(heap)._scheduled = False
+            self._heap_cancelled -= 1
+        if heap and (self._armed_at is None or heap[0]._when < self._armed_at):
+            self._arm(heap[0]._when)
+
+    def _sweep(self) -> None:
+        """Drop the cancelled timers when they are most of the heap (as asyncio does)."""
         heap = self._heap
         if (
             len(heap) > _MIN_SCHEDULED_TIMER_HANDLES
@@ -255,9 +305,12 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
                 else:
                     live.append(h)
             heapq.heapify(live)
-            self._heap = heap = live
+            self._heap = live
             self._heap_cancelled = 0
-        ready = self._ready_handles
+
+    def _due_to_ready(self) -> None:
+        """Move the timers that are due to the ready queue (cancelled ones are dropped)."""
+        heap, ready = self._heap, self._ready_handles
         end = self.time() + self._clock_resolution
         while heap:
             top = heap[0]
@@ -271,26 +324,6 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             heapq.heappop(heap)
             top._scheduled = False
             ready.append(top)
-        fds_off = self._fds_notifier is not None and not self._fds_notifier.isEnabled()
-        if fds_off:
-            self._poll_fds()
-        for _ in range(len(ready)):
-            handle = ready.popleft()
-            if not handle._cancelled:
-                handle._run()
-        if fds_off and self._fds_notifier is not None and not self.is_closed():
-            self._fds_notifier.setEnabled(True)
-        # A callback may have armed the timer already: for its own call_soon (nothing comes
-        # sooner), or for its own call_at, which may be later than a timer already waiting.
-        if ready:
-            if self._armed_at != 0.0:
-                self._arm(0.0)
-            return
-        while heap and heap[0]._cancelled:
-            heapq.heappop(heap)._scheduled = False
-            self._heap_cancelled -= 1
-        if heap and (self._armed_at is None or heap[0]._when < self._armed_at):
-            self._arm(heap[0]._when)
 
     def close(self) -> None:
         if self.is_closed():

@@ -165,18 +165,24 @@ def test_closing_a_running_loop_is_refused_and_it_runs_on(aloop) -> None:
 
     async def scenario() -> None:
         loop = asyncio.get_running_loop()
-        loop.call_soon(ran.append, 1)  # arms the wake timer for the next turn
+        loop.call_soon(ran.append, 1)
         with pytest.raises(RuntimeError):
             loop.close()
-        # A wake timer stopped here would never fire again: the loop would hang. Re-armed by
-        # hand in that case, so that the test fails instead of hanging.
-        armed.append(loop._wake.isActive())
-        if not armed[0]:
-            loop._wake.start(0)
+        assert not loop.is_closed()
+        # Seen from Qt once this turn has ended: the wake timer is armed for what waits. (A
+        # loop that stopped waking would hang: Qt stops it after 5 s, and the test fails.)
+        QTimer.singleShot(0, lambda: armed.append(loop._wake.isActive()))
+        guard.timeout.connect(loop.stop)
+        guard.start(5000)
         loop.call_later(0.01, ran.append, 2)
         await asyncio.sleep(0.02)
 
-    aloop.run_until_complete(asyncio.wait_for(scenario(), 5))
+    guard = QTimer()
+    guard.setSingleShot(True)
+    try:
+        aloop.run_until_complete(scenario())
+    finally:
+        guard.stop()
     assert armed == [True]
     assert ran == [1, 2]
 
@@ -262,3 +268,44 @@ def test_a_reader_added_while_the_loop_is_stopped_runs_when_it_runs_again(aloop)
     finally:
         a.close()
         b.close()
+
+
+def test_a_turn_runs_what_becomes_ready_in_it_for_a_few_milliseconds(aloop) -> None:
+    """Callbacks that make more ready (a chain of 200, as a crawl's pages do) run in one turn
+    while it lasts, not one Qt round trip each; a turn ends after its budget all the same."""
+    from crawler_gui.gui.loop import TURN_SECONDS
+
+    chain: list[int] = []
+    turns: list[int] = []
+
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        done = loop.create_future()
+
+        def step(n: int) -> None:
+            chain.append(n)
+            if n < 200:
+                loop.call_soon(step, n + 1)
+            else:
+                done.set_result(None)
+
+        before = loop._turns
+        loop.call_soon(step, 1)
+        await done
+        turns.append(loop._turns - before)
+
+        # a callback longer than the budget: the next iteration waits for the next turn
+        def slow() -> None:
+            time.sleep(TURN_SECONDS * 2)
+
+        await asyncio.sleep(0)
+        before = loop._turns
+        loop.call_soon(slow)
+        await asyncio.sleep(0)  # (runs in slow()'s iteration)
+        await asyncio.sleep(0)  # (the next iteration: the budget is spent by then)
+        turns.append(loop._turns - before)
+
+    aloop.run_until_complete(scenario())
+    assert chain == list(range(1, 201))
+    assert turns[0] <= 3  # (one per step before)
+    assert turns[1] >= 1
