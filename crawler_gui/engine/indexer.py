@@ -139,10 +139,10 @@ class SearchIndexer:
         with self._lock:
             return self._catch_up(wait)
 
-    def _catch_up(self, wait: bool, batch: int | None = None, *, pace: bool = False) -> int:
+    def _catch_up(self, wait: bool, *, pace: bool = False) -> int:
         if self.store.closed:
             return 0
-        rows = self.store.iter_rows_from(self.index.last_seq(), batch or self.batch)
+        rows = self.store.iter_rows_from(self.index.last_seq(), self.batch)
         now = self.clock()
         docs: list[SearchDoc] = []
         added = 0

@@ -254,14 +254,15 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
             return
         self._turns += 1
         self._in_turn = True
-        fds_off = self._fds_notifier is not None and not self._fds_notifier.isEnabled()
+        # The selector is asked when its notifier fired, and at every later iteration.
+        poll = self._fds_notifier is not None and not self._fds_notifier.isEnabled()
         try:
             self._sweep()
             ready = self._ready_handles
             until = self.time() + TURN_SECONDS
             while True:
                 self._due_to_ready()
-                if fds_off:
+                if poll:
                     self._poll_fds()
                 for _ in range(len(ready)):
                     handle = ready.popleft()
@@ -270,7 +271,7 @@ class BatchingEventLoop(qasync.QEventLoop):  # type: ignore[misc]
                 # On while something is ready (a socket is asked again each time: a
                 # response's next chunk, a connection made), not past the budget, and not
                 # after a callback stopped or closed the loop.
-                fds_off = self._fds is not None
+                poll = self._fds is not None
                 if not ready or self.time() >= until or self.is_closed() or not self.is_running():
                     break
         finally:

@@ -88,8 +88,8 @@ class Extraction:
 
     def to_dict(self) -> dict[str, Any]:
         """A new dict of plain data; the values inside ``extra`` are shared, not copied (plain
-        JSON data that nothing changes: a deep copy took most of the time of storing an
-        extraction on the crawl's loop)."""
+        JSON data that nothing changes: the deep copy of ``asdict`` was nearly half of
+        the time of recording an extraction on the crawl's loop)."""
         return {
             "kind": self.kind,
             "why": self.why,
