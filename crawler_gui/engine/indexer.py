@@ -137,28 +137,56 @@ class SearchIndexer:
         """Index the next batch of stored pages; returns how many were indexed (0: up to date
         or waiting for an extraction). ``wait=False`` indexes pages without waiting."""
         with self._lock:
-            return self._catch_up(wait)
+            return self._catch_up(wait)[0]
 
-    def _catch_up(self, wait: bool, *, pace: bool = False) -> int:
+    def _catch_up(
+        self,
+        wait: bool,
+        *,
+        pace: bool = False,
+        after: int | None = None,
+        fresh_until: int = 0,
+    ) -> tuple[int, int | None]:
+        """Index the next batch of stored pages after ``after`` (by default where the index
+        stops); returns how many were indexed and the sequence number of the last page read
+        (None: none read).
+
+        Pages up to ``fresh_until`` are a rebuild's, added to an emptied index: a page whose
+        URL was fetched again later is skipped (the newer fetch is indexed instead) and the
+        others are added without looking for an older document of their URL (there is
+        none). Later pages (stored while the rebuild ran) replace their URL's document."""
         if self.store.closed:
-            return 0
-        rows = self.store.iter_rows_from(self.index.last_seq(), self.batch)
+            return 0, None
+        rows = self.store.iter_rows_from(
+            self.index.last_seq() if after is None else after, self.batch
+        )
         now = self.clock()
         docs: list[SearchDoc] = []
+        fresh = True  # the pages in ``docs`` are of the rebuild's own (see above)
         added = 0
+        last: int | None = None
         started = time.perf_counter()
         for row, ex in rows:
+            r = row.record
             if (
                 wait
                 and self.extracting
                 and ex is None
-                and "html" in row.record.content_type.lower()
-                and now - row.record.fetched_at < EXTRACTION_WAIT
+                and "html" in r.content_type.lower()
+                and now - r.fetched_at < EXTRACTION_WAIT
             ):
                 break  # in order: the pages after it wait too
+            last = row.seq
+            is_fresh = row.seq <= fresh_until
+            if is_fresh and self.store.seq_of(r.final_url) != row.seq:
+                continue  # fetched again since: that fetch is the one indexed
+            if docs and is_fresh != fresh:
+                added += self.index.add_many(docs, replace=not fresh)
+                docs = []
+            fresh = is_fresh
             docs.append(_doc(row, ex))
             if pace and len(docs) >= PACE_CHUNK:
-                added += self.index.add_many(docs)
+                added += self.index.add_many(docs, replace=not fresh)
                 docs = []
                 # Reading, decoding and indexing pages is Python work holding the GIL, and a
                 # thread that keeps it busy makes the crawl's loop wait for it at every switch
@@ -167,7 +195,7 @@ class SearchIndexer:
                 # still keeps up many times over with any crawl's rate.
                 time.sleep(time.perf_counter() - started)
                 started = time.perf_counter()
-        return added + self.index.add_many(docs)
+        return added + self.index.add_many(docs, replace=not fresh), last
 
     def pending(self) -> int:
         """Stored pages not indexed yet (an estimate from sequence numbers)."""
@@ -180,9 +208,11 @@ class SearchIndexer:
         *,
         polite: bool = False,
     ) -> int:
-        """Drop the index and index every stored page again; ``progress(done, total)`` after
-        each batch; stops (leaving a partial index that later catch-ups complete) when
-        ``cancelled()`` says so. Returns the pages indexed.
+        """Drop the index and index every stored page again, each URL at its newest fetch
+        (an older fetch is skipped, and nothing is replaced: the index was emptied);
+        ``progress(done, total)`` after each batch, in sequence numbers read; stops (leaving a
+        partial index that later catch-ups complete) when ``cancelled()`` says so. Returns the
+        pages indexed.
 
         ``polite``: beside a crawl. The writer keeps its one indexing thread (no
         :meth:`SearchIndex.bulk`) and the pages are added in chunks with a rest after each, as
@@ -192,7 +222,8 @@ class SearchIndexer:
         with self._lock, contextlib.nullcontext() if polite else self.index.bulk():
             total = self.store.last_written_seq()
             self.index.clear()
-            done = 0
+            done = read = 0
+            cursor = 0  # the last page read
             stopped = False
             while not stopped:
                 in_transaction = 0
@@ -201,14 +232,18 @@ class SearchIndexer:
                         if self._stop or (cancelled is not None and cancelled()):
                             stopped = True
                             break
-                        n = self._catch_up(False, pace=polite)
-                        if n == 0:
+                        n, last = self._catch_up(
+                            False, pace=polite, after=cursor, fresh_until=total
+                        )
+                        if last is None:
                             stopped = True
                             break
+                        read += last - cursor
+                        cursor = last
                         in_transaction += n
                         done += n
                         if progress is not None:
-                            progress(min(done, total), total)
+                            progress(min(read, total), total)
             if not polite and not self._stop and not (cancelled is not None and cancelled()):
                 self.index.optimize()
             return done
@@ -250,7 +285,7 @@ class SearchIndexer:
             done = 0
             with self.index.transaction():  # one segment for all of them
                 while done < 2 * self.commit_pages and not self._stop:
-                    n = self._catch_up(True, pace=True)
+                    n = self._catch_up(True, pace=True)[0]
                     done += n
                     if n < self.batch:
                         break  # caught up, or the next page waits for its extraction

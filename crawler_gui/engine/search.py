@@ -344,9 +344,14 @@ class SearchIndex:
                 raise StoreError(f"{self.path}: the search index is in use ({exc})") from exc
         return self._writer
 
-    def add_many(self, docs: Iterable[SearchDoc]) -> int:
+    def add_many(self, docs: Iterable[SearchDoc], *, replace: bool = True) -> int:
         """Index pages (committed at the end, unless inside :meth:`transaction`); returns
-        how many were added. Each replaces the document of an older fetch of its URL."""
+        how many were added. Each replaces the document of an older fetch of its URL.
+
+        ``replace=False`` is for pages whose URLs the caller knows are not in the index (a
+        rebuild adds each URL's newest fetch once, to an emptied index): no delete by the
+        URL's term. tantivy looks each delete's term up in every segment at the commit, a
+        cost that grows with the index (14 % of a 200,000-page build's CPU)."""
         n = 0
         with self._lock:
             writer = self._get_writer()
@@ -366,7 +371,8 @@ class SearchIndex:
                     if pairs:
                         doc.add_text("pairs", pairs)
                     doc.add_text("words", f"{d.url}\n{text}")
-                    writer.delete_documents_by_term("url", d.url)
+                    if replace:
+                        writer.delete_documents_by_term("url", d.url)
                     writer.add_document(doc)
                     n += 1
                     if self._last_seq is None or d.seq > self._last_seq:

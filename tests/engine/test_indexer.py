@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 from crawler_gui.engine.indexer import EXTRACTION_WAIT, INDEX_DIRNAME, SearchIndexer
@@ -118,6 +119,47 @@ def test_a_rebuild_commits_every_rebuild_batch(tmp_path: Path) -> None:
             indexer.rebuild(lambda d, t: seen.append(len(indexer.search("新闻", limit=100))))
             assert seen == [0, 0, 10, 10, 20]
             assert len(indexer.search("新闻", limit=100)) == 25
+        finally:
+            indexer.close()
+
+
+def fetch_of(url: str, i: int, title: str, final: str | None = None) -> PageRecord:
+    return replace(rec(i, title), url=url, final_url=final or url)
+
+
+def test_a_rebuild_indexes_each_url_once_at_its_newest_fetch(tmp_path: Path) -> None:
+    """A rebuild adds each URL's newest fetch only (an older one is skipped, a batch of only
+    older ones too), with nothing to replace; a fetch stored while it runs, and one after it,
+    replace their URL's document as catching up always does."""
+    a, b = "http://127.0.0.1:8631/a.html", "http://127.0.0.1:8631/b.html"
+    with PageStore.open(tmp_path / "pages") as store:
+        store.add(fetch_of(a, 1, "alpha one"))
+        store.add(fetch_of(b, 2, "beta one"))
+        store.add(fetch_of(a, 3, "alpha two"))  # batch 1 (seq 1, 2): both fetched again later
+        store.add(fetch_of("http://127.0.0.1:8631/old", 4, "alpha three", final=a))  # redirect
+        store.add(fetch_of(b, 5, "beta two"))
+        store.flush_sync()
+        indexer = SearchIndexer.open(store, tmp_path, extracting=False)
+        indexer.batch = 2
+        steps: list[tuple[int, int]] = []
+
+        def progress(done: int, total: int) -> None:
+            if not steps:  # while the rebuild runs: a new fetch of b is stored
+                store.add(fetch_of(b, 6, "beta three"))
+                store.flush_sync()
+            steps.append((done, total))
+
+        try:
+            # seq 4 (a) and 6 (b): 5 was fetched again (6) by the time the rebuild read it
+            assert indexer.rebuild(progress) == 2
+            assert steps == [(2, 5), (4, 5), (5, 5)]
+            assert [(h.seq, h.url) for h in indexer.search("alpha")] == [(4, a)]
+            assert [(h.seq, h.url) for h in indexer.search("beta")] == [(6, b)]
+            store.add(fetch_of(a, 7, "alpha four"))
+            store.flush_sync()
+            assert indexer.catch_up_once(wait=False) == 1
+            assert [h.seq for h in indexer.search("alpha")] == [7]
+            assert indexer.search("three") == [h for h in indexer.search("beta")]
         finally:
             indexer.close()
 
@@ -306,15 +348,16 @@ def test_a_rebuild_beside_a_crawl_is_polite(tmp_path: Path) -> None:
         seen: list[tuple[int, int]] = []  # (writer threads, nice) at each add
         real_add = indexer.index.add_many
 
-        def add_many(docs):  # type: ignore[no-untyped-def]
+        def add_many(docs, replace=True):  # type: ignore[no-untyped-def]
             docs = list(docs)
+            assert not replace  # a rebuild's own pages: nothing to replace
             if not docs:  # (the read that finds nothing more)
-                return real_add(docs)
+                return real_add(docs, replace=replace)
             sizes.append(len(docs))
             tid = threading.get_native_id()
             nice = os.getpriority(os.PRIO_PROCESS, tid) if hasattr(os, "getpriority") else 0
             seen.append((indexer.index.writer_threads, nice))
-            return real_add(docs)
+            return real_add(docs, replace=replace)
 
         indexer.index.add_many = add_many  # type: ignore[method-assign]
         mine = os.getpriority(os.PRIO_PROCESS, 0) if hasattr(os, "getpriority") else 0
