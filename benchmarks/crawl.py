@@ -690,6 +690,19 @@ def main() -> None:
                 f"{med['crawler']:.3f} ms, bare loop {med['bare']:.3f} ms: "
                 f"{med['crawler'] / med['bare']:.2f} x"
             )
+            # The machine's own speed can drift by 15 % over minutes: each run's ratio (the
+            # two contenders back to back) is steadier than medians taken apart.
+            paired = [
+                cpu_per_response_ms(c) / cpu_per_response_ms(b)
+                for c, b in zip(results["crawler"], results["bare"], strict=True)
+                if "error" not in c and "error" not in b
+            ]
+            if paired:
+                print(
+                    "CPU per HTTP response, each run's ratio: "
+                    + ", ".join(f"{x:.2f}" for x in paired)
+                    + f" x; median {statistics.median(paired):.2f} x"
+                )
     if "crawler" in best and "scrapy" in best:
         x = rate("crawler") / rate("scrapy")
         verdict = "meets" if x >= 10 else "misses"
