@@ -162,7 +162,7 @@ class SearchIndexer:
         )
         now = self.clock()
         docs: list[SearchDoc] = []
-        fresh = True  # the pages in ``docs`` are of the rebuild's own (see above)
+        fresh = True  # the pages in ``docs`` are the rebuild's own (see above)
         added = 0
         last: int | None = None
         started = time.perf_counter()
@@ -222,8 +222,8 @@ class SearchIndexer:
         with self._lock, contextlib.nullcontext() if polite else self.index.bulk():
             total = self.store.last_written_seq()
             self.index.clear()
-            done = read = 0
-            cursor = 0  # the last page read
+            done = 0
+            cursor = 0  # the sequence number of the last page read
             stopped = False
             while not stopped:
                 in_transaction = 0
@@ -238,12 +238,11 @@ class SearchIndexer:
                         if last is None:
                             stopped = True
                             break
-                        read += last - cursor
                         cursor = last
                         in_transaction += n
                         done += n
                         if progress is not None:
-                            progress(min(read, total), total)
+                            progress(min(cursor, total), total)
             if not polite and not self._stop and not (cancelled is not None and cancelled()):
                 self.index.optimize()
             return done
