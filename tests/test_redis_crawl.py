@@ -165,18 +165,20 @@ def test_a_killed_worker_s_leases_come_back(any_redis: str, tmp_path: Path) -> N
                     held: list[str] = []
                     for _ in range(400):
                         done = (await pool.snapshot(retry_limit=0)).totals.done
-                        held = victim_leases()
-                        if done >= 30 and held:
-                            break
+                        if done >= 30:
+                            # Frozen, then read: the leases it holds at its death (read
+                            # while it runs, it could commit them all before the kill).
+                            victim.send_signal(signal.SIGSTOP)
+                            held = sorted(victim_leases())
+                            if held:
+                                break
+                            victim.send_signal(signal.SIGCONT)  # (between two leases)
                         await asyncio.sleep(0.01)
                     else:
                         pytest.fail("the crawl did not get going")
                     victim.send_signal(signal.SIGKILL)
                     assert await asyncio.wait_for(victim.wait(), 10) == -signal.SIGKILL
-                    # The leases at its death: read after the kill (one it held a moment
-                    # before may have been committed in between, and is not coming back).
-                    held = sorted(victim_leases())
-                    assert held
+                    assert sorted(victim_leases()) == held
 
                     codes = await wait_all([p for p, _ in started[1:]], 45)
                     assert codes == [0] * (WORKERS - 1), [

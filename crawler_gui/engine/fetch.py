@@ -1,8 +1,9 @@
 """One HTTP fetch, done carefully: capped, decompressed by hand, redirects followed by hand.
 
-:class:`Fetcher` owns one shared :class:`aiohttp.ClientSession`. :meth:`Fetcher.fetch` never
-raises for network trouble: every failure comes back as a :class:`FetchOutcome` with an
-:class:`~crawler_gui.core.policy.ErrorKind`.
+:class:`Fetcher` owns one :class:`~crawler_gui.engine.http1.Http1Client` (connections kept
+alive per host; through a proxy, one shared :class:`aiohttp.ClientSession` instead).
+:meth:`Fetcher.fetch` never raises for network trouble: every failure comes back as a
+:class:`FetchOutcome` with an :class:`~crawler_gui.core.policy.ErrorKind`.
 
 Redirects are followed only within one host key (scheme, host, port): a redirect to another
 host comes back unfollowed as ``redirect_to`` so the pool queues it under that host's
@@ -26,27 +27,27 @@ import email.utils
 import logging
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 import aiohttp
-from aiohttp.client_proto import ResponseHandler
-from aiohttp.client_reqrep import ClientRequest
-from aiohttp.tracing import Trace
 
 from crawler_gui.core.policy import ErrorKind, FetchResult
 from crawler_gui.core.urls import REASONS, host_too_long, join
-from crawler_gui.engine.robots import RobotsRefused
-from crawler_gui.engine.safety import (
-    AddressPolicy,
-    BlockedAddressError,
-    SafeResolver,
-    peer_address,
-    transport_peer,
+from crawler_gui.engine.http1 import (
+    BadRequest,
+    ConnectFailed,
+    Disconnected,
+    Http1Client,
+    NameNotResolved,
+    ProtocolError,
+    request_target,
 )
+from crawler_gui.engine.robots import RobotsRefused
+from crawler_gui.engine.safety import AddressPolicy, BlockedAddressError
 from crawler_gui.engine.settings import CrawlSettings
 
 __all__ = [
@@ -54,7 +55,6 @@ __all__ = [
     "FetchOutcome",
     "Fetcher",
     "HopCheck",
-    "SafeConnector",
     "parse_retry_after",
 ]
 
@@ -208,6 +208,17 @@ def _classify(exc: BaseException) -> tuple[ErrorKind, str]:
     """Map a network exception to an error kind and a short message."""
     if isinstance(exc, TimeoutError):  # asyncio and aiohttp timeouts alike
         return ErrorKind.TIMEOUT, f"timed out ({type(exc).__name__})"
+    # (engine.http1's, for direct connections)
+    if isinstance(exc, NameNotResolved):
+        return ErrorKind.DNS, f"name not resolved: {exc}"
+    if isinstance(exc, ConnectFailed):
+        return ErrorKind.CONNECT, f"cannot connect: {exc}"
+    if isinstance(exc, Disconnected):
+        return ErrorKind.RESET, f"connection lost: {exc}"
+    if isinstance(exc, ProtocolError):
+        return ErrorKind.PROTOCOL, f"bad HTTP response: {exc}"
+    if isinstance(exc, BadRequest):
+        return ErrorKind.UNSUPPORTED, f"cannot send the request: {exc}"
     if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
         exc.os_error, BlockedAddressError
     ):
@@ -233,27 +244,6 @@ def _classify(exc: BaseException) -> tuple[ErrorKind, str]:
     return ErrorKind.INTERNAL, f"{type(exc).__name__}: {exc}"
 
 
-class SafeConnector(aiohttp.TCPConnector):
-    """A TCP connector that checks the address each new connection really reached, before a
-    request byte is sent (the resolver never sees IP literals, and names can be re-resolved)."""
-
-    def __init__(self, policy: AddressPolicy, **kwargs: Any) -> None:
-        super().__init__(resolver=SafeResolver(policy), **kwargs)
-        self._policy = policy
-
-    async def _create_connection(
-        self, req: ClientRequest, traces: list[Trace], timeout: aiohttp.ClientTimeout
-    ) -> ResponseHandler:
-        proto = await super()._create_connection(req, traces, timeout)
-        peer = transport_peer(proto.transport)
-        if peer is not None and not self._policy.check(peer):
-            proto.close()
-            raise aiohttp.ClientConnectorError(
-                req.connection_key, BlockedAddressError(req.host, f"connected to {peer}")
-            )
-        return proto
-
-
 def _needs_cleanup_closed() -> bool:
     from aiohttp import connector
 
@@ -261,13 +251,14 @@ def _needs_cleanup_closed() -> bool:
 
 
 class Fetcher:
-    """Fetches URLs over one shared aiohttp session. Use ``async with Fetcher(settings) as f``
-    or :meth:`start` / :meth:`close`."""
+    """Fetches URLs over one client (direct) or aiohttp session (through a proxy). Use
+    ``async with Fetcher(settings) as f`` or :meth:`start` / :meth:`close`."""
 
     def __init__(self, settings: CrawlSettings, *, allow_networks: Sequence[str] = ()) -> None:
         self.settings = settings
         self.policy = AddressPolicy(settings.allow_private, allow_networks)
-        self._session: aiohttp.ClientSession | None = None
+        self._session: aiohttp.ClientSession | None = None  # (through a proxy)
+        self._client: Http1Client | None = None  # (direct connections)
         self._request_headers: list[tuple[str, str]] | None = None
         self._timeout = aiohttp.ClientTimeout(
             total=settings.total_timeout,
@@ -295,14 +286,14 @@ class Fetcher:
         return self._session
 
     def _connector(self) -> aiohttp.BaseConnector:
+        """The proxy's connector (direct connections are :class:`Http1Client`'s)."""
         s = self.settings
+        assert self._proxy is not None
         common: dict[str, Any] = {
             "limit": s.concurrency + 4,
             "limit_per_host": s.per_host,
             "enable_cleanup_closed": _needs_cleanup_closed(),
         }
-        if self._proxy is None:
-            return SafeConnector(self.policy, ttl_dns_cache=300, **common)
         if self._http_proxy is not None:
             # Connections go to the proxy (the user's choice, often on a private network):
             # the address checks cannot apply to them; URL hosts are judged in fetch().
@@ -320,24 +311,43 @@ class Fetcher:
         return message
 
     async def start(self) -> None:
-        if self._session is not None:
+        if self._session is not None or self._client is not None:
             return
         s = self.settings
-        connector = self._connector()
-        headers = {
-            "User-Agent": s.user_agent,
-            "Accept": _ACCEPT,
-            "Accept-Encoding": "gzip, deflate",
-        }
-        headers.update(dict(s.extra_headers))
+        headers = self._sent_headers()
+        if self._proxy is None:
+            self._client = Http1Client(
+                self.policy,
+                headers=headers,
+                connect_timeout=s.connect_timeout,
+                read_timeout=s.read_timeout,
+                limit=s.concurrency + 4,
+                per_host=s.per_host,
+            )
+            return
         self._session = aiohttp.ClientSession(
-            connector=connector,
+            connector=self._connector(),
             timeout=self._timeout,
             headers=headers,
             auto_decompress=False,
             cookie_jar=aiohttp.DummyCookieJar(),
             trust_env=False,
         )
+
+    def _sent_headers(self) -> list[tuple[str, str]]:
+        """The headers of every request: ours, each replaced by the settings' extra header
+        of the same name (any case), then the other extra headers."""
+        s = self.settings
+        extra = {str(k).lower(): (str(k), str(v)) for k, v in dict(s.extra_headers).items()}
+        out = []
+        for name, value in (
+            ("User-Agent", s.user_agent),
+            ("Accept", _ACCEPT),
+            ("Accept-Encoding", "gzip, deflate"),
+        ):
+            out.append(extra.pop(name.lower(), (name, value)))
+        extra.pop("host", None)  # (the URL's)
+        return out + list(extra.values())
 
     def request_headers(self) -> list[tuple[str, str]]:
         """The headers every request sends, as recorded with each page: values of headers
@@ -348,20 +358,19 @@ class Fetcher:
         return list(self._request_headers)
 
     def _make_request_headers(self) -> list[tuple[str, str]]:
-        s = self.settings
-        out = [
-            ("User-Agent", s.user_agent),
-            ("Accept", _ACCEPT),
-            ("Accept-Encoding", "gzip, deflate"),
-            *((str(k), str(v)) for k, v in dict(s.extra_headers).items()),
-        ]
         secret = ("authorization", "cookie", "token", "secret", "password", "api-key", "apikey")
-        return [(k, "***" if any(w in k.lower() for w in secret) else v) for k, v in out]
+        return [
+            (k, "***" if any(w in k.lower() for w in secret) else v)
+            for k, v in self._sent_headers()
+        ]
 
     async def close(self) -> None:
         session, self._session = self._session, None
         if session is not None:
             await session.close()
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
 
     async def __aenter__(self) -> Fetcher:
         await self.start()
@@ -415,9 +424,8 @@ class Fetcher:
 
         ``known(target)`` true for a redirect target hands it back as ``redirect_to`` instead of
         fetching it (the pool already has it: fetching it again would be a duplicate)."""
-        if self._session is None:
+        if self._session is None and self._client is None:
             await self.start()  # a fetcher made by a live settings change starts on first use
-        session = self.session
         out = FetchOutcome(url=url, final_url=url)
         started = time.perf_counter()
         deadline = started + self.settings.total_timeout
@@ -450,7 +458,7 @@ class Fetcher:
         extra = dict(conditional) if conditional else None
         try:
             while True:
-                location = await self._request(session, current, out, timeout, extra)
+                location = await self._request(current, out, timeout, deadline, extra)
                 extra = None
                 if location is None or out.error is not None:
                     return out
@@ -520,64 +528,94 @@ class Fetcher:
 
     async def _request(
         self,
-        session: aiohttp.ClientSession,
         url: str,
         out: FetchOutcome,
         timeout: aiohttp.ClientTimeout,
+        deadline: float,
         headers: Mapping[str, str] | None = None,
     ) -> str | None:
-        """One request; fills ``out``. Returns the Location of a redirect to follow, if any."""
-        async with session.get(
+        """One request; fills ``out``. Returns the Location of a redirect to follow, if any.
+        ``deadline`` is a ``time.perf_counter`` time (``timeout`` says the same to aiohttp)."""
+        client = self._client
+        if client is not None:
+            key = _host_key(url)
+            assert key is not None  # (checked by fetch, for every hop)
+            resp = await client.get(
+                key,
+                request_target(url),
+                deadline=time.monotonic() + (deadline - time.perf_counter()),
+                headers=headers,
+            )
+            try:
+                return await self._answer(url, out, resp.status, resp.headers, resp.peer, resp.read)
+            finally:
+                resp.close()
+        async with self.session.get(
             url,
             allow_redirects=False,
             timeout=timeout,
             proxy=self._http_proxy,
             headers=headers,
-        ) as resp:
-            status = resp.status
-            out.status = status
-            out.final_url = url
-            out.chain.append((url, status))
-            headers = resp.headers
-            out.headers = headers
-            out.content_type = headers.get("Content-Type")
-            peer = peer_address(resp) if self._proxy is None else None  # (the proxy's)
-            out.peer = peer
-            if peer is not None and not self.policy.check(peer):
-                out.error = ErrorKind.BLOCKED_ADDRESS
-                out.message = f"connected to a blocked address {peer}"
+        ) as aresp:
+
+            async def read(cap: int, give_up: bool) -> tuple[bytes, bool]:
+                return await self._read(aresp, cap, give_up)
+
+            return await self._answer(url, out, aresp.status, aresp.headers, None, read)
+
+    async def _answer(
+        self,
+        url: str,
+        out: FetchOutcome,
+        status: int,
+        headers: Mapping[str, str],
+        peer: str | None,
+        read: Callable[[int, bool], Awaitable[tuple[bytes, bool]]],
+    ) -> str | None:
+        """Judge a response whose status and headers came (``peer``: the address it came
+        from, ``None`` through a proxy) and read its body with ``read(cap, give_up)``."""
+        out.status = status
+        out.final_url = url
+        out.chain.append((url, status))
+        out.headers = headers
+        out.content_type = headers.get("Content-Type")
+        out.peer = peer
+        if peer is not None and not self.policy.check(peer):
+            out.error = ErrorKind.BLOCKED_ADDRESS
+            out.message = f"connected to a blocked address {peer}"
+            return None
+        if status in (429, 503):
+            out.retry_after = parse_retry_after(headers.get("Retry-After"))
+        is_redirect = status in _REDIRECTS
+        location = None
+        if is_redirect:
+            location = headers.get("Location")
+            if not location or not location.strip():
+                out.error = ErrorKind.BAD_REDIRECT
+                out.message = f"{status} without a Location header"
+                if status in _PERMANENT:
+                    out.permanent_redirect = True
                 return None
-            if status in (429, 503):
-                out.retry_after = parse_retry_after(headers.get("Retry-After"))
-            is_redirect = status in _REDIRECTS
-            if is_redirect:
-                location = headers.get("Location")
-                if not location or not location.strip():
-                    out.error = ErrorKind.BAD_REDIRECT
-                    out.message = f"{status} without a Location header"
-                    if status in _PERMANENT:
-                        out.permanent_redirect = True
-                    return None
-            ok = 200 <= status < 300
-            cap = self.settings.max_body if ok else self._error_cap
-            raw, over = await self._read(resp, cap, ok)
-            out.size = len(raw)
-            if over and ok:
-                out.error = ErrorKind.TOO_LARGE
-                out.message = f"body larger than {cap} bytes"
+        ok = 200 <= status < 300
+        cap = self.settings.max_body if ok else self._error_cap
+        raw, over = await read(cap, ok)
+        out.size = len(raw)
+        if over and ok:
+            out.error = ErrorKind.TOO_LARGE
+            out.message = f"body larger than {cap} bytes"
+            return None
+        encoding = headers.get("Content-Encoding")
+        if encoding and raw:
+            coding = encoding.strip().lower()
+            if len(raw) > THREAD_INFLATE_BYTES:  # tens of ms for megabytes: off the loop
+                body = await asyncio.to_thread(self._decode_content, raw, coding, out, ok)
+            else:
+                body = self._decode_content(raw, coding, out, ok)
+            if body is None:
                 return None
-            encoding = headers.get("Content-Encoding")
-            if encoding and raw:
-                coding = encoding.strip().lower()
-                if len(raw) > THREAD_INFLATE_BYTES:  # tens of ms for megabytes: off the loop
-                    body = await asyncio.to_thread(self._decode_content, raw, coding, out, ok)
-                else:
-                    body = self._decode_content(raw, coding, out, ok)
-                if body is None:
-                    return None
-                raw = body
-            out.body = raw
-            return location if is_redirect else None
+            raw = body
+        out.body = raw
+        return location
 
     async def _read(
         self, resp: aiohttp.ClientResponse, cap: int, give_up: bool

@@ -2,11 +2,13 @@
 
 Three checks, because each alone has a hole:
 
-* :class:`SafeResolver` filters what a host *name* resolves to (aiohttp asks it for names only);
-* :meth:`AddressPolicy.check_host` judges a URL host that is an IP literal (aiohttp connects to
-  those without asking the resolver), and refuses legacy numeric forms such as ``127.1``,
-  ``2130706433`` or ``0x7f.0.0.1`` outright;
-* :func:`peer_address` reads the address a response really came from, for a last check.
+* :meth:`AddressPolicy.check` filters what a host *name* resolves to (``engine.http1`` drops
+  the blocked answers, and refuses a name with nothing left);
+* :meth:`AddressPolicy.check_host` judges a URL host that is an IP literal (never resolved),
+  and refuses legacy numeric forms such as ``127.1``, ``2130706433`` or ``0x7f.0.0.1``
+  outright;
+* :func:`transport_peer` reads the address a connection really reached, for a last check
+  before a byte is sent.
 
 Through a proxy (``--proxy``) only the first check is left, and in another form: the proxy
 resolves the names and makes the connections, so neither what a name resolves to nor the
@@ -21,23 +23,17 @@ from __future__ import annotations
 
 import errno
 import ipaddress
-import socket
 from collections.abc import Sequence
 from typing import Any
-
-from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.resolver import DefaultResolver
 
 from crawler_gui.errors import ConfigError
 
 __all__ = [
     "AddressPolicy",
     "BlockedAddressError",
-    "SafeResolver",
     "is_blocked_ip",
     "is_numeric_host",
     "is_private_name",
-    "peer_address",
     "transport_peer",
 ]
 
@@ -235,51 +231,6 @@ class AddressPolicy:
         if verdict is not None:
             return verdict
         return self.allow_private or not is_private_name(host)
-
-
-class SafeResolver(AbstractResolver):
-    """An aiohttp resolver that drops blocked addresses from the answers of another resolver
-    (aiohttp's default, made lazily inside the running loop) and raises
-    :class:`BlockedAddressError` when nothing is left."""
-
-    def __init__(self, policy: AddressPolicy, resolver: AbstractResolver | None = None) -> None:
-        self.policy = policy
-        self._resolver = resolver
-
-    async def resolve(
-        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
-    ) -> list[ResolveResult]:
-        verdict = self.policy.check_host(host)
-        if verdict is False:
-            raise BlockedAddressError(host, "a blocked or non-canonical IP address")
-        if self._resolver is None:
-            self._resolver = DefaultResolver()
-        results = await self._resolver.resolve(host, port, family)
-        kept = [r for r in results if self.policy.check(r["host"])]
-        if not kept:
-            shown = ", ".join(sorted({r["host"] for r in results})) or "nothing"
-            raise BlockedAddressError(host, f"resolves only to blocked addresses ({shown})")
-        return kept
-
-    async def close(self) -> None:
-        if self._resolver is not None:
-            await self._resolver.close()
-
-
-def peer_address(response: Any) -> str | None:
-    """The IP address an aiohttp response came from, if still known.
-
-    Reads the live connection's transport, or (once a small body has been read and the
-    connection released to the pool) the response's protocol's transport.
-    """
-    transport = None
-    connection = getattr(response, "connection", None)
-    if connection is not None:
-        transport = connection.transport
-    if transport is None:
-        protocol = getattr(response, "_protocol", None)
-        transport = getattr(protocol, "transport", None)
-    return transport_peer(transport)
 
 
 def transport_peer(transport: Any) -> str | None:

@@ -170,6 +170,12 @@ class CrawlSettings:
             raise ConfigError("the free space floor must not be negative")
         if self.proxy is not None:
             check_proxy_url(self.proxy)
+        from crawler_gui.engine.http1 import check_header
+
+        for name, value in (("User-Agent", self.user_agent), *self.extra_headers):
+            problem = check_header(str(name), str(value))
+            if problem is not None:
+                raise ConfigError(problem)
 
 
 #: Proxy URL schemes: HTTP(S) proxies through aiohttp itself, SOCKS through aiohttp-socks.

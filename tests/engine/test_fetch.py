@@ -8,14 +8,12 @@ import gzip
 import time
 import zlib
 
-import aiohttp
 import pytest
 from aiohttp import web
 
 from crawler_gui.core.policy import ErrorKind, Outcome, classify
 from crawler_gui.engine.decode import decode_body, sniff_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome, parse_retry_after
-from crawler_gui.engine.safety import AddressPolicy, peer_address
 
 from .conftest import LOOPBACK_ONLY, app_with, fast_settings, free_port, serve, silent_server
 
@@ -596,22 +594,6 @@ def test_allow_private_setting_allows_loopback() -> None:
     asyncio.run(main())
 
 
-def test_peer_address_helper_reads_the_connected_ip() -> None:
-    async def main() -> None:
-        async with (
-            serve(app_with({"/": _ok})) as base,
-            aiohttp.ClientSession() as session,
-            session.get(base + "/") as resp,
-        ):
-            peer = peer_address(resp)
-            await resp.read()
-        assert peer == "127.0.0.1"
-        assert AddressPolicy().check(peer) is False
-        assert AddressPolicy(allow_networks=LOOPBACK_ONLY).check(peer) is True
-
-    asyncio.run(main())
-
-
 def test_a_fetcher_starts_its_session_on_first_use() -> None:
     """A fetcher made by a live settings change is used without an explicit start()."""
 
@@ -719,8 +701,15 @@ def test_many_concurrent_fetches_share_one_session() -> None:
     asyncio.run(main())
 
 
-def test_connector_checks_the_connected_peer_before_sending() -> None:
-    from crawler_gui.engine.fetch import SafeConnector
+def test_the_client_checks_the_connected_peer_before_sending() -> None:
+    """The last of the address checks: where a new connection really went (a name can be
+    resolved again between the check and the connect), before a byte is sent."""
+    from crawler_gui.engine.http1 import Http1Client
+    from crawler_gui.engine.safety import AddressPolicy, BlockedAddressError
+
+    class JudgedBefore(AddressPolicy):
+        def check_host(self, host: str) -> bool | None:
+            return True  # (as if the host had passed when it was looked up)
 
     hits: list[str] = []
 
@@ -730,13 +719,17 @@ def test_connector_checks_the_connected_peer_before_sending() -> None:
 
     async def main() -> None:
         async with serve(app_with({"/": seen})) as base:
-            # aiohttp never asks the resolver about an IP literal: only the connector's peer
-            # check stands between this request and the loopback server.
-            connector = SafeConnector(AddressPolicy())
-            async with aiohttp.ClientSession(connector=connector) as session:
-                with pytest.raises(aiohttp.ClientConnectorError) as info:
-                    await session.get(base + "/")
-        assert "connected to 127.0.0.1" in str(info.value.os_error)
+            port = int(base.rsplit(":", 1)[1])
+            client = Http1Client(
+                JudgedBefore(), headers=(), connect_timeout=5, read_timeout=5, limit=4, per_host=1
+            )
+            try:
+                with pytest.raises(BlockedAddressError, match=r"connected to 127\.0\.0\.1"):
+                    await client.get(
+                        ("http", "127.0.0.1", port), "/", deadline=time.monotonic() + 10
+                    )
+            finally:
+                await client.close()
         assert hits == []
 
     asyncio.run(main())

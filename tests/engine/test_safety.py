@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import socket
+import time
 
 import pytest
 
+from crawler_gui.engine.http1 import Http1Client
 from crawler_gui.engine.safety import (
     AddressPolicy,
     BlockedAddressError,
-    SafeResolver,
     is_blocked_ip,
     is_numeric_host,
 )
@@ -100,31 +100,36 @@ def test_numeric_host_forms() -> None:
     assert AddressPolicy().check_host("8.8.8.8") is True
 
 
-def test_safe_resolver_refuses_name_resolving_to_loopback() -> None:
+def _client(policy: AddressPolicy) -> Http1Client:
+    return Http1Client(policy, headers=(), connect_timeout=5, read_timeout=5, limit=4, per_host=1)
+
+
+def test_a_name_resolving_only_to_loopback_is_refused() -> None:
     async def main() -> None:
-        resolver = SafeResolver(AddressPolicy())
-        try:
-            with pytest.raises(BlockedAddressError, match="localhost"):
-                await resolver.resolve("localhost", 80, socket.AF_UNSPEC)
-            with pytest.raises(BlockedAddressError):
-                await resolver.resolve("0x7f.1", 80)
-        finally:
-            await resolver.close()
+        client = _client(AddressPolicy())
+        deadline = time.monotonic() + 30
+        with pytest.raises(BlockedAddressError, match="localhost"):
+            await client.resolve("localhost", 80, deadline=deadline)
+        with pytest.raises(BlockedAddressError):
+            await client.resolve("0x7f.1", 80, deadline=deadline)
+        with pytest.raises(BlockedAddressError):
+            await client.resolve("127.0.0.1", 80, deadline=deadline)
 
     asyncio.run(main())
 
 
-def test_safe_resolver_filters_to_allowed_addresses() -> None:
-    async def main() -> list[str]:
-        resolver = SafeResolver(AddressPolicy(allow_networks=["127.0.0.1/32"]))
-        try:
-            results = await resolver.resolve("localhost", 80, socket.AF_UNSPEC)
-        finally:
-            await resolver.close()
-        return [r["host"] for r in results]
+def test_a_name_resolves_to_its_allowed_addresses_only() -> None:
+    async def main() -> tuple[list[str], list[str]]:
+        client = _client(AddressPolicy(allow_networks=["127.0.0.1/32"]))
+        deadline = time.monotonic() + 30
+        return (
+            await client.resolve("localhost", 80, deadline=deadline),
+            await client.resolve("127.0.0.1", 80, deadline=deadline),
+        )
 
-    hosts = asyncio.run(main())
-    assert hosts and set(hosts) == {"127.0.0.1"}
+    hosts, literal = asyncio.run(main())
+    assert hosts == ["127.0.0.1"]  # (::1, if the name has it, is left out)
+    assert literal == ["127.0.0.1"]
 
 
 def test_blocked_address_error_is_an_oserror_with_message() -> None:
