@@ -120,11 +120,11 @@ class _Connection(asyncio.Protocol):
         self.reused = False  # answered a request before
         self.idle_since = 0.0
         self.waiter: asyncio.Future[None] | None = None
-        self.parser: Any = None
+        # (one parser for the connection's responses: llhttp starts the next message itself)
+        self.parser: Any = httptools.HttpResponseParser(self)
         self._begin()
 
     def _begin(self) -> None:
-        self.parser = httptools.HttpResponseParser(self)
         self.active = False
         self.status = 0
         self.raw_headers: list[tuple[bytes, bytes]] = []
@@ -311,8 +311,10 @@ class Response:
         self.status = conn.status
         self.headers: CIMultiDictProxy[str] = CIMultiDictProxy(
             CIMultiDict(
-                (name.decode("utf-8", "surrogateescape"), value.decode("utf-8", "surrogateescape"))
-                for name, value in conn.raw_headers
+                [
+                    (k.decode("utf-8", "surrogateescape"), v.decode("utf-8", "surrogateescape"))
+                    for k, v in conn.raw_headers
+                ]
             )
         )
         transport = conn.transport
@@ -352,7 +354,8 @@ class Response:
 
 class Http1Client:
     """Connections to many hosts, at most ``per_host`` at a time to each and ``limit`` in all;
-    ``headers`` are sent with every request (after ``Host``)."""
+    ``headers`` are sent with every request (after ``Host``). ``https`` is verified against the
+    system's certificate authorities (``ssl.create_default_context``), or ``tls``."""
 
     def __init__(
         self,
@@ -363,6 +366,7 @@ class Http1Client:
         read_timeout: float,
         limit: int,
         per_host: int,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         for name, value in headers:
             problem = check_header(name, value)
@@ -380,7 +384,7 @@ class Http1Client:
         self._total = 0
         self._slot_waiters: list[asyncio.Future[None]] = []
         self._dns: dict[tuple[str, int], tuple[float, list[str]]] = {}
-        self._tls: ssl.SSLContext | None = None
+        self._tls = tls  # (made on the first https request: loading the CAs takes a while)
         self._sweep: asyncio.TimerHandle | None = None
         self._closed = False
 

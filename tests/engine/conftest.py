@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from aiohttp import web
@@ -30,15 +31,18 @@ def fast_settings(**overrides: object) -> CrawlSettings:
 
 
 @contextlib.asynccontextmanager
-async def serve(app: web.Application, host: str = "127.0.0.1") -> AsyncIterator[str]:
-    """Run ``app`` on ``host`` at a free port; yield its base URL (``http://host:port``)."""
+async def serve(
+    app: web.Application, host: str = "127.0.0.1", ssl_context: ssl.SSLContext | None = None
+) -> AsyncIterator[str]:
+    """Run ``app`` on ``host`` at a free port (over TLS with ``ssl_context``); yield its base
+    URL (``http://host:port``, or ``https://``)."""
     runner = web.AppRunner(app, shutdown_timeout=0.2, access_log=None)
     await runner.setup()
-    site = web.TCPSite(runner, host, 0)
+    site = web.TCPSite(runner, host, 0, ssl_context=ssl_context)
     await site.start()
     port = runner.addresses[0][1]
     try:
-        yield f"http://{host}:{port}"
+        yield f"{'https' if ssl_context else 'http'}://{host}:{port}"
     finally:
         await runner.cleanup()
 

@@ -460,3 +460,45 @@ def test_idle_connections_are_closed_after_the_keepalive(monkeypatch: pytest.Mon
             return kept, left, len(srv.connections)
 
     assert asyncio.run(main()) == (1, 0, 2)
+
+
+def test_https_verified_and_kept_alive_and_an_unknown_authority_refused() -> None:
+    import ssl
+
+    import trustme
+    from aiohttp import web
+
+    from .conftest import app_with, serve
+
+    ca = trustme.CA()
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("127.0.0.1").configure_cert(server_tls)
+    trusting = ssl.create_default_context()
+    ca.configure_trust(trusting)
+
+    async def hello(_request: web.Request) -> web.Response:
+        return web.Response(text="secret", content_type="text/html")
+
+    async def main() -> None:
+        async with serve(app_with({"/": hello}), ssl_context=server_tls) as base:
+            port = int(base.rsplit(":", 1)[1])
+            key = ("https", "127.0.0.1", port)
+            c = client(tls=trusting)
+            try:
+                for _ in range(3):
+                    resp = await c.get(key, "/", deadline=time.monotonic() + 10)
+                    try:
+                        assert resp.status == 200 and resp.peer == "127.0.0.1"
+                        assert await resp.read(1000, True) == (b"secret", False)
+                    finally:
+                        resp.close()
+                assert c.idle_connections() == 1  # (one TLS connection for the three)
+            finally:
+                await c.close()
+            # The fetcher trusts the system's authorities only: this one is unknown.
+            async with Fetcher(fast_settings(), allow_networks=LOOPBACK_ONLY) as fetcher:
+                out = await fetcher.fetch(f"https://127.0.0.1:{port}/")
+        assert out.error is ErrorKind.CONNECT
+        assert "certificate verify failed" in out.message
+
+    asyncio.run(main())
