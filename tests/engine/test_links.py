@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from crawler_gui.core.urls import canonicalize, join
 from crawler_gui.engine.links import extract_links
 
@@ -138,3 +142,41 @@ def test_large_page_many_links() -> None:
     assert len(links) == 5000
     assert links[0] == "https://news.example.com/n/0"
     assert links[-1] == "https://news.example.com/n/4999"
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        "http://example.com/",
+        "https://example.com/a/b/c.html",
+        "https://example.com/a/b/?q=/x/y#f/g",
+        "http://example.com:8080/dir/",
+        "http://user:pw@example.com/p/q",
+        "http://[::1]:81/a/b",
+        "https://example.com/a?b/c",
+        "https://example.com/#x/y",
+        "http://example.com",  # (no path: the split)
+        "http://example.com?x=/y",  # (a query before any path: the split)
+        "HTTP://Example.com/A/b",  # (not as the standard writes it: the split)
+        "ftp://example.com/a/",
+        "http:///nohost",
+        "http://ex ample.com/a/",
+    ],
+)
+def test_the_base_cut_by_hand_agrees_with_urlsplit(base: str) -> None:
+    from crawler_gui.engine.links import _origin_and_dir, _origin_and_dir_split
+
+    assert _origin_and_dir(base) == _origin_and_dir_split(base)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["http://", "https://", "HTTP://", "ftp://"]),
+    st.text(alphabet="ab.:@[]1", min_size=0, max_size=12),
+    st.text(alphabet="ab/?#.%\\ \t", min_size=0, max_size=16),
+)
+def test_the_base_cut_agrees_on_any_url(scheme: str, authority: str, rest: str) -> None:
+    from crawler_gui.engine.links import _origin_and_dir, _origin_and_dir_split
+
+    base = scheme + authority + rest
+    assert _origin_and_dir(base) == _origin_and_dir_split(base)
