@@ -207,7 +207,7 @@ def _decompress(raw: bytes, wbits: int, limit: int) -> bytes | None:
 def _classify(exc: BaseException) -> tuple[ErrorKind, str]:
     """Map a network exception to an error kind and a short message."""
     if isinstance(exc, TimeoutError):  # asyncio and aiohttp timeouts alike
-        return ErrorKind.TIMEOUT, f"timed out ({type(exc).__name__})"
+        return ErrorKind.TIMEOUT, f"timed out ({str(exc) or type(exc).__name__})"
     # (engine.http1's, for direct connections)
     if isinstance(exc, NameNotResolved):
         return ErrorKind.DNS, f"name not resolved: {exc}"

@@ -12,19 +12,28 @@ fetches through a proxy (``engine.fetch``), where this client is not used.
 What a hostile server meets:
 
 * the status line and headers together are capped (:data:`MAX_HEADER_BYTES`, also while a
-  header is still arriving) and counted (:data:`MAX_HEADERS`);
-* llhttp is strict: a response with both ``Content-Length`` and ``Transfer-Encoding``, a bad
-  chunk size, a space before a colon, a bare CR... is a :class:`ProtocolError`, never guessed;
+  header is still arriving) and counted (:data:`MAX_HEADERS`); so is everything else that is
+  not body (interim answers, chunk sizes, trailers);
+* llhttp decides the body's length strictly: both ``Content-Length`` and
+  ``Transfer-Encoding``, two lengths, a bad chunk size, a space before a colon are a
+  :class:`ProtocolError`, never guessed. It is lenient where aiohttp's parser is (outside
+  its debug mode) and real servers need it: odd bytes in a header value (not NUL), lines
+  ended by LF alone, spaces after a chunk size;
 * the body is read up to the caller's cap and then the connection is closed (never read on);
+  it is kept in one buffer (a body in tiny chunks costs its size, not a list of pieces);
 * interim ``1xx`` responses are skipped, ``101`` (a switch of protocol nobody asked for) is an
-  error; a connection with bytes nobody asked for (between requests) is closed;
+  error; a connection with bytes nobody asked for (between requests, or a second answer after
+  the first) is closed, and the first answer stays as it came;
 * every wait is bounded: connecting by the connect timeout, each read by the read timeout
-  (time between two arrivals, as aiohttp's ``sock_read``), the whole request by a deadline.
+  (time between two arrivals, as aiohttp's ``sock_read``), the whole request, its wait for a
+  slot included, by a deadline.
 
 Addresses are checked as with aiohttp (``engine.safety``): an IP literal before connecting, a
 name's answers filtered by the policy (a name that resolves only to blocked addresses is
 refused), and the peer each new connection reached, before a byte is sent. Answers are cached
-for :data:`DNS_TTL` seconds (aiohttp's ``ttl_dns_cache``). A connection kept alive is used
+for :data:`DNS_TTL` seconds (aiohttp's ``ttl_dns_cache``) and connected to as aiohttp does,
+by Happy Eyeballs (``aiohappyeyeballs``: a host with unreachable IPv6 addresses costs a
+quarter of a second, not a connect timeout per address). A connection kept alive is used
 again within :data:`KEEPALIVE` seconds; a request that finds it closed by the server before a
 byte of the answer came is sent once more on a new connection (as aiohttp does).
 """
@@ -39,6 +48,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import aiohappyeyeballs
 import httptools
 from multidict import CIMultiDict, CIMultiDictProxy
 
@@ -69,6 +79,10 @@ KEEPALIVE = 15.0
 #: Seconds a name's addresses are kept.
 DNS_TTL = 300.0
 _DNS_ENTRIES = 10_000
+#: Seconds before the next address of a host is tried while the last is still connecting.
+HAPPY_EYEBALLS_DELAY = 0.25
+_NUMERIC = socket.AI_NUMERICHOST | socket.AI_NUMERICSERV
+_AddrInfo = tuple[Any, ...]  # (family, type, proto, canonname, sockaddr), as getaddrinfo
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -122,6 +136,14 @@ class _Connection(asyncio.Protocol):
         self.waiter: asyncio.Future[None] | None = None
         # (one parser for the connection's responses: llhttp starts the next message itself)
         self.parser: Any = httptools.HttpResponseParser(self)
+        # As aiohttp's parser outside its debug mode: header values with odd bytes, lines
+        # ended by LF alone, spaces after a chunk size (what real servers send). Never the
+        # leniencies that let a body's length be read two ways.
+        self.parser.set_dangerous_leniencies(
+            lenient_headers=True,
+            lenient_optional_cr_before_lf=True,
+            lenient_spaces_after_chunk_size=True,
+        )
         self._begin()
 
     def _begin(self) -> None:
@@ -135,8 +157,10 @@ class _Connection(asyncio.Protocol):
         self.until_eof = False
         self.keep_alive = False
         self.length: int | None = None
-        self.chunks: list[bytes] = []
+        self.first: bytes = b""  # the body while it is one piece (most bodies)
+        self.rest: bytearray | None = None  # the body once a second piece came
         self.body_bytes = 0
+        self.chunks_seen = 0  # chunked framing: its size lines are not body
         self.cap: int | None = None
         self.over = False
         self.complete = False
@@ -161,11 +185,10 @@ class _Connection(asyncio.Protocol):
             self._fail(ProtocolError("the server switched protocols (101) unasked"))
         except httptools.HttpParserError as exc:
             self._fail(ProtocolError(f"bad HTTP response: {exc}"))
-        if not self.headers_done:
-            self.head_bytes += len(data)
-            if self.head_bytes > 2 * MAX_HEADER_BYTES:
-                # (llhttp holds a header line that is still arriving: bound it before it ends)
-                self._fail(ProtocolError(f"response headers over {MAX_HEADER_BYTES} bytes"))
+        # Everything that is not body (status lines, headers, interim answers, chunk sizes,
+        # trailers) is bounded, also while llhttp still holds a line that has not ended.
+        if self.received - self.body_bytes > 2 * MAX_HEADER_BYTES + 32 * self.chunks_seen:
+            self._fail(ProtocolError(f"response headers over {MAX_HEADER_BYTES} bytes"))
         self._wake()
 
     def eof_received(self) -> bool:
@@ -186,7 +209,10 @@ class _Connection(asyncio.Protocol):
 
     # -- llhttp's callbacks ----------------------------------------------------------------
     def on_header(self, name: bytes, value: bytes) -> None:
-        if self.error is not None:
+        if self.error is not None or self.complete:
+            return
+        if b"\x00" in value:  # (llhttp's lenient mode lets it through; aiohttp refuses it)
+            self._fail(ProtocolError("a NUL byte in a response header"))
             return
         self.header_bytes += len(name) + len(value) + 4
         if self.header_bytes > MAX_HEADER_BYTES:
@@ -195,14 +221,14 @@ class _Connection(asyncio.Protocol):
         if len(self.raw_headers) >= MAX_HEADERS:
             self._fail(ProtocolError(f"more than {MAX_HEADERS} response headers"))
             return
-        self.raw_headers.append((name, value))
+        self.raw_headers.append((name, value.rstrip(b" \t")))
 
     def on_message_begin(self) -> None:
         if self.complete:
             self.close()  # a second answer to one request: the connection is spoiled
 
     def on_headers_complete(self) -> None:
-        if self.error is not None:
+        if self.error is not None or self.complete:
             return
         status = self.parser.get_status_code()
         if status == 101:
@@ -231,15 +257,28 @@ class _Connection(asyncio.Protocol):
         # (asked now: llhttp forgets it once the message has ended)
         self.keep_alive = bool(self.parser.should_keep_alive()) and not self.until_eof
 
+    def on_chunk_header(self) -> None:
+        self.chunks_seen += 1
+
     def on_body(self, body: bytes) -> None:
-        if self.over or self.error is not None:
+        if self.over or self.error is not None or self.complete:
             return
         self.body_bytes += len(body)
-        self.chunks.append(body)
+        # (one buffer, not a list of pieces: a body sent in tiny chunks costs its size)
+        if self.rest is not None:
+            self.rest += body
+        elif self.first:
+            self.rest = bytearray(self.first)
+            self.rest += body
+            self.first = b""
+        else:
+            self.first = body
         if self.cap is not None and self.body_bytes > self.cap:
             self.over = True
 
     def on_message_complete(self) -> None:
+        if self.complete:
+            return  # (a second answer's end: the connection is already spoiled)
         if self.interim:
             self.interim = False
             self.head_bytes = 0
@@ -271,7 +310,9 @@ class _Connection(asyncio.Protocol):
                 raise TimeoutError("the request's total time ran out")
             waiter = self.loop.create_future()
             self.waiter = waiter
-            timer = self.loop.call_later(min(timeout, left), _time_out, waiter)
+            timer = self.loop.call_later(
+                min(timeout, left), _time_out, waiter, "no data from the server in time"
+            )
             try:
                 await waiter
             finally:
@@ -286,9 +327,9 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
 
 
-def _time_out(waiter: asyncio.Future[None]) -> None:
+def _time_out(waiter: asyncio.Future[None], why: str) -> None:
     if not waiter.done():
-        waiter.set_exception(TimeoutError("no data from the server within the read timeout"))
+        waiter.set_exception(TimeoutError(why))
 
 
 class Response:
@@ -339,9 +380,8 @@ class Response:
         await conn.wait(
             lambda: conn.complete or conn.over, self._client.read_timeout, self._deadline
         )
-        chunks = conn.chunks
-        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
-        conn.chunks = []
+        body = bytes(conn.rest) if conn.rest is not None else conn.first
+        conn.first, conn.rest = b"", None
         if conn.over:
             return body[:cap], True
         return body, False
@@ -383,7 +423,7 @@ class Http1Client:
         self._busy: dict[tuple[str, str, int], int] = {}
         self._total = 0
         self._slot_waiters: list[asyncio.Future[None]] = []
-        self._dns: dict[tuple[str, int], tuple[float, list[str]]] = {}
+        self._dns: dict[tuple[str, int], tuple[float, list[_AddrInfo]]] = {}
         self._tls = tls  # (made on the first https request: loading the CAs takes a while)
         self._sweep: asyncio.TimerHandle | None = None
         self._closed = False
@@ -405,7 +445,7 @@ class Http1Client:
         if not target.startswith("/") or not _VISIBLE.fullmatch(target):
             raise BadRequest(f"the request target {target[:200]!r} is not plain ASCII")
         request = self._request_bytes(key, target, headers)
-        await self._acquire(key)
+        await self._acquire(key, deadline)
         try:
             for attempt in (0, 1):
                 conn = self._take_idle(key) if attempt == 0 else None
@@ -432,10 +472,10 @@ class Http1Client:
             assert conn.transport is not None
             conn.transport.write(request)
             await conn.wait(lambda: conn.headers_done, self.read_timeout, deadline)
+            return Response(self, key, conn, deadline)
         except BaseException:
             conn.close()
             raise
-        return Response(self, key, conn, deadline)
 
     def _request_bytes(
         self, key: tuple[str, str, int], target: str, extra: Mapping[str, str] | None
@@ -470,43 +510,55 @@ class Http1Client:
     async def _connect(self, key: tuple[str, str, int], deadline: float) -> _Connection:
         scheme, host, port = key
         loop = asyncio.get_running_loop()
-        addresses = await self.resolve(host, port, deadline=deadline)
+        infos = await self._addr_infos(host, port, deadline)
         tls = self._tls_context() if scheme == "https" else None
-        error: OSError | None = None
-        for address in addresses:
-            left = min(self.connect_timeout, deadline - time.monotonic())
-            if left <= 0:
-                raise TimeoutError("the request's total time ran out while connecting")
-            try:
-                async with asyncio.timeout(left):
+        left = min(self.connect_timeout, deadline - time.monotonic())
+        if left <= 0:
+            raise TimeoutError("the request's total time ran out before connecting")
+        try:
+            async with asyncio.timeout(left):
+                # Happy Eyeballs (RFC 8305) as aiohttp does it: the next address is tried
+                # 0.25 s after the last began, families interleaved, the first to answer wins
+                # (a host with unreachable IPv6 addresses costs a quarter second, not a timeout).
+                sock = await aiohappyeyeballs.start_connection(
+                    infos, happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY, interleave=1
+                )
+                try:
                     transport, conn = await loop.create_connection(
                         lambda: _Connection(loop),
-                        address,
-                        port,
+                        sock=sock,
                         ssl=tls,
                         server_hostname=host if tls is not None else None,
                     )
-            except ssl.SSLError as exc:
-                raise ConnectFailed(f"{host}:{port}: TLS failed: {exc}") from exc
-            except OSError as exc:
-                error = exc
-                continue
-            peer = transport_peer(transport)
-            if peer is not None and not self.policy.check(peer):
-                transport.close()
-                raise BlockedAddressError(host, f"connected to {peer}")
-            return conn
-        raise ConnectFailed(f"{host}:{port}: {error}") from error
+                except BaseException:
+                    sock.close()
+                    raise
+        except TimeoutError:
+            raise TimeoutError(
+                f"no connection to {host}:{port} within the connect timeout"
+            ) from None
+        except ssl.SSLError as exc:
+            raise ConnectFailed(f"{host}:{port}: TLS failed: {exc}") from exc
+        except OSError as exc:
+            raise ConnectFailed(f"{host}:{port}: {exc.strerror or exc}") from exc
+        peer = transport_peer(transport)
+        if peer is not None and not self.policy.check(peer):
+            transport.close()
+            raise BlockedAddressError(host, f"connected to {peer}")
+        return conn
 
     async def resolve(self, host: str, port: int, *, deadline: float) -> list[str]:
         """The addresses of ``host`` that may be connected to (an IP literal judged as it
         is); raises :class:`BlockedAddressError` when none may, :class:`NameNotResolved`
         when it has none."""
+        return [str(info[4][0]) for info in await self._addr_infos(host, port, deadline)]
+
+    async def _addr_infos(self, host: str, port: int, deadline: float) -> list[_AddrInfo]:
         verdict = self.policy.check_host(host)
         if verdict is False:
             raise BlockedAddressError(host, "a blocked or non-canonical IP address")
-        if verdict is True:
-            return [host]
+        if verdict is True:  # (numeric: nothing is looked up)
+            return socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=_NUMERIC)
         now = time.monotonic()
         cached = self._dns.get((host, port))
         if cached is not None and cached[0] > now:
@@ -517,10 +569,9 @@ class Http1Client:
                 infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
         except socket.gaierror as exc:
             raise NameNotResolved(f"{host}: {exc.strerror or exc}") from exc
-        found = list(dict.fromkeys(str(info[4][0]) for info in infos))
-        kept = [ip for ip in found if self.policy.check(ip)]
+        kept = [info for info in infos if self.policy.check(str(info[4][0]))]
         if not kept:
-            shown = ", ".join(sorted(found)) or "nothing"
+            shown = ", ".join(sorted({str(info[4][0]) for info in infos})) or "nothing"
             raise BlockedAddressError(host, f"resolves only to blocked addresses ({shown})")
         if len(self._dns) >= _DNS_ENTRIES:
             self._dns.clear()
@@ -549,7 +600,7 @@ class Http1Client:
         if reusable:
             conn.reused = True
             conn.idle_since = time.monotonic()
-            conn.chunks = []
+            conn.first, conn.rest = b"", None
             self._idle.setdefault(key, []).append(conn)
             if self._sweep is None:
                 self._sweep = conn.loop.call_later(KEEPALIVE, self._close_expired)
@@ -579,13 +630,23 @@ class Http1Client:
             self._sweep = loop.call_later(KEEPALIVE, self._close_expired)
 
     # -- limits --------------------------------------------------------------------------------
-    async def _acquire(self, key: tuple[str, str, int]) -> None:
+    async def _acquire(self, key: tuple[str, str, int], deadline: float) -> None:
+        """A slot for a request to ``key``: waits (until ``deadline``) while the host or the
+        client has as many in flight as allowed."""
         while self._busy.get(key, 0) >= self._per_host or self._total >= self._limit:
-            waiter = asyncio.get_running_loop().create_future()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the request's total time ran out waiting for a connection")
+            loop = asyncio.get_running_loop()
+            waiter = loop.create_future()
             self._slot_waiters.append(waiter)
+            timer = loop.call_later(
+                left, _time_out, waiter, "the request's total time ran out waiting for a slot"
+            )
             try:
                 await waiter
             finally:
+                timer.cancel()
                 if waiter in self._slot_waiters:
                     self._slot_waiters.remove(waiter)
         self._busy[key] = self._busy.get(key, 0) + 1

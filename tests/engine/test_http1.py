@@ -217,6 +217,14 @@ def test_chunked_body_and_interim_responses() -> None:
         ),
         # A header line that never ends: bounded while it is still arriving.
         (b"HTTP/1.1 200 OK\r\nX-Endless: " + b"y" * (3 * MAX_HEADER_BYTES), "headers over"),
+        # ... and a trailer line after a chunked body, and endless interim answers.
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-T: "
+            + b"a" * (3 * MAX_HEADER_BYTES),
+            "headers over",
+        ),
+        (b"HTTP/1.1 100 Continue\r\n\r\n" * 20_000, "headers over"),
+        (b"HTTP/1.1 200 OK\r\nX-Nul: a\x00b\r\nContent-Length: 1\r\n\r\nx", "NUL"),
     ],
 )
 def test_broken_responses_are_protocol_errors(reply: bytes, words: str) -> None:
@@ -412,7 +420,7 @@ def test_fetch_maps_client_errors_to_kinds() -> None:
             settings = fast_settings(read_timeout=0.3)
             async with Fetcher(settings, allow_networks=LOOPBACK_ONLY) as fetcher:
                 slow = await fetcher.fetch(f"http://127.0.0.1:{srv.port}/")
-        assert slow.error is ErrorKind.TIMEOUT
+        assert slow.error is ErrorKind.TIMEOUT and "no data from the server" in slow.message
         cut_short = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab"
         async with (
             raw_server(lambda head, n: cut_short, close_after=True) as srv,
@@ -500,5 +508,121 @@ def test_https_verified_and_kept_alive_and_an_unknown_authority_refused() -> Non
                 out = await fetcher.fetch(f"https://127.0.0.1:{port}/")
         assert out.error is ErrorKind.CONNECT
         assert "certificate verify failed" in out.message
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        # What real servers send and aiohttp's parser takes (its leniencies, not more).
+        b"HTTP/1.1 200 OK\nContent-Type: text/html\nContent-Length: 5\n\nhello",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5  \r\nhello\r\n0\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nX-Odd: caf\xe9 \x7f\r\nContent-Length: 5\r\n\r\nhello",
+    ],
+)
+def test_what_aiohttp_took_is_taken(reply: bytes) -> None:
+    async def main() -> tuple:
+        async with raw_server(lambda head, n: reply) as srv:
+            c = client()
+            try:
+                return await get(c, srv.port)
+            finally:
+                await c.close()
+
+    status, _headers, body, over = asyncio.run(main())
+    assert (status, body, over) == (200, b"hello", False)
+
+
+def test_a_body_in_tiny_chunks_is_read_whole() -> None:
+    pieces = b"".join(b"2\r\nab\r\n" for _ in range(20_000))
+    reply = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + pieces + b"0\r\n\r\n"
+
+    async def main() -> tuple:
+        async with raw_server(lambda head, n: reply) as srv:
+            c = client()
+            try:
+                return await get(c, srv.port)
+            finally:
+                await c.close()
+
+    _status, _headers, body, over = asyncio.run(main())
+    assert body == b"ab" * 20_000 and not over
+
+
+def test_a_second_answer_in_the_same_packet_changes_nothing_of_the_first() -> None:
+    reply = (
+        b"HTTP/1.1 302 Found\r\nLocation: /a\r\nContent-Length: 5\r\n\r\nhello"
+        b"HTTP/1.1 200 OK\r\nX-Second: 1\r\nContent-Length: 5\r\n\r\nworld"
+    )
+
+    async def main() -> tuple:
+        async with raw_server(lambda head, n: reply) as srv:
+            c = client()
+            try:
+                first = await get(c, srv.port)
+                return first, c.idle_connections()
+            finally:
+                await c.close()
+
+    (status, headers, body, _over), idle = asyncio.run(main())
+    assert (status, body) == (302, b"hello")
+    assert "X-Second" not in headers and headers["Location"] == "/a"
+    assert idle == 0
+
+
+def test_waiting_for_a_slot_ends_at_the_deadline() -> None:
+    async def main() -> None:
+        async with raw_server(lambda head, n: None if n else b"") as srv:
+            c = client(per_host=1, read_timeout=30)
+            key = ("http", "127.0.0.1", srv.port)
+            try:
+                hung = asyncio.ensure_future(c.get(key, "/", deadline=time.monotonic() + 30))
+                await asyncio.sleep(0.1)  # (it holds the host's one slot, never answered)
+                t0 = time.monotonic()
+                with pytest.raises(TimeoutError, match="slot"):
+                    await c.get(key, "/", deadline=time.monotonic() + 0.3)
+                assert time.monotonic() - t0 < 5
+                hung.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await hung
+                # (both slots given back: the next request gets one at once)
+                assert c._total == 0
+            finally:
+                await c.close()
+
+    asyncio.run(main())
+
+
+def test_a_connect_that_never_completes_is_a_timeout() -> None:
+    """A listening socket whose backlog is full drops the next SYN: the connect hangs."""
+    import socket as sockets
+
+    async def main() -> None:
+        listener = sockets.socket()
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        fillers = []
+        try:
+            for _ in range(4):  # (the backlog's room; none is ever accepted)
+                s = sockets.socket()
+                s.setblocking(False)
+                with contextlib.suppress(BlockingIOError):
+                    s.connect(("127.0.0.1", port))
+                fillers.append(s)
+            await asyncio.sleep(0.1)
+            c = client(connect_timeout=0.3)
+            t0 = time.monotonic()
+            try:
+                with pytest.raises(TimeoutError, match="connect timeout"):
+                    await c.get(("http", "127.0.0.1", port), "/", deadline=time.monotonic() + 10)
+            finally:
+                await c.close()
+            assert time.monotonic() - t0 < 5
+        finally:
+            for s in fillers:
+                s.close()
+            listener.close()
 
     asyncio.run(main())
