@@ -118,6 +118,20 @@ async def get(c: Http1Client, port: int, target: str = "/", cap: int = 1 << 20) 
         resp.close()
 
 
+def answer_once(reply: bytes) -> tuple:
+    """One request to a raw server that answers ``reply``: (status, headers, body, over)."""
+
+    async def main() -> tuple:
+        async with raw_server(lambda head, n: reply) as srv:
+            c = client()
+            try:
+                return await get(c, srv.port)
+            finally:
+                await c.close()
+
+    return asyncio.run(main())
+
+
 def test_one_connection_serves_many_requests() -> None:
     async def main() -> None:
         async with raw_server(lambda head, n: page(f"page {n}".encode())) as srv:
@@ -522,31 +536,14 @@ def test_https_verified_and_kept_alive_and_an_unknown_authority_refused() -> Non
     ],
 )
 def test_what_aiohttp_took_is_taken(reply: bytes) -> None:
-    async def main() -> tuple:
-        async with raw_server(lambda head, n: reply) as srv:
-            c = client()
-            try:
-                return await get(c, srv.port)
-            finally:
-                await c.close()
-
-    status, _headers, body, over = asyncio.run(main())
+    status, _headers, body, over = answer_once(reply)
     assert (status, body, over) == (200, b"hello", False)
 
 
 def test_a_body_in_tiny_chunks_is_read_whole() -> None:
     pieces = b"".join(b"2\r\nab\r\n" for _ in range(20_000))
     reply = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + pieces + b"0\r\n\r\n"
-
-    async def main() -> tuple:
-        async with raw_server(lambda head, n: reply) as srv:
-            c = client()
-            try:
-                return await get(c, srv.port)
-            finally:
-                await c.close()
-
-    _status, _headers, body, over = asyncio.run(main())
+    _status, _headers, body, over = answer_once(reply)
     assert body == b"ab" * 20_000 and not over
 
 
