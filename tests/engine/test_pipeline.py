@@ -5,6 +5,7 @@ No dispatcher and no committer: the results are collected as the pipeline hands 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
@@ -207,5 +208,54 @@ def test_only_a_page_waits_for_a_turn_for_its_work(tmp_path: Path) -> None:
                 await stand.pipeline.robots.close()
                 store.close()
                 await pool.close()
+
+    run(main)
+
+
+def test_a_header_byte_that_is_not_utf8_is_stored_and_the_crawl_goes_on(tmp_path: Path) -> None:
+    """A server whose headers carry a Latin-1 byte (raw, as many old servers send): the page
+    is stored with its links queued, the header read as Latin-1; the store takes the next
+    page too (such a byte once failed every later write of the page store)."""
+    body = b"<html><title>Caf\xc3\xa9</title><body><a href='/a.html'>a</a></body></html>"
+    answer = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nX-Note: caf\xe9\r\n"
+        b"Content-Length: %d\r\n\r\n" % len(body)
+    ) + body
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(asyncio.IncompleteReadError, ConnectionError):
+            while True:
+                await reader.readuntil(b"\r\n\r\n")
+                writer.write(answer)
+                await writer.drain()
+        writer.close()
+
+    async def main() -> None:
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        pool = await LevelDBPool.open_async(tmp_path / "pool", EAGER, ManualClock())
+        store = await asyncio.to_thread(PageStore.open_in_pool, tmp_path / "pool")
+        stand = Stand(base, pool, store)
+        await stand.fetcher.start()
+        try:
+            for path in ("/", "/b.html"):
+                url = base + path
+                await stand.pipeline.process(await lease_of(pool, url))
+                assert stand.results[url].status == 200
+                await store.flush()
+            assert pool.url_state(base + "/a.html") == "waiting"
+            seq = store.seq_of(base + "/")
+            assert seq is not None
+            detail = store.detail(seq)
+            assert detail is not None and ["X-Note", "café"] in detail["response_headers"]
+            assert store.get(base + "/b.html") is not None
+            assert stand.unstored == []
+        finally:
+            await stand.fetcher.close()
+            await stand.pipeline.robots.close()
+            store.close()
+            await pool.close()
+            server.close()
+            await server.wait_closed()
 
     run(main)

@@ -705,3 +705,64 @@ def test_written_listings_leave_memory_and_are_still_read(tmp_path: Path) -> Non
             assert store.listed_count() == 90
 
     asyncio.run(main())
+
+
+#: A response header's value as the HTTP client hands it on: a byte that is not UTF-8 (here
+#: ISO-8859-1's "é") kept as a lone surrogate, so a redirect target keeps its bytes.
+RAW_E_ACUTE = b"caf\xe9".decode("utf-8", "surrogateescape")
+
+
+def test_header_bytes_that_are_not_utf8_are_stored_as_latin1_text(tmp_path: Path) -> None:
+    """A server's header with a Latin-1 byte (in the content type, in any header of the
+    detail) once failed every later write of the store; it is stored as the text a browser
+    shows, the page, its detail and the export with it."""
+    with PageStore.open(tmp_path / "p") as store:
+        seq = store.add(rec(1, body=b"<p>x</p>", content_type=f"text/html; name={RAW_E_ACUTE}"))
+        store.add_detail(
+            seq,
+            make_detail(
+                response_headers=[("X-Note", RAW_E_ACUTE), ("X-Both", "café " + RAW_E_ACUTE)],
+                decided_by="header",
+            ),
+        )
+    with PageStore.open(tmp_path / "p") as store:
+        got = store.record_at(seq)
+        assert got is not None and got.content_type == "text/html; name=café"
+        assert got.body == b"<p>x</p>"
+        detail = store.detail(seq)
+        assert detail is not None
+        # Any byte not UTF-8 makes the whole value Latin-1 (its UTF-8 "é" reads as two).
+        assert detail["response_headers"] == [["X-Note", "café"], ["X-Both", "cafÃ© café"]]
+        out = tmp_path / "out.jsonl"
+        assert store.export_jsonl(out) == 1
+        (line,) = out.read_text(encoding="utf-8").splitlines()
+        assert json.loads(line)["content_type"] == "text/html; name=café"
+
+
+def test_text_that_is_not_unicode_never_fails_a_write(tmp_path: Path) -> None:
+    """A lone surrogate from anywhere else is written as its JSON escape and read back as it
+    was; the export writes it as an escape too (its file stays UTF-8)."""
+    title = "half a pair \ud83d here"
+    with PageStore.open(tmp_path / "p") as store:
+        seq = store.add(rec(1, title=title))
+        store.add_extraction(seq, {"kind": "article", "article": {"title": title}})
+    with PageStore.open(tmp_path / "p") as store:
+        got = store.record_at(seq)
+        assert got is not None and got.title == title
+        out = tmp_path / "out.jsonl"
+        assert store.export_jsonl(out) == 1
+        raw = out.read_bytes()
+        assert b"\\ud83d" in raw
+        raw.decode("utf-8")  # valid UTF-8
+        assert json.loads(raw)["title"] == title
+
+
+def test_a_hub_validator_with_a_byte_not_utf8_is_forgotten(tmp_path: Path) -> None:
+    """An ETag that could be neither stored as text nor sent back as it came: the hub's next
+    refresh asks without it (in full); the other validator is kept."""
+    validators = {"ETag": f'"{RAW_E_ACUTE}"', "Last-Modified": "Fri, 01 Mar 2024 00:00:00 GMT"}
+    with PageStore.open(tmp_path / "p") as store:
+        store.add_hub_fetch(rec(1, url=HUB, body=b"<ul>a</ul>"), validators)
+        assert store.hub_validators(HUB) == {"If-Modified-Since": "Fri, 01 Mar 2024 00:00:00 GMT"}
+    with PageStore.open(tmp_path / "p") as store:
+        assert store.hub_validators(HUB) == {"If-Modified-Since": "Fri, 01 Mar 2024 00:00:00 GMT"}

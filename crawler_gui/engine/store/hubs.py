@@ -17,11 +17,22 @@ from crawler_gui.errors import StoreError
 
 def _keep_validators(state: dict[str, Any], headers: Mapping[str, str] | None) -> None:
     """The ``ETag`` and ``Last-Modified`` of a response into a hub's state (a response
-    without them forgets the old ones: the server no longer offers conditional requests)."""
+    without them forgets the old ones: the server no longer offers conditional requests).
+    A validator with a byte that is not UTF-8 (kept by the HTTP client as a lone surrogate)
+    is forgotten too: it could be neither stored as text nor sent back as it came, and the
+    hub is refreshed in full instead."""
     if headers is None:
         return
-    state["etag"] = headers.get("ETag") or ""
-    state["last_modified"] = headers.get("Last-Modified") or ""
+    state["etag"] = _sendable(headers.get("ETag") or "")
+    state["last_modified"] = _sendable(headers.get("Last-Modified") or "")
+
+
+def _sendable(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return ""
+    return value
 
 
 class HubHistory(StoreBase):

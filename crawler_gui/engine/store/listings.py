@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler_gui.engine.store.base import StoreBase
-from crawler_gui.engine.store.records import _P_LISTED, _Listed
+from crawler_gui.engine.store.records import _P_LISTED, _Listed, json_bytes
 
 #: At most this many ``listed/`` entries (feed and sitemap dates of articles) are kept: a
 #: crawl of days over sitemaps of millions of URLs must not grow the store without bound.
@@ -72,7 +72,7 @@ class Listings(StoreBase):
             seen.add(key)
             self._listed_count += 1
             data = {"published": published, "updated": updated, "via": r.via}
-            out.append((key, json.dumps(data, separators=(",", ":")).encode("utf-8")))
+            out.append((key, json_bytes(data)))
         return out
 
     def listed(self, url: str) -> dict[str, Any] | None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import threading
 from pathlib import Path
@@ -44,6 +43,7 @@ from crawler_gui.engine.store.records import (
     _HubState,
     _Listed,
     _meta_json,
+    json_bytes,
 )
 from crawler_gui.errors import (
     CrawlerGuiError,
@@ -340,23 +340,19 @@ class PageStore(StoreReads, HubHistory, Listings):
             writes: list[tuple[bytes, bytes | None]] = [
                 (_P_BODY + old.to_bytes(8, "big"), None) for old in r.drop
             ]
-            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
-            writes.append((_P_HUB + r.url.encode("utf-8"), data.encode("utf-8")))
+            writes.append((_P_HUB + r.url.encode("utf-8"), json_bytes(r.data)))
             return writes
         if isinstance(r, _Listed):
             return self._encode_listed(r)
         if isinstance(r, _Detail):
-            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
             refs = [
                 (_P_REF + str(link[0]).encode("utf-8") + b"\x00" + key, b"")
                 for link in r.data.get("links", ())
                 if link[1] in _REF_OUTCOMES
             ]
-            packed = _compress(data.encode("utf-8"))
-            return [(_P_DETAIL + key, packed), *refs]
+            return [(_P_DETAIL + key, _compress(json_bytes(r.data))), *refs]
         if isinstance(r, _Extracted):
-            data = json.dumps(r.data, ensure_ascii=False, separators=(",", ":"))
-            return [(_P_ART + key, data.encode("utf-8"))]
+            return [(_P_ART + key, json_bytes(r.data))]
         out: list[tuple[bytes, bytes | None]] = [(_P_PAGE + key, _meta_json(r))]
         if self.store_bodies and r.body is not None:
             out.append((_P_BODY + key, _compress(r.body)))
