@@ -28,6 +28,23 @@ def cpu_seconds() -> float:
     return r.ru_utime + r.ru_stime
 
 
+def cpu_split() -> tuple[float, float, int]:
+    """This process's (user CPU s, kernel CPU s, context switches) so far: where a CPU
+    figure's time went (the kernel's share is system calls: sockets, files, thread wake-ups)."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime, r.ru_stime, r.ru_nvcsw + r.ru_nivcsw
+
+
+def split_since(before: tuple[float, float, int]) -> dict[str, float]:
+    """:func:`cpu_split` since ``before``, as a result's fields."""
+    user, system, switches = cpu_split()
+    return {
+        "user_cpu": user - before[0],
+        "sys_cpu": system - before[1],
+        "switches": switches - before[2],
+    }
+
+
 def cpu_steal() -> tuple[int, int]:
     """(steal, total) jiffies of all CPUs so far (Linux ``/proc/stat``; (0, 0) elsewhere): on a
     virtual machine, time the hypervisor gave to others while this machine wanted to run."""

@@ -42,7 +42,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from common import cpu_seconds, demo_crawl_settings, emit
+from common import cpu_seconds, cpu_split, demo_crawl_settings, emit, split_since
 
 CONTENDERS = ("bare", "crawler", "scrapy")
 LABELS = {"bare": "bare aiohttp loop", "crawler": "crawler-gui headless", "scrapy": "Scrapy"}
@@ -140,15 +140,18 @@ def role_bare(args: argparse.Namespace) -> None:
         async with aiohttp.ClientSession(connector=connector) as session:
             t0 = time.perf_counter()
             c0 = cpu_seconds()
+            s0 = cpu_split()
             await asyncio.gather(*(worker(session) for _ in range(args.concurrency)))
             elapsed = time.perf_counter() - t0
             cpu = cpu_seconds() - c0
+            split = split_since(s0)
         expected = site.expected_urls()
         counts = Counter(ok)
         return {
             "pages": len(ok),
             "seconds": elapsed,
             "cpu": cpu,
+            **split,
             "requests": requests,
             "expected": len(expected),
             "missing": len(expected - set(ok)),
@@ -234,6 +237,7 @@ def role_crawler(args: argparse.Namespace) -> None:
         try:
             crawler = session.crawler
             c0 = cpu_seconds()
+            s0 = cpu_split()
             m0 = time.thread_time()
             th0 = thread_cpu()
             t0 = time.perf_counter()
@@ -256,6 +260,7 @@ def role_crawler(args: argparse.Namespace) -> None:
             elapsed = time.perf_counter() - t0
             watcher.cancel()
             cpu = cpu_seconds() - c0
+            split = split_since(s0)
             loop_cpu = time.thread_time() - m0
             th1 = thread_cpu()
             totals = (await session.frontier.snapshot()).totals
@@ -269,6 +274,7 @@ def role_crawler(args: argparse.Namespace) -> None:
             "pages": len(records),
             "seconds": elapsed,
             "cpu": cpu,
+            **split,
             "loop_cpu": loop_cpu,  # the event-loop thread alone (cpu - loop_cpu: workers)
             # The rest, split: Python's worker threads (page store writes, big parses) and
             # native threads (LevelDB's background compactions).
@@ -625,6 +631,12 @@ def main() -> None:
                 f"missing {r['missing']}, dups {r['duplicates']}, "
                 f"{responses(r):,} responses ({responses(r) / max(r['pages'], 1):.2f} per page), "
                 f"{cpu_per_response_ms(r):.3f} ms cpu per response"
+                + (
+                    f" (user {r['user_cpu']:.2f} s, kernel {r['sys_cpu']:.2f} s, "
+                    f"{r['switches']:,} context switches)"
+                    if "sys_cpu" in r
+                    else ""
+                )
                 + (f", loop-thread cpu {r['loop_cpu']:.2f} s" if "loop_cpu" in r else "")
                 + (
                     f" (other threads: Python {r['python_threads_cpu']:.2f} s, native "
