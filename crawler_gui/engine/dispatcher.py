@@ -1,6 +1,6 @@
 """The dispatcher: leases from the pool become fetch tasks, as many at once as the settings'
-concurrency allows; with nothing to start it sleeps until the pool's next URL is due, a fetch
-ends, a commit frees a host or another worker announces a change."""
+concurrency allows; with nothing to start it sleeps until the pool's next URL is due, a commit
+frees a host, a fetch ends while every slot was busy, or another worker announces a change."""
 
 from __future__ import annotations
 
@@ -62,6 +62,8 @@ class Dispatcher:
         self._fatal: Exception | None = None  # set when results cannot be saved
         #: Nothing to pop, nothing in flight: waits for work (another worker's change).
         self.waiting_for_work = False
+        #: Asleep with every fetch slot busy: only then does a fetch that ends wake it.
+        self._slot_bound = False
         #: Leases started (``max_pages`` counts them) and of those the hubs' (hub refreshes).
         self.pages_started = 0
         self.hub_fetches = 0
@@ -142,7 +144,11 @@ class Dispatcher:
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         lease = self._tasks.pop(task, None)
-        self._wake.set()
+        if self._slot_bound:
+            # A slot is free. Otherwise a fetch that ends changes nothing to pop: its host is
+            # freed by the commit of its result, which wakes the dispatcher (woken here, it
+            # found nothing to pop in most looks: a pool round trip and a wait for nothing).
+            self._wake.set()
         if task.cancelled():
             if lease is not None:
                 self._on_cancelled(lease.url)
@@ -159,9 +165,10 @@ class Dispatcher:
         return due is None or due - self.clock.now() > settings.idle_span
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
-        """Wait for a wake-up (a fetch ends, a commit, a notice) or until the pool's next URL
-        is due. With every fetch slot busy (``full``) only a fetch that ends makes room, so
-        the pool is not asked when its next URL is due (one round trip less per wait)."""
+        """Wait for a wake-up (a commit, a notice, a change of the run) or until the pool's
+        next URL is due. With every fetch slot busy (``full``) only a fetch that ends makes
+        room: that wakes it too, and the pool is not asked when its next URL is due (one
+        round trip less per wait)."""
         timeout = POLL_SECONDS
         if not full:
             # (pops that take no hubs are not woken by a hub's due time: no busy poll)
@@ -169,10 +176,14 @@ class Dispatcher:
             if due is not None:
                 timeout = min(POLL_SECONDS, max(0.005, due - self.clock.now()))
         # (``asyncio.timeout``, not ``wait_for``: no task made per wait, and the dispatcher
-        # waits once for about every fetch that ends)
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await self._wake.wait()
+        # waits once for about every commit)
+        self._slot_bound = full
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
+        finally:
+            self._slot_bound = False
 
     async def drain(self, *, cancel: bool) -> None:
         """Wait for (or cancel) the fetches in flight."""

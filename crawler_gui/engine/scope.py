@@ -36,8 +36,10 @@ REASONS: dict[str, str] = {
 DENY_REASONS = frozenset({"denied_domain", "denied_pattern"})
 
 
-#: Authorities whose host :meth:`Scope.check` remembers (cleared when full).
+#: Authorities whose verdict :meth:`Scope.check` remembers (cleared when full).
 _HOST_MEMO = 4096
+#: The verdict of an authority on its host alone (no host, denied domain, off domain), or None.
+_HostVerdict = str | None
 
 
 def _strip_host(host: str) -> str:
@@ -134,8 +136,9 @@ class Scope:
     ) -> None:
         self.follow_external = follow_external
         self._seed_domains: set[str] = set()
-        #: Host of each ``scheme://authority`` seen by :meth:`check` (bounded).
-        self._hosts: dict[str, str] = {}
+        #: What each ``scheme://authority`` seen by :meth:`check` decides by its host alone
+        #: (bounded; cleared when the seeds' domains grow).
+        self._hosts: dict[str, _HostVerdict] = {}
         self._allow_domains = frozenset(d for d in map(_clean_domain, allow_domains) if d)
         self._deny_domains = frozenset(d for d in map(_clean_domain, deny_domains) if d)
         self._allow_patterns = _compile(allow_patterns, "allow")
@@ -158,33 +161,45 @@ class Scope:
         for url in urls:
             host = host_of_url(url)
             if host:
-                self._seed_domains.add(_registered(host))
+                domain = _registered(host)
+                if domain not in self._seed_domains:
+                    self._seed_domains.add(domain)
+                    self._hosts.clear()
 
     def check(self, url: str) -> str | None:
         """``None`` if ``url`` is in scope, else a short reason (a key of :data:`REASONS`)."""
-        # A page's links name a few hosts many times: the host is found once per
-        # ``scheme://authority`` (everything before the path), not parsed again per link.
+        # A page's links name a few hosts many times: what the host decides is found once
+        # per ``scheme://authority`` (everything before the path), not again per link.
         cut = url.find("/", url.find("://") + 3)
         head = url if cut < 0 else url[:cut]
-        host = self._hosts.get(head)
-        if host is None:
-            host = host_of_url(head)
-            if len(self._hosts) >= _HOST_MEMO:
-                self._hosts.clear()
-            self._hosts[head] = host
+        hosts = self._hosts
+        if head in hosts:
+            verdict = hosts[head]
+        else:
+            verdict = self._host_verdict(host_of_url(head))
+            if len(hosts) >= _HOST_MEMO:
+                hosts.clear()
+            hosts[head] = verdict
+        if verdict is not None and verdict != "off_domain":
+            return verdict  # no host, a denied domain: before the patterns
+        for pattern in self._deny_patterns:
+            if pattern.search(url):
+                return "denied_pattern"
+        if verdict is not None:
+            return verdict  # off the crawl's domains
+        if self._allow_patterns and not any(p.search(url) for p in self._allow_patterns):
+            return "not_allowed_pattern"
+        return None
+
+    def _host_verdict(self, host: str) -> _HostVerdict:
         if not host:
             return "no_host"
         if self._deny_domains and _matches_domain(host, self._deny_domains):
             return "denied_domain"
-        for pattern in self._deny_patterns:
-            if pattern.search(url):
-                return "denied_pattern"
         if not self.follow_external and not (
             _registered(host) in self._seed_domains or _matches_domain(host, self._allow_domains)
         ):
             return "off_domain"
-        if self._allow_patterns and not any(p.search(url) for p in self._allow_patterns):
-            return "not_allowed_pattern"
         return None
 
     def in_scope(self, url: str) -> bool:

@@ -140,6 +140,47 @@ def test_no_more_fetches_at_once_than_the_concurrency(tmp_path: Path) -> None:
     run(main)
 
 
+def test_a_fetch_that_ends_wakes_the_dispatcher_only_when_every_slot_was_busy(
+    tmp_path: Path,
+) -> None:
+    """With every slot busy, a fetch that ends makes room: the next URL starts at once (no
+    poll). With slots free it frees nothing to pop (its host waits for the commit of its
+    result, which wakes the dispatcher): the pool is not looked at for it."""
+
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, POLITE)
+        try:
+            await pool.add_many([AddRequest(f"http://h{i}.example/", 0, None) for i in (1, 2)])
+            stand = Stand(pool, clock, replace(SETTINGS, concurrency=1))
+            stand.gate = asyncio.Event()
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.dispatcher.in_flight == 1)
+            stand.gate.set()
+            # (well under the dispatcher's poll of a second: only the fetch's end wakes it)
+            await until(lambda: len(stand.done) == 2, timeout=0.5)
+            assert await stand.stop(task) is CrawlState.STOPPED
+
+            # One host, its second URL ten seconds after the first: nothing for a fetch's end.
+            await pool.add_many([AddRequest(f"http://solo.example/{i}", 0, None) for i in (1, 2)])
+            stand = Stand(pool, clock, replace(SETTINGS, concurrency=4))
+            stand.gate = asyncio.Event()
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: stand.dispatcher.in_flight >= 1)
+            await stand.turns()
+            looks, started = stand.looks, len(stand.started)
+            stand.gate.set()
+            await until(lambda: stand.dispatcher.in_flight == 0)
+            for _ in range(50):
+                await asyncio.sleep(0)
+            assert stand.looks == looks and len(stand.started) == started
+            assert await stand.stop(task) is CrawlState.STOPPED
+        finally:
+            await pool.close()
+
+    run(main)
+
+
 def test_max_pages_stops_after_that_many_leases(tmp_path: Path) -> None:
     async def main() -> None:
         clock = ManualClock()

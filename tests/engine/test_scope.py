@@ -50,6 +50,8 @@ def test_add_seeds_extends_scope() -> None:
     assert scope.check("https://example.org/") == "off_domain"
     scope.add_seeds(["https://www.example.org/start"])
     assert scope.check("https://blog.example.org/") is None
+    # The host refused before is not remembered as refused.
+    assert scope.check("https://example.org/page") is None
     assert scope.seed_domains == frozenset({"example.com", "example.org"})
 
 
@@ -133,3 +135,23 @@ def test_a_host_remembered_per_authority_judges_every_form_alike() -> None:
     for i in range(scope_module._HOST_MEMO + 10):
         scope.check(f"https://h{i}.example.org/")
     assert len(scope._hosts) <= scope_module._HOST_MEMO
+
+
+def test_each_url_of_a_host_gets_the_rules_in_their_order() -> None:
+    """What a host decides is found once per authority; the patterns still see each URL, and
+    the order of the reasons holds (a denied domain, then deny patterns, then off the
+    domains, then allow patterns), the second time as the first."""
+    scope = Scope(
+        ["https://example.com/"],
+        deny_domains=["ads.example.com"],
+        deny_patterns=[r"/private/"],
+        allow_patterns=[r"/news/"],
+    )
+    for _ in range(2):
+        assert scope.check("https://example.com/news/a") is None
+        assert scope.check("https://example.com/about") == "not_allowed_pattern"
+        assert scope.check("https://example.com/news/private/a") == "denied_pattern"
+        assert scope.check("https://ads.example.com/private/x") == "denied_domain"
+        assert scope.check("https://other.org/private/x") == "denied_pattern"
+        assert scope.check("https://other.org/news/x") == "off_domain"
+        assert scope.check("file:///news/x") == "no_host"
