@@ -79,11 +79,20 @@ def configure_logging(
         try:
             if rotate is not None:
                 handler = logging.handlers.TimedRotatingFileHandler(
-                    path, when=ROTATE_WHEN[rotate], backupCount=backups, encoding="utf-8", utc=True
+                    path,
+                    when=ROTATE_WHEN[rotate],
+                    backupCount=backups,
+                    encoding="utf-8",
+                    errors="backslashreplace",
+                    utc=True,
                 )
             else:
                 handler = logging.handlers.RotatingFileHandler(
-                    path, maxBytes=max_bytes, backupCount=backups, encoding="utf-8"
+                    path,
+                    maxBytes=max_bytes,
+                    backupCount=backups,
+                    encoding="utf-8",
+                    errors="backslashreplace",
                 )
         except OSError as exc:
             raise ConfigError(

@@ -1,6 +1,7 @@
 """The dispatcher: leases from the pool become fetch tasks, as many at once as the settings'
 concurrency allows; with nothing to start it sleeps until the pool's next URL is due, a commit
-frees a host, a fetch ends while every slot was busy, or another worker announces a change."""
+frees a host, a fetch ends while every slot was busy (or the last one in flight ends), or another
+worker announces a change."""
 
 from __future__ import annotations
 
@@ -126,7 +127,8 @@ class Dispatcher:
                 await asyncio.sleep(0)  # let fetches start before asking again
                 continue
             # Nothing in flight and nothing to pop: only another worker's change can bring work
-            # (a worker with fetches in flight is woken by them).
+            # (a worker with fetches in flight is woken by their commits, and by the last one
+            # that ends).
             self.waiting_for_work = not self._tasks and not leases
             idle_mode = s.mode is CrawlMode.UNTIL_IDLE
             if idle_mode and not self._tasks and not leases and await self._idle(s):
@@ -144,10 +146,12 @@ class Dispatcher:
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         lease = self._tasks.pop(task, None)
-        if self._slot_bound:
-            # A slot is free. Otherwise a fetch that ends changes nothing to pop: its host is
-            # freed by the commit of its result, which wakes the dispatcher (woken here, it
-            # found nothing to pop in most looks: a pool round trip and a wait for nothing).
+        if self._slot_bound or not self._tasks:
+            # A slot is free, or nothing is in flight any more (the crawl may be idle; a
+            # shared pool's worker now waits for the others' notices). Otherwise a fetch that
+            # ends changes nothing to pop: its host is freed by the commit of its result,
+            # which wakes the dispatcher (woken here, it found nothing to pop in most looks:
+            # a pool round trip and a wait for nothing).
             self._wake.set()
         if task.cancelled():
             if lease is not None:
@@ -165,10 +169,10 @@ class Dispatcher:
         return due is None or due - self.clock.now() > settings.idle_span
 
     async def _sleep_until_due(self, *, full: bool = False) -> None:
-        """Wait for a wake-up (a commit, a notice, a change of the run) or until the pool's
-        next URL is due. With every fetch slot busy (``full``) only a fetch that ends makes
-        room: that wakes it too, and the pool is not asked when its next URL is due (one
-        round trip less per wait)."""
+        """Wait for a wake-up (a commit, a notice, a change of the run, the last fetch in
+        flight that ends) or until the pool's next URL is due. With every fetch slot busy
+        (``full``) only a fetch that ends makes room: that wakes it too, and the pool is not
+        asked when its next URL is due (one round trip less per wait)."""
         timeout = POLL_SECONDS
         if not full:
             # (pops that take no hubs are not woken by a hub's due time: no busy poll)

@@ -148,6 +148,20 @@ def _struct_time_to_datetime(value: Any) -> datetime | None:
         return None
 
 
+#: A character reference to a UTF-16 surrogate (55296-57343, D800-DFFF), which no XML allows.
+_SURROGATE_REF = re.compile(
+    rb"&#(?:0*(?:5529[6-9]|55[3-9]\d\d|56\d{3}|57[0-2]\d\d|573[0-3]\d|5734[0-3])"
+    rb"|[xX]0*[dD][89a-fA-F][0-9a-fA-F]{2});"
+)
+
+
+def _feedparse(body: bytes, headers: dict[str, str]) -> Any:
+    # Bytes, never a str: feedparser treats a str that looks like a URL as one to fetch.
+    return feedparser.parse(
+        body, response_headers=headers, resolve_relative_uris=False, sanitize_html=False
+    )
+
+
 def parse_feed(body: bytes, base_url: str, content_type: str = "") -> HubDocument:
     """Items of an RSS or Atom feed, newest as the feed orders them. Never raises on bad XML."""
     if body[:2] == b"\x1f\x8b":
@@ -156,16 +170,17 @@ def parse_feed(body: bytes, base_url: str, content_type: str = "") -> HubDocumen
         except (OSError, EOFError, ValueError, zlib.error) as exc:
             return HubDocument(HubKind.FEED, problem=f"bad gzip: {exc}")
     body = body[:MAX_FEED_BYTES]
-    # Bytes, never a str: feedparser treats a str that looks like a URL as one to fetch.
-    parsed = feedparser.parse(
-        body,
-        response_headers={
-            "content-type": content_type or "application/xml",
-            "content-location": base_url,
-        },
-        resolve_relative_uris=False,
-        sanitize_html=False,
-    )
+    headers = {"content-type": content_type or "application/xml", "content-location": base_url}
+    try:
+        parsed = _feedparse(body, headers)
+    except ValueError:
+        # feedparser's loose parser encodes what it parsed: a character reference to a
+        # surrogate raises there (UnicodeEncodeError is a ValueError). Such references are
+        # an emoji written as UTF-16 halves (``&#55357;&#56832;``): read as U+FFFD instead.
+        try:
+            parsed = _feedparse(_SURROGATE_REF.sub(b"&#65533;", body), headers)
+        except ValueError as exc:
+            return HubDocument(HubKind.FEED, problem=f"unreadable feed: {exc}")
     problem = ""
     if parsed.get("bozo"):
         problem = f"malformed feed: {parsed.get('bozo_exception')}"

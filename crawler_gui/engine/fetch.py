@@ -36,6 +36,7 @@ from urllib.parse import quote, unquote, urlsplit
 import aiohttp
 
 from crawler_gui.core.policy import ErrorKind, FetchResult
+from crawler_gui.core.text import header_text
 from crawler_gui.core.urls import REASONS, host_too_long, join
 from crawler_gui.engine.http1 import (
     BadRequest,
@@ -578,7 +579,9 @@ class Fetcher:
         out.final_url = url
         out.chain.append((url, status))
         out.headers = headers
-        out.content_type = headers.get("Content-Type")
+        content_type = headers.get("Content-Type")
+        # (text: a byte that is not UTF-8 would stop the decoder's label, a feed, the store)
+        out.content_type = header_text(content_type) if content_type is not None else None
         out.peer = peer
         if peer is not None and not self.policy.check(peer):
             out.error = ErrorKind.BLOCKED_ADDRESS

@@ -18,6 +18,7 @@ from crawler_gui.core.counters import Counters
 from crawler_gui.core.freshness import ListSample, list_sample
 from crawler_gui.core.frontier import AddRequest, Frontier, HubSpec, Lease
 from crawler_gui.core.policy import ErrorKind, FetchResult
+from crawler_gui.core.text import header_text
 from crawler_gui.core.urls import canonicalize
 from crawler_gui.engine.decode import decode_body_explained, sniff_kind
 from crawler_gui.engine.faults import log_error, own_storage_error
@@ -72,11 +73,6 @@ def _canonical_or_none(url: str) -> str | None:
         return canonicalize(url)[0]
     except InvalidURLError:
         return None
-
-
-def _header_text(value: str) -> str:
-    """Header values arrive with raw non-UTF-8 bytes as lone surrogates: make them text."""
-    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _pool_knows(frontier: Frontier) -> Callable[[str], bool]:
@@ -388,7 +384,7 @@ class PagePipeline:
             await self.warc.write_async(
                 outcome.final_url,
                 outcome.status or 0,
-                [(k, _header_text(v)) for k, v in (outcome.headers or {}).items()],
+                [(k, header_text(v)) for k, v in (outcome.headers or {}).items()],
                 outcome.body,
                 self.clock.now(),
                 outcome.peer,

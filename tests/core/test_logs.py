@@ -49,6 +49,19 @@ def test_the_log_file_rotates_at_the_configured_size(tmp_path: Path) -> None:
     )
 
 
+def test_text_that_is_not_unicode_reaches_the_log_file(tmp_path: Path) -> None:
+    """A message quoting a server's header with a byte that is not UTF-8 (a lone surrogate)
+    is written with that byte escaped, not dropped with a "Logging error"."""
+    path = tmp_path / "crawl.log"
+    configure_logging("INFO", log_file=str(path))
+    raw = b"text/pl\xe9in".decode("utf-8", "surrogateescape")
+    logging.getLogger("crawler_gui.test").info("odd content type %s", raw)
+    logging.getLogger("crawler_gui.test").info("the next line")
+    text = path.read_text(encoding="utf-8")
+    assert "odd content type text/pl\\udce9in" in text
+    assert "the next line" in text
+
+
 def test_no_size_means_no_rotation(tmp_path: Path) -> None:
     path = tmp_path / "crawl.log"
     configure_logging("INFO", log_file=str(path), max_bytes=0)

@@ -51,6 +51,10 @@ class Stand:
         self.cancelled: list[str] = []
         self.storage_errors: list[BaseException] = []
         self.gate: asyncio.Event | None = None  # when set: each fetch waits for it
+        self.holds: dict[str, asyncio.Event] = {}  # the fetch of a URL here waits for its event
+        #: When set: each fetch, its result in, holds its slot until this is set (as one
+        #: waiting for room in the extraction queue does).
+        self.tail: asyncio.Event | None = None
         self.dispatcher = Dispatcher(
             pool,
             clock=clock,
@@ -70,8 +74,13 @@ class Stand:
     async def process(self, lease: Lease) -> None:
         if self.gate is not None:
             await self.gate.wait()
+        if lease.url in self.holds:
+            await self.holds[lease.url].wait()
         await self.pool.set_status_many([(lease.url, FetchResult(status=200))])
         self.done.append(lease.url)
+        if self.tail is not None:
+            self.dispatcher.wake()  # (as the commit of a result wakes it)
+            await self.tail.wait()
 
     async def turns(self, n: int = 3) -> None:
         """Let the dispatcher look at the pool ``n`` more times."""
@@ -151,30 +160,65 @@ def test_a_fetch_that_ends_wakes_the_dispatcher_only_when_every_slot_was_busy(
         clock = ManualClock()
         pool = await open_pool(tmp_path, clock, POLITE)
         try:
-            await pool.add_many([AddRequest(f"http://h{i}.example/", 0, None) for i in (1, 2)])
-            stand = Stand(pool, clock, replace(SETTINGS, concurrency=1))
-            stand.gate = asyncio.Event()
+            await pool.add_many([AddRequest(f"http://h{i}.example/", 0, None) for i in (1, 2, 3)])
+            stand = Stand(pool, clock, replace(SETTINGS, concurrency=2))
+            stand.holds = {f"http://h{i}.example/": asyncio.Event() for i in (1, 2, 3)}
             task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
-            await until(lambda: stand.dispatcher.in_flight == 1)
-            stand.gate.set()
-            # (well under the dispatcher's poll of a second: only the fetch's end wakes it)
-            await until(lambda: len(stand.done) == 2, timeout=0.5)
+            await until(lambda: stand.dispatcher.in_flight == 2)
+            await stand.turns()
+            first = stand.started[0].url
+            stand.holds[first].set()
+            # (well under the dispatcher's poll of a second: only the fetch's end wakes it; the
+            # other fetch is still in flight)
+            await until(lambda: len(stand.started) == 3, timeout=0.5)
+            for event in stand.holds.values():
+                event.set()
             assert await stand.stop(task) is CrawlState.STOPPED
 
-            # One host, its second URL ten seconds after the first: nothing for a fetch's end.
+            # One host, its second URL ten seconds after the first: nothing for a fetch's end
+            # while another is still in flight.
             await pool.add_many([AddRequest(f"http://solo.example/{i}", 0, None) for i in (1, 2)])
+            await pool.add_many([AddRequest("http://keep.example/", 0, None)])
             stand = Stand(pool, clock, replace(SETTINGS, concurrency=4))
-            stand.gate = asyncio.Event()
+            stand.holds = {
+                u: asyncio.Event() for u in ("http://solo.example/1", "http://keep.example/")
+            }
             task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
-            await until(lambda: stand.dispatcher.in_flight >= 1)
+            await until(lambda: stand.dispatcher.in_flight == 2)
             await stand.turns()
             looks, started = stand.looks, len(stand.started)
-            stand.gate.set()
-            await until(lambda: stand.dispatcher.in_flight == 0)
+            stand.holds["http://solo.example/1"].set()
+            await until(lambda: stand.dispatcher.in_flight == 1)
             for _ in range(50):
                 await asyncio.sleep(0)
             assert stand.looks == looks and len(stand.started) == started
+            stand.holds["http://keep.example/"].set()
             assert await stand.stop(task) is CrawlState.STOPPED
+        finally:
+            await pool.close()
+
+    run(main)
+
+
+def test_the_last_fetch_in_flight_to_end_wakes_the_dispatcher(tmp_path: Path) -> None:
+    """A fetch whose result was committed before it ended (it waited for room in the
+    extraction queue): when it is the last in flight its end wakes the dispatcher, which
+    finds the crawl idle at once (not at its next poll, a second later)."""
+
+    async def main() -> None:
+        clock = ManualClock()
+        pool = await open_pool(tmp_path, clock, PoolConfig())
+        try:
+            await pool.add_many([AddRequest("http://h1.example/", 0, None)])
+            stand = Stand(pool, clock, replace(SETTINGS, mode=CrawlMode.UNTIL_IDLE))
+            stand.tail = asyncio.Event()
+            task = asyncio.get_running_loop().create_task(stand.dispatcher.run())
+            await until(lambda: len(stand.done) == 1)
+            for _ in range(20):
+                await asyncio.sleep(0)  # (the dispatcher looks, finds nothing, sleeps)
+            assert not task.done()
+            stand.tail.set()
+            assert await asyncio.wait_for(task, 0.5) is CrawlState.FINISHED
         finally:
             await pool.close()
 

@@ -420,3 +420,28 @@ def test_an_extraction_as_a_dict_has_every_field_and_reads_back() -> None:
     assert as_dict["extra"] is not ex.extra and as_dict["article"]["authors"] is not article.authors
     bare = Extraction.failed("timeout")
     assert bare.to_dict() == dataclasses.asdict(bare)
+
+
+def test_a_json_ld_lone_surrogate_costs_the_worker_nothing() -> None:
+    """A JSON-LD escape of half a UTF-16 pair (``"\\ud83d"``) leaves a lone surrogate in
+    the article's fields, which UTF-8 refuses: the worker once died on sending it back. It
+    is mended (U+FFFD) and the article comes back whole."""
+    page = (
+        b'<html><head><title>x</title><script type="application/ld+json">'
+        b'{"@type":"NewsArticle","headline":"Breaking \\ud83d news",'
+        b'"datePublished":"2024-03-01T10:00:00Z","author":{"@type":"Person","name":"A \\udce9"}}'
+        b"</script></head><body><article><h1>Breaking news</h1><p>"
+        + b"Some long paragraph text about things. " * 40
+        + b"</p></article></body></html>"
+    )
+
+    async def main() -> None:
+        async with ExtractPool(1) as pool:
+            got = await pool.extract(ExtractJob("http://news.example.cn/a.html", page))
+            assert pool.failures == 0
+        assert not got.error and got.kind == "article"
+        data = got.to_dict()
+        json.dumps(data, ensure_ascii=False).encode("utf-8")  # text UTF-8 takes
+        assert "\ufffd" in json.dumps(data, ensure_ascii=False)
+
+    asyncio.run(main())

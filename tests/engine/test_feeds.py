@@ -114,6 +114,27 @@ def test_a_broken_feed_gives_what_it_could_read_and_says_so() -> None:
     assert garbage.problem
 
 
+def test_text_that_is_not_unicode_in_a_feed_is_no_crash() -> None:
+    """feedparser raises (it encodes what its loose parser read) on a character reference to
+    a surrogate, as an emoji written as UTF-16 halves: such references read as U+FFFD and the
+    feed's items still count. A charset label with a byte that is not UTF-8 (the fetcher
+    hands on such a header as text, ``core.text``) would raise too: "unreadable", no crash."""
+    whole = parse_feed(RSS, "http://news.example.cn/rss.xml")
+    halves = RSS.replace(
+        b"</channel>",
+        b"<item><title>&#55357;&#56832; &#x0D83D; & </title>"
+        b"<link>http://news.example.cn/e.html</link></item></channel>",
+    )
+    doc = parse_feed(halves, "http://news.example.cn/rss.xml")
+    assert doc.problem.startswith("malformed feed")  # (the bare "&" made it loose)
+    assert [i.url for i in doc.items][: len(whole.items)] == [i.url for i in whole.items]
+    assert doc.items[-1].url == "http://news.example.cn/e.html"
+    assert doc.items[-1].title == "\ufffd\ufffd \ufffd &"
+    label = "application/rss+xml; charset=" + b"caf\xe9".decode("utf-8", "surrogateescape")
+    doc = parse_feed(RSS, "http://news.example.cn/rss.xml", label)
+    assert doc.problem.startswith("unreadable feed")
+
+
 def test_a_feed_given_as_bytes_that_look_like_a_url_is_not_fetched() -> None:
     doc = parse_feed(b"http://127.0.0.1:9/never-fetched.xml", "http://news.example.cn/")
     assert doc.items == []

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from crawler_gui.core.text import mended
 from crawler_gui.engine.extract.model import Extraction
 
 __all__ = ["DEFAULT_FUNCTION", "ExtractJob", "ExtractPool", "default_workers"]
@@ -103,7 +104,8 @@ def _worker_main(conn: Connection, function: str) -> None:  # pragma: no cover -
             out = result.to_dict()
         except Exception as exc:
             out = Extraction.failed(f"{type(exc).__name__}: {exc}").to_dict()
-        conn.send_bytes(json.dumps(out, ensure_ascii=False).encode("utf-8"))
+        # (mended: a JSON-LD "\\ud83d" escape leaves a lone surrogate, which UTF-8 refuses)
+        conn.send_bytes(json.dumps(mended(out), ensure_ascii=False).encode("utf-8"))
 
 
 class _Worker:

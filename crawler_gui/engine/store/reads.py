@@ -241,13 +241,7 @@ class StoreReads(StoreBase):
     def _export(self, fh: TextIO) -> int:
         n = 0
         for obj in self.iter_export_records():
-            line = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-            if not line.isascii():
-                try:
-                    line.encode("utf-8")
-                except UnicodeEncodeError:  # text that is not Unicode: as JSON escapes
-                    line = json.dumps(obj, separators=(",", ":"))
-            fh.write(line)
+            fh.write(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
             fh.write("\n")
             n += 1
         return n

@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 from isal import isal_zlib
 
+from crawler_gui.core.text import header_text, mended
+
 SCHEMA_VERSION = b"4"
 #: Versions this program opens (1 lacks ``art/``, 2 lacks ``hub/`` and ``listed/``, 3 lacks
 #: ``fx/`` and ``ref/``: no record changes shape, so opening upgrades by writing the new version
@@ -57,35 +59,13 @@ def _compress(data: bytes) -> bytes:
 
 def json_bytes(obj: Any) -> bytes:
     """A stored JSON value: compact, UTF-8 (``orjson``: a twentieth of the standard
-    library's CPU on a page's detail). Text that is not Unicode (a lone surrogate: a raw
-    byte of a response header that was not UTF-8, if one reached here unmended) is written
-    as its JSON escape: a write never fails on it."""
+    library's CPU on a page's detail). Text that is not Unicode (a lone surrogate, if one
+    reached here unmended) is mended first (``core.text``): a write never fails on it, and
+    nothing stored stops a reader (the search index, an export) later."""
     try:
         return orjson.dumps(obj)
     except orjson.JSONEncodeError:
-        return json.dumps(obj, separators=(",", ":")).encode("ascii")
-
-
-def header_text(value: str) -> str:
-    """A response header's value as text to store and show. The HTTP client keeps a byte
-    that is not UTF-8 as a lone surrogate (``surrogateescape``, so a redirect's target keeps
-    its bytes); such a value is read as ISO-8859-1, HTTP's historical charset (RFC 9110,
-    5.5), as a browser shows it."""
-    if value.isascii():
-        return value
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        pass
-    try:
-        raw = value.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:  # a surrogate no byte could have made
-        return value.encode("utf-8", "replace").decode("utf-8")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
+        return orjson.dumps(mended(obj))
 
 
 @dataclass(frozen=True, slots=True)
