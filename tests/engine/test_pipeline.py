@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp import web
+from warcio.archiveiterator import ArchiveIterator
 
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.counters import Counters
@@ -24,6 +25,7 @@ from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.stats import CrawlStats
 from crawler_gui.engine.store import PageStore
 from crawler_gui.engine.turns import TurnBudget
+from crawler_gui.engine.warc import WarcWriter
 from tests.engine.conftest import LOOPBACK_ONLY, fast_settings, serve
 
 ROBOTS = "User-agent: *\nDisallow: /private\n"
@@ -214,8 +216,8 @@ def test_only_a_page_waits_for_a_turn_for_its_work(tmp_path: Path) -> None:
 
 def test_a_header_byte_that_is_not_utf8_is_stored_and_the_crawl_goes_on(tmp_path: Path) -> None:
     """A server whose headers carry a Latin-1 byte (raw, as many old servers send): the page
-    is stored with its links queued, the header read as Latin-1; the store takes the next
-    page too (such a byte once failed every later write of the page store)."""
+    is stored with its links queued, the header read as Latin-1 (in the WARC too); the store
+    takes the next page too (such a byte once failed every later write of the page store)."""
     body = b"<html><title>Caf\xc3\xa9</title><body><a href='/a.html'>a</a></body></html>"
     answer = (
         b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nX-Note: caf\xe9\r\n"
@@ -236,6 +238,7 @@ def test_a_header_byte_that_is_not_utf8_is_stored_and_the_crawl_goes_on(tmp_path
         pool = await LevelDBPool.open_async(tmp_path / "pool", EAGER, ManualClock())
         store = await asyncio.to_thread(PageStore.open_in_pool, tmp_path / "pool")
         stand = Stand(base, pool, store)
+        stand.pipeline.warc = warc = WarcWriter(tmp_path / "warc")
         await stand.fetcher.start()
         try:
             for path in ("/", "/b.html"):
@@ -250,6 +253,17 @@ def test_a_header_byte_that_is_not_utf8_is_stored_and_the_crawl_goes_on(tmp_path
             assert detail is not None and ["X-Note", "café"] in detail["response_headers"]
             assert store.get(base + "/b.html") is not None
             assert stand.unstored == []
+            warc.close()
+            (path,) = (tmp_path / "warc").iterdir()
+            with open(path, "rb") as fh:
+                notes = [
+                    rec.http_headers.get_header("X-Note")
+                    for rec in ArchiveIterator(fh)
+                    if rec.rec_type == "response"
+                ]
+            # The crawl's WARC reads the header as the store does (Latin-1: warcio writes
+            # non-ASCII header text percent-encoded as UTF-8; it wrote U+FFFD, %EF%BF%BD).
+            assert notes == ["caf%C3%A9", "caf%C3%A9"]
         finally:
             await stand.fetcher.close()
             await stand.pipeline.robots.close()
