@@ -17,16 +17,22 @@ __all__ = ["header_text", "mend_text", "mended"]
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _is_unicode(value: str) -> bool:
+    """True when ``value`` encodes as UTF-8 (it holds no surrogate)."""
+    if value.isascii():
+        return True
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def header_text(value: str) -> str:
     """A response header's value as text: a value whose bytes are not UTF-8 is read as
     ISO-8859-1, HTTP's historical charset (RFC 9110, 5.5), as a browser shows it."""
-    if value.isascii():
+    if _is_unicode(value):
         return value
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        pass
     try:
         raw = value.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a surrogate no byte could have made
@@ -40,13 +46,8 @@ def header_text(value: str) -> str:
 def mend_text(value: str) -> str:
     """``value`` with each surrogate pair joined into its character and each lone surrogate
     replaced by U+FFFD: text that encodes as UTF-8."""
-    if value.isascii():
+    if _is_unicode(value):
         return value
-    try:
-        value.encode("utf-8")
-        return value
-    except UnicodeEncodeError:
-        pass
     joined = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return _LONE_SURROGATE.sub("\ufffd", joined)
 
