@@ -70,14 +70,21 @@ async def fetch_pages(args: argparse.Namespace) -> tuple[list[tuple[str, str, by
     return pages, seeds
 
 
-def timed(rounds: int, setup: Callable[[], Any], work: Callable[[Any], None]) -> list[float]:
-    """CPU seconds of ``work(setup())`` in this thread, ``rounds`` times."""
+def timed(
+    rounds: int,
+    work: Callable[[Any], None],
+    setup: Callable[[int], Any] = lambda _round: None,
+    teardown: Callable[[Any], None] = lambda _state: None,
+) -> list[float]:
+    """CPU seconds in this thread of ``work(setup(round))`` (the setup and ``teardown`` of
+    each round's state untimed), ``rounds`` times."""
     out = []
-    for _ in range(rounds):
-        state = setup()
+    for n in range(rounds):
+        state = setup(n)
         t0 = time.thread_time()
         work(state)
         out.append(time.thread_time() - t0)
+        teardown(state)
     return out
 
 
@@ -126,34 +133,21 @@ def main() -> None:
                 for o in outcomes:
                     parse_page(o, scope, True)
 
-            results["parse"] = timed(args.rounds, lambda: None, parse_all)
+            results["parse"] = timed(args.rounds, parse_all)
         if "pool" in only:
-            made = [0]
-
-            def new_pool() -> Any:
-                made[0] += 1
-                return LevelDBPool.open(tmp / f"pool{made[0]}", config)
 
             def add_all(pool: Any) -> None:
                 for (url, _c, _b), page in zip(pages, parsed, strict=True):
                     pool.add_many_sync([AddRequest(link, 1, url) for link in page[3]])
 
-            pools: list[Any] = []
-
-            def pool_for_round() -> Any:
-                pools.append(new_pool())
-                return pools[-1]
-
-            results["pool"] = timed(args.rounds, pool_for_round, add_all)
-            for pool in pools:
-                asyncio.run(pool.close())
+            results["pool"] = timed(
+                args.rounds,
+                add_all,
+                lambda n: LevelDBPool.open(tmp / f"pool{n}", config),
+                lambda pool: asyncio.run(pool.close()),
+            )
         if "store" in only:
-            made_store = [0]
             headers = [("User-Agent", "crawler-gui"), ("Accept", "text/html,*/*;q=0.8")]
-
-            def new_store() -> Any:
-                made_store[0] += 1
-                return PageStore.open(tmp / f"pages{made_store[0]}")
 
             def store_all(store: Any) -> None:
                 for (url, ctype, body), page in zip(pages, parsed, strict=True):
@@ -184,15 +178,12 @@ def main() -> None:
                     store.add_detail(seq, detail)
                 store.flush_sync()
 
-            stores: list[Any] = []
-
-            def store_for_round() -> Any:
-                stores.append(new_store())
-                return stores[-1]
-
-            results["store"] = timed(args.rounds, store_for_round, store_all)
-            for store in stores:
-                store.close()
+            results["store"] = timed(
+                args.rounds,
+                store_all,
+                lambda n: PageStore.open(tmp / f"pages{n}"),
+                lambda store: store.close(),
+            )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"{'part':<8} {'best us/page':>13} {'median':>8} {'spread':>7}")

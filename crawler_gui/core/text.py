@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["header_text", "mend_text", "mended"]
+__all__ = ["header_text", "is_unicode", "mend_text", "mended"]
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _is_unicode(value: str) -> bool:
+def is_unicode(value: str) -> bool:
     """True when ``value`` encodes as UTF-8 (it holds no surrogate)."""
     if value.isascii():
         return True
@@ -31,7 +31,7 @@ def _is_unicode(value: str) -> bool:
 def header_text(value: str) -> str:
     """A response header's value as text: a value whose bytes are not UTF-8 is read as
     ISO-8859-1, HTTP's historical charset (RFC 9110, 5.5), as a browser shows it."""
-    if _is_unicode(value):
+    if is_unicode(value):
         return value
     try:
         raw = value.encode("utf-8", "surrogateescape")
@@ -46,7 +46,7 @@ def header_text(value: str) -> str:
 def mend_text(value: str) -> str:
     """``value`` with each surrogate pair joined into its character and each lone surrogate
     replaced by U+FFFD: text that encodes as UTF-8."""
-    if _is_unicode(value):
+    if is_unicode(value):
         return value
     joined = value.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
     return _LONE_SURROGATE.sub("\ufffd", joined)

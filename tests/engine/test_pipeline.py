@@ -216,11 +216,13 @@ def test_only_a_page_waits_for_a_turn_for_its_work(tmp_path: Path) -> None:
 
 def test_a_header_byte_that_is_not_utf8_is_stored_and_the_crawl_goes_on(tmp_path: Path) -> None:
     """A server whose headers carry a Latin-1 byte (raw, as many old servers send): the page
-    is stored with its links queued, the header read as Latin-1 (in the WARC too); the store
+    is stored with its links queued, its headers read as Latin-1 (the content type from the
+    fetch on, the detail, the WARC); the store
     takes the next page too (such a byte once failed every later write of the page store)."""
     body = b"<html><title>Caf\xc3\xa9</title><body><a href='/a.html'>a</a></body></html>"
     answer = (
-        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nX-Note: caf\xe9\r\n"
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8; name=caf\xe9\r\n"
+        b"X-Note: caf\xe9\r\n"
         b"Content-Length: %d\r\n\r\n" % len(body)
     ) + body
 
@@ -251,6 +253,10 @@ def test_a_header_byte_that_is_not_utf8_is_stored_and_the_crawl_goes_on(tmp_path
             assert seq is not None
             detail = store.detail(seq)
             assert detail is not None and ["X-Note", "café"] in detail["response_headers"]
+            stored = store.get(base + "/")
+            assert stored is not None
+            assert stored.content_type == "text/html; charset=utf-8; name=café"
+            assert stored.encoding == "utf-8" and stored.title == "Café"
             assert store.get(base + "/b.html") is not None
             assert stand.unstored == []
             warc.close()

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from crawler_gui.core.text import is_unicode
 from crawler_gui.engine.store.base import StoreBase
 from crawler_gui.engine.store.records import _P_BODY, _P_HUB, PageRecord, _HubState
 from crawler_gui.errors import StoreError
@@ -23,16 +24,9 @@ def _keep_validators(state: dict[str, Any], headers: Mapping[str, str] | None) -
     hub is refreshed in full instead."""
     if headers is None:
         return
-    state["etag"] = _sendable(headers.get("ETag") or "")
-    state["last_modified"] = _sendable(headers.get("Last-Modified") or "")
-
-
-def _sendable(value: str) -> str:
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return ""
-    return value
+    for key, name in (("etag", "ETag"), ("last_modified", "Last-Modified")):
+        value = headers.get(name) or ""
+        state[key] = value if is_unicode(value) else ""
 
 
 class HubHistory(StoreBase):

@@ -97,7 +97,7 @@ def _meta_json(r: PageRecord) -> bytes:
         "final_url": r.final_url,
         "status": r.status,
         "fetched_at": r.fetched_at,
-        "content_type": header_text(r.content_type),
+        "content_type": r.content_type,
         "encoding": r.encoding,
         "title": r.title,
         "depth": r.depth,
