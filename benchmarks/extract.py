@@ -35,10 +35,10 @@ import time
 from pathlib import Path
 
 import trafilatura
+from selectolax.lexbor import LexborHTMLParser
 
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract import extract_page
-from crawler_gui.engine.extract.body import parse_html
 
 
 def _reference() -> Path:
@@ -202,17 +202,13 @@ def page_pieces(body: bytes) -> dict[str, str]:
     """Every text block of a page (each element's text, each text run) by its line key:
     where the corrections' added lines are read from."""
     text, _enc = decode_body(body, None)
-    tree = parse_html(text)
+    tree = LexborHTMLParser(text)
     out: dict[str, str] = {}
-    if tree is None:
-        return out
-    for el in tree.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for raw in ("".join(el.itertext()), el.text or "", el.tail or ""):
-            t = " ".join(raw.split())
-            if t:
-                out.setdefault(line_key(t), t)
+    for el in tree.root.traverse(include_text=True) if tree.root is not None else ():
+        raw = el.text_content if el.tag == "-text" else el.text(deep=True)
+        t = " ".join((raw or "").split())
+        if t:
+            out.setdefault(line_key(t), t)
     return out
 
 

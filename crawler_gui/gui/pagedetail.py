@@ -157,6 +157,10 @@ class PageDetailDialog(QDialog):
             head = [str(art.get("title") or "")]
             if art.get("published"):
                 head.append(self.tr("Published") + ": " + str(art["published"]))
+            kind = str((page.extraction or {}).get("kind") or "")
+            if kind and kind != "article":
+                # (Its content is kept; the judgement says it is not an article.)
+                head.append(self.tr("Not judged an article: %1").replace("%1", kind))
             self.article.setPlainText("\n".join(head) + "\n\n" + str(art.get("text") or ""))
         elif page.extraction is None:
             self.article.setPlainText(self.tr("Not extracted."))

@@ -1,5 +1,7 @@
 """The headline of a page, reconciled from its ``<h1>``, ``og:title``, JSON-LD and ``<title>``
-(site suffixes learned per host), and where the page shows it (the dateline follows it).
+(site suffixes learned per host), and where the page shows it (the dateline follows it):
+an ``<h1>``, or, on a page without one that names the article, the block that shows a
+piece of the ``<title>`` (an ``<h2>``, a styled ``<div>``, a ``<strong>``).
 
 Chinese portals put the site name in the ``<title>`` on either side of a separator and have
 several ``<h1>`` (the logo, a recommended story): the one the other sources also name wins.
@@ -8,13 +10,11 @@ several ``<h1>`` (the logo, a recommended story): the one the other sources also
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from lxml import etree
+from crawler_gui.engine.extract.dom import PageDom
+from crawler_gui.engine.extract.textutil import norm_key, units
 
-from crawler_gui.engine.extract.textutil import element_text, norm_key, string_value, units
-
-__all__ = ["element_showing", "find_headline", "learn_suffix", "strip_site_suffix", "text_after"]
+__all__ = ["find_headline", "learn_suffix", "strip_site_suffix", "text_after"]
 
 
 #: Separators between a headline and the site name in a ``<title>``.
@@ -80,125 +80,96 @@ def _is_title_piece(text: str, raw_title: str) -> bool:
     return any(norm_key(p) == key for p in pieces)
 
 
+#: Where a headline may be shown: headings, and short blocks (a styled ``<div>``, a
+#: ``<strong>`` alone in its paragraph, a table cell).
+_SHOWN_MAX = 300
+
+
 def find_headline(
-    tree: Any,
-    meta: dict[str, str],
-    ld: list[dict[str, Any]],
-    raw_title: str,
-    suffixes: Sequence[str],
-    searched: dict[str, Any] | None = None,
-) -> tuple[str, str, Any]:
-    """(headline, where it came from, its element or None). ``searched``, when given, gets
-    the elements that may show a headline when they were looked for (``"shown"``: the
-    longest headline they serve, see :func:`shown_elements`, and the elements), so that
-    looking for the element showing the headline found elsewhere needs no second search."""
+    page: PageDom, suffixes: Sequence[str], main_start: int = -1
+) -> tuple[str, str, int]:
+    """(headline, where it came from, the index of the block that shows it or -1).
+
+    An ``<h1>`` that the ``<title>``, ``og:title`` or JSON-LD also name wins (a portal's
+    other ``<h1>`` are its logo or a recommended story); else a piece of the ``<title>``
+    (either side of a site separator) that the page shows as a block of its own, the one
+    nearest before the main text (``main_start``, a block index) -- an ``<h2>``, a styled
+    block --; else ``og:title``, JSON-LD's headline, the ``<title>`` without its site name."""
+    meta = page.meta
+    raw_title = page.raw_title
     og = meta.get("og:title") or meta.get("twitter:title") or ""
-    ld_head = next((str(i["headline"]) for i in ld if isinstance(i.get("headline"), str)), "")
+    ld_head = next(
+        (str(i["headline"]).strip() for i in page.json_ld if isinstance(i.get("headline"), str)),
+        "",
+    )
     cleaned = strip_site_suffix(raw_title, suffixes) if raw_title else ""
     refs = [r for r in (og, ld_head, cleaned, raw_title) if r]
-    h1s = [(h, element_text(h)) for h in tree.iter("h1")]
-    h1s = [(h, t) for h, t in h1s if 2 <= len(t) <= 200]
-    # An <h1> that the <title>/og:title/JSON-LD also name is the headline (a portal's other
-    # <h1>s are its logo or a recommended story).
-    best: tuple[float, str, Any] | None = None
-    for h, t in h1s:
+    blocks = page.blocks
+    h1s = [(i, _headline_line(b.text, refs)) for i, b in enumerate(blocks) if b.tag == "h1"]
+    h1s = [(i, t) for i, t in h1s if 2 <= len(t) <= 200]
+    best: tuple[float, str, int] | None = None
+    for i, t in h1s:
         score = max((_similar(t, r) for r in refs), default=0.0)
         if score >= 0.8 and (best is None or score > best[0] or len(t) > len(best[1])):
-            best = (score, t, h)
+            best = (score, t, i)
     if best is not None and (units(best[1]) >= 3 or _is_title_piece(best[1], raw_title)):
         return best[1], "h1", best[2]
-    # A piece of the <title> that the page shows as an element of its own is the headline
-    # (whichever side of the separator the site name is on).
-    if raw_title:
-        pieces = {raw_title, *_split_title(raw_title)}
-        for sep in _TITLE_SEPS:
-            pieces.update(x.strip() for x in raw_title.split(sep))
-        shown: list[tuple[Any, int, str]] | None = None
-        for piece in sorted(pieces, key=len, reverse=True):
+    # A piece of the <title> (or og:title) that the page shows as a block of its own.
+    pieces: dict[str, str] = {}
+    for source in (raw_title, og):
+        if not source:
+            continue
+        for piece in {source, *_split_title(source), *_side_pieces(source)}:
             if units(piece) >= 4:
-                if shown is None:  # (for the longest piece: it holds the shorter ones')
-                    shown = shown_elements(tree, len(piece) * 2 + 20)
-                    if searched is not None:
-                        searched["shown"] = (len(piece), shown)
-                el = element_showing(tree, piece, shown)
-                if el is not None:
-                    return piece, "title (shown on the page)", el
+                pieces.setdefault(norm_key(piece), piece)
+    if pieces:
+        shown = [
+            i for i, b in enumerate(blocks) if b.chars <= _SHOWN_MAX and norm_key(b.text) in pieces
+        ]
+        if shown:
+            before = [i for i in shown if main_start < 0 or i <= main_start]
+            i = max(before) if before else shown[0]
+            text = blocks[i].text.replace("\n", " ")
+            return text, f"title (shown in <{blocks[i].tag}>)", i
     if og and units(og) >= 3:
-        return strip_site_suffix(og, suffixes), "og:title", None
+        return strip_site_suffix(og, suffixes), "og:title", -1
     if ld_head:
-        return ld_head, "json-ld", None
+        return ld_head, "json-ld", -1
     if cleaned:
-        return cleaned, "title", None
+        return cleaned, "title", -1
     if h1s:
         return h1s[0][1], "h1 (no title)", h1s[0][0]
-    return "", "none", None
+    return "", "none", -1
 
 
-def element_showing(
-    tree: Any, headline: str, shown: list[tuple[Any, int, str]] | None = None
-) -> Any:
-    """The first element in ``<body>`` whose own text is the headline. ``shown``: the
-    candidates of :func:`shown_elements` for a headline at least as long (the title's
-    pieces are tried longest first: one search serves them all)."""
-    key = norm_key(headline)
-    if not key:
-        return None
-    n = len(headline) * 2 + 20
-    if shown is None:
-        body = tree.find(".//body")
-        if body is None:
-            return None
-        for el in _SHOWING(body, n=n):
-            if norm_key(string_value(el)) == key:
-                return el
-        return None
-    for el, length, k in shown:
-        if length < n and k == key:
-            return el
-    return None
+def _headline_line(text: str, refs: list[str]) -> str:
+    """The headline in a heading of several lines (a kicker, the headline, a date line under
+    a ``<br>``): the line the other sources name best, else the longest."""
+    if "\n" not in text:
+        return text
+    lines = [x for x in text.split("\n") if x.strip()]
+    scored = [(max((_similar(x, r) for r in refs), default=0.0), len(x), x) for x in lines]
+    best = max(scored)
+    return best[2] if best[0] >= 0.8 else max(lines, key=len)
 
 
-def shown_elements(tree: Any, n: int) -> list[tuple[Any, int, str]]:
-    """The elements of ``<body>`` that may show a headline of up to ``n`` characters (see
-    :data:`_SHOWING`), each with its text's length and :func:`norm_key`."""
-    body = tree.find(".//body")
-    if body is None:
-        return []
-    out = []
-    for el in _SHOWING(body, n=n):
-        text = string_value(el)
-        out.append((el, len(text), norm_key(text)))
+def _side_pieces(raw: str) -> set[str]:
+    out: set[str] = set()
+    for sep in _TITLE_SEPS:
+        if sep in raw:
+            out.update(x.strip() for x in raw.split(sep))
     return out
 
 
-#: The elements of ``<body>`` that may show a headline of ``$n`` characters and under, in
-#: document order: few children, some text, and not more than ``$n`` characters of it (its
-#: length is counted by libxml2, without making a Python string of every element's text).
-_SHOWING = etree.XPath(
-    "descendant::*[self::h1 or self::h2 or self::h3 or self::div or self::span or self::p"
-    " or self::strong or self::td][count(node()[not(self::text())]) < 4]"
-    "[string-length(.) > 0 and string-length(.) < $n]"
-)
-
-
-def text_after(el: Any, limit: int) -> str:
-    """The text that follows ``el`` in document order, up to ``limit`` characters."""
+def text_after(page: PageDom, index: int, limit: int) -> str:
+    """The text of the blocks after block ``index``, up to ``limit`` characters."""
     parts: list[str] = []
     n = 0
-    node = el
-    # Walk: following siblings, then the parent's following siblings, and so on.
-    while node is not None and n < limit:
-        sib = node.getnext()
-        while sib is not None and n < limit:
-            if isinstance(sib.tag, str) and sib.tag not in ("script", "style"):
-                t = element_text(sib)
-                parts.append(t)
-                n += len(t)
-            if sib.tail:
-                parts.append(sib.tail)
-                n += len(sib.tail)
-            sib = sib.getnext()
-        node = node.getparent()
+    for b in page.blocks[index + 1 :]:
+        parts.append(b.text)
+        n += b.chars + 1
+        if n >= limit:
+            break
     return " ".join(parts)[:limit]
 
 

@@ -1,106 +1,176 @@
-"""What a page's markup says of it: ``<meta>`` tags, JSON-LD, machine-readable times (meta,
-JSON-LD, script state, ``<time>``, htmldate as the last resort), authors and language."""
+"""What a page's markup says of it (:class:`~.dom.PageDom`'s head, JSON-LD, ``itemprop`` and
+``<time>`` elements, script state): machine-readable publication and update times, authors,
+language, whether it is marked up as an article.
+"""
 
 from __future__ import annotations
 
-import json
 import re
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from typing import Any
 
 from crawler_gui.engine.extract.dates import Stamp, parse_machine_date
-from crawler_gui.engine.extract.textutil import cjk_share, element_text
+from crawler_gui.engine.extract.dom import PageDom
+from crawler_gui.engine.extract.textutil import cjk_share
 
 __all__ = [
     "ARTICLE_TYPES",
+    "Said",
     "authors",
-    "htmldate_stamp",
-    "json_ld",
+    "is_marked_article",
     "language",
     "ld_types",
     "machine_dates",
-    "meta_tags",
+    "script_date",
 ]
 
-
-ARTICLE_TYPES = {"article", "newsarticle", "blogposting", "reportagenewsarticle", "report"}
+ARTICLE_TYPES = frozenset(
+    {
+        "article",
+        "newsarticle",
+        "blogposting",
+        "reportagenewsarticle",
+        "report",
+        "analysisnewsarticle",
+        "opinionnewsarticle",
+        "reviewnewsarticle",
+        "backgroundnewsarticle",
+        "techarticle",
+        "scholarlyarticle",
+        "liveblogposting",
+        "socialmediaposting",
+        "posting",
+        "liveblog",
+    }
+)
+#: Meta names and properties of a page's publication time, best first: Open Graph and its
+#: relatives, Dublin Core, the names of news platforms and analytics, and the Chinese
+#: portals' own (``publishdate``, ``firstpublishedtime``, ``ptime``).
 _META_PUBLISHED = (
     "article:published_time",
+    "og:article:published_time",
+    "article:published",
     "og:published_time",
-    "og:release_date",
     "datepublished",
+    "article.published",
+    "article:publicationdate",
+    "article_date_original",
+    "article:post_date",
+    "og:pubdate",
     "pubdate",
     "publishdate",
     "publish_date",
+    "publish-date",
+    "published_date",
+    "published-date",
     "publication_date",
+    "published_time",
+    "publish_time",
+    "publishtime",
+    "firstpublishedtime",
+    "first_published",
+    "dc.date.issued",
+    "dc.date.created",
+    "dc.date.publication",
+    "dcterms.issued",
+    "dcterms.created",
+    "dcterms.date",
+    "dc.created",
+    "dc.date",
+    "dc:date",
+    "dc:created",
+    "citation_publication_date",
+    "citation_date",
+    "citation_online_date",
     "sailthru.date",
     "parsely-pub-date",
-    "dc.date.issued",
-    "dc.date",
+    "cxenseparse:recs:publishtime",
+    "dcsext.articlefirstpublished",
+    "originalpublicationdate",
+    "og:release_date",
+    "release_date",
+    "rnews:datepublished",
+    "article:created",
+    "article.created",
+    "date_published",
+    "datecreated",
+    "date_created",
+    "content_create_date",
+    "created",
+    "createdate",
     "date",
+    "ptime",
+    "pdate",
+    "displaydate",
+    "doc_date",
     "weibo:article:create_at",
+    "bt:pubdate",
+    "shareaholic:article_published_time",
+    "twt-published-at",
+    "vr:published_time",
+    "mediator_published_time",
     # Baidu's pages name the time they show as "发布时间" so.
     "dateupdate",
 )
-#: Publication times in a page's script state (``publish_time: '2019-09-08 11:42:03'``).
-_UNIX_TIME = re.compile(r"""\bvar\s+ct\s*=\s*["'](1\d{9})["']""")
+#: Meta names whose date is as often when the page was made or last changed as when it was
+#: published.
+_META_PERHAPS = frozenset(
+    {
+        "dc.date",
+        "dc:date",
+        "dcterms.date",
+        "dc.created",
+        "dc:created",
+        "dc.date.created",
+        "dcterms.created",
+        "date",
+        "created",
+        "createdate",
+        "datecreated",
+        "date_created",
+        "content_create_date",
+        "article:created",
+        "article.created",
+        "ptime",
+        "pdate",
+        "displaydate",
+        "doc_date",
+        "release_date",
+        "og:release_date",
+        "dateupdate",
+        "citation_date",
+    }
+)
+_META_UPDATED = (
+    "article:modified_time",
+    "og:article:modified_time",
+    "article:modified",
+    "og:updated_time",
+    "og:modified_time",
+    "datemodified",
+    "dc.date.modified",
+    "dcterms.modified",
+    "dc.modified",
+    "modified_time",
+    "lastmod",
+    "last-modified",
+    "lastmodified",
+    "updated_time",
+    "utime",
+)
+_LD_PUBLISHED = ("datePublished", "dateCreated", "uploadDate", "datepublished")
+#: Publication times in a page's script state (``publish_time: '2019-09-08 11:42:03'``,
+#: ``var publishdate = '2019-09-26 12:11:01'``), and a WeChat article's Unix time.
 _SCRIPT_TIME = re.compile(
-    r"""["']?(?:publish_?time|pub_?time|publishDate|pubDate|datePublished|ctime)["']?\s*[:=]\s*"""
-    r"""["'](20\d{2}-\d{1,2}-\d{1,2}[ T]\d{1,2}:\d{2}(?::\d{2})?)["']""",
+    r"""["']?(?:publish(?:ed)?_?(?:time|date|at)|pub_?time|pub_?date|date_?published|"""
+    r"""first_?published(?:_?(?:at|time|date))?|first_?publish_?time|ctime|create_?time|"""
+    r"""created_?at)["']?\s*[:=]\s*"""
+    r"""["'](?P<v>(?:19|20)\d{2}-\d{1,2}-\d{1,2}"""
+    r"""(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?[^"']{0,12})["']""",
     re.I,
 )
-#: Where a script may hold either: a quoted date (_SCRIPT_TIME scans every
-#: position of a page's 50 KB of scripts case-insensitively, milliseconds a page; this one
-#: looks for a quote followed by a year, and the keys are then tried just before it) ...
-_QUOTED_DATE = re.compile(r"""["']20\d\d-""")
-#: ... and a WeChat creation time (a literal start: found by a fast string search).
-_VAR_CT = re.compile(r"var\s+ct\s*=")
-_META_UPDATED = ("article:modified_time", "og:updated_time", "datemodified", "lastmod")
-_AUTHOR_TEXT = re.compile(
-    r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[、，,][\u4e00-\u9fa5·]{2,4}){0,3})"
-)
-
-
-def _script_time(text: str) -> re.Match[str] | None:
-    """:data:`_SCRIPT_TIME`'s first match in ``text``, tried only before quoted dates."""
-    for q in _QUOTED_DATE.finditer(text):
-        start = max(0, q.start() - 80)
-        for m in _SCRIPT_TIME.finditer(text, start, q.end() + 40):
-            if m.start(1) == q.start() + 1:
-                return m
-    return None
-
-
-def meta_tags(tree: Any) -> dict[str, str]:
-    """The page's ``<meta>`` contents by lower-cased ``property``/``name``/``itemprop``
-    (the first of each)."""
-    out: dict[str, str] = {}
-    for m in tree.iter("meta"):
-        key = (m.get("property") or m.get("name") or m.get("itemprop") or "").strip().lower()
-        content = m.get("content")
-        if key and content and key not in out:
-            out[key] = content.strip()
-    return out
-
-
-def json_ld(tree: Any) -> list[dict[str, Any]]:
-    """Every JSON-LD object of the page, nested lists and ``@graph`` flattened."""
-    out: list[dict[str, Any]] = []
-    for s in tree.xpath('//script[@type="application/ld+json"]'):
-        try:
-            data = json.loads(s.text or "")
-        except ValueError:
-            continue
-        stack: list[Any] = [data]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, list):
-                stack.extend(item)
-            elif isinstance(item, dict):
-                if "@graph" in item:
-                    stack.append(item["@graph"])
-                out.append(item)
-    return out
+_QUOTED_DATE = re.compile(r"""["'](?:19|20)\d\d-""")
+_UNIX_CT = re.compile(r"""\bvar\s+ct\s*=\s*["'](1\d{9})["']""")
 
 
 def ld_types(item: dict[str, Any]) -> set[str]:
@@ -110,52 +180,108 @@ def ld_types(item: dict[str, Any]) -> set[str]:
     return {str(x).lower() for x in types if x}
 
 
-def machine_dates(
-    tree: Any, meta: dict[str, str], ld: list[dict[str, Any]]
-) -> tuple[Stamp | None, Stamp | None]:
-    """(published, updated) from JSON-LD, meta tags, script state and ``<time>``."""
-    pub: Stamp | None = None
+def is_marked_article(page: PageDom) -> bool:
+    """``og:type`` article, or a JSON-LD object of an article type."""
+    if page.meta.get("og:type", "").lower() == "article":
+        return True
+    return any(ld_types(i) & ARTICLE_TYPES for i in page.json_ld)
+
+
+def _ld_value(item: dict[str, Any], key: str) -> str | None:
+    v = item.get(key)
+    if isinstance(v, list) and v:
+        v = v[0]
+    if isinstance(v, dict):
+        v = v.get("@value")
+    return v if isinstance(v, str) and v.strip() else None
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A publication time the markup gives, where, and whether that place names the
+    publication time for sure (an article's JSON-LD, ``article:published_time``,
+    ``itemprop=datePublished``) or only perhaps (``<meta name="date">``, Dublin Core's
+    date: often when the page was made or last changed)."""
+
+    stamp: Stamp
+    source: str
+    sure: bool
+
+
+def machine_dates(page: PageDom) -> tuple[list[Said], Stamp | None]:
+    """(the publication times the markup gives, surest first; the update time) from JSON-LD
+    (an article's, then any object's), meta tags and ``itemprop`` elements."""
+    said: list[Said] = []
     upd: Stamp | None = None
-    for item in ld:
-        if pub is None and isinstance(item.get("datePublished"), str):
-            pub = parse_machine_date(item["datePublished"])
-        if upd is None and isinstance(item.get("dateModified"), str):
-            upd = parse_machine_date(item["dateModified"])
+    ld = page.json_ld
+    for articles_only in (True, False):
+        for item in ld:
+            is_article = bool(ld_types(item) & ARTICLE_TYPES)
+            if articles_only != is_article:
+                continue
+            for key in _LD_PUBLISHED:
+                v = _ld_value(item, key)
+                st = parse_machine_date(v) if v is not None else None
+                if st is not None:
+                    said.append(Said(st, "structured data", is_article))
+                    break
+            if upd is None:
+                v = _ld_value(item, "dateModified")
+                if v is not None:
+                    upd = parse_machine_date(v)
+    meta = page.meta
     for key in _META_PUBLISHED:
-        if pub is not None:
-            break
         if key in meta:
-            pub = parse_machine_date(meta[key])
+            st = parse_machine_date(meta[key])
+            if st is not None:
+                said.append(Said(st, "meta " + key, key not in _META_PERHAPS))
     for key in _META_UPDATED:
-        if upd is not None:
-            break
-        if key in meta:
+        if upd is None and key in meta:
             upd = parse_machine_date(meta[key])
-    if pub is None:
-        for script in tree.iter("script"):
-            text = script.text or ""
-            m = _script_time(text)
-            if m:
-                pub = parse_machine_date(m.group(1))
-                break
-            m = _UNIX_TIME.search(text) if _VAR_CT.search(text) else None
-            if m:
+    for prop, value, text, _el in page.times:
+        if prop == "time":
+            continue
+        st = parse_machine_date(value or text)
+        if st is None:
+            continue
+        if prop in ("datepublished", "datecreated"):
+            said.append(Said(st, "itemprop", True))
+        elif prop in ("datemodified", "dateupdated") and upd is None:
+            upd = st
+    said.sort(key=lambda x: not x.sure)  # (stable: the sure ones first, each in its order)
+    return said, upd
+
+
+def script_date(page: PageDom) -> Stamp | None:
+    """A publication time in the page's script state (a quoted date after a publication
+    key; a WeChat article's creation time)."""
+    for text in page.scripts:
+        for q in _QUOTED_DATE.finditer(text):
+            start = max(0, q.start() - 60)
+            m = _SCRIPT_TIME.search(text, start, q.end() + 40)
+            if m is not None and m.start("v") == q.start() + 1:
+                st = parse_machine_date(m["v"])
+                if st is not None:
+                    return st
+        if "var ct" in text or "var  ct" in text:
+            m = _UNIX_CT.search(text)
+            if m is not None:
                 # WeChat articles: the creation time as a Unix timestamp (the page shows
                 # only "前天"); an instant, so its offset is read, not inferred.
-                when = datetime.fromtimestamp(int(m.group(1)), UTC)
-                pub = Stamp(when.date(), (when.hour, when.minute, when.second), "+00:00")
-                break
-    if pub is None:
-        for t in tree.xpath("//time[@datetime]")[:3]:
-            pub = parse_machine_date(t.get("datetime", ""))
-            if pub is not None:
-                break
-    return pub, upd
+                return parse_machine_date(m.group(1))
+    return None
 
 
-def authors(tree: Any, meta: dict[str, str], ld: list[dict[str, Any]], near: str) -> list[str]:
+_AUTHOR_TEXT = re.compile(
+    r"(?:作者|记者|文\s*/|撰文)[：:\s]\s*([\u4e00-\u9fa5·]{2,8}(?:[、，,][\u4e00-\u9fa5·]{2,4}){0,3})"
+)
+_AUTHOR_SPLIT = re.compile(r"\s*(?:,|;|、|，|\band\b|\bund\b|\bet\b|\by\b|&)\s*")
+_BY = re.compile(r"^(by|von|par|por|di|door|av|作者|记者)[:：\s]+", re.I)
+
+
+def authors(page: PageDom, near: str) -> list[str]:
     """The article's authors: JSON-LD, meta tags, a "作者/记者" label in ``near`` (the text
-    after the headline), ``rel``/``itemprop="author"`` elements; at most 8."""
+    after the headline), ``rel``/``itemprop="author"`` names; at most 8."""
     names: list[str] = []
 
     def add(value: Any) -> None:
@@ -167,53 +293,41 @@ def authors(tree: Any, meta: dict[str, str], ld: list[dict[str, Any]], near: str
             value = value.get("name")
         if not isinstance(value, str):
             return
-        for piece in re.split(r"\s*(?:,|;|、|，|\band\b)\s*", value):
-            name = re.sub(r"^(by|作者|记者)[:：\s]+", "", piece.strip(), flags=re.I).strip()
+        for piece in _AUTHOR_SPLIT.split(value):
+            name = _BY.sub("", " ".join(piece.split())).strip()
             if name and len(name) <= 60 and "http" not in name and name not in names:
                 names.append(name)
 
-    for item in ld:
+    for item in page.json_ld:
         if ld_types(item) & ARTICLE_TYPES and "author" in item:
             add(item["author"])
+    meta = page.meta
     if not names and meta.get("author"):
         add(meta["author"])
     if not names and meta.get("article:author") and "http" not in meta["article:author"]:
         add(meta["article:author"])
+    if not names and meta.get("dc.creator"):
+        add(meta["dc.creator"])
     if not names:
         m = _AUTHOR_TEXT.search(near)
         if m:
             add(m.group(1))
     if not names:
-        for el in tree.xpath('//*[@rel="author" or @itemprop="author"]')[:3]:
-            add(element_text(el))
+        add(page.author_names[:3])
     return names[:8]
 
 
-def language(tree: Any, meta: dict[str, str], text: str) -> str | None:
+def language(page: PageDom, text: str) -> str | None:
     """The text's language: "zh" by its characters, else the declared one, else "en" by
     common words."""
     share = cjk_share(text[:2000]) if text else 0.0
     if share > 0.3:
         return "zh"
-    declared = tree.get("lang") or meta.get("content-language") or meta.get("og:locale") or ""
+    meta = page.meta
+    declared = page.lang or meta.get("content-language") or meta.get("og:locale") or ""
     declared = declared.strip().replace("_", "-").split("-")[0].lower()
     if declared and declared != "zh":
         return declared
     if text and share < 0.05 and re.search(r"\b(the|and|of|to|in)\b", text[:2000]):
         return "en"
     return declared or None
-
-
-def htmldate_stamp(page: bytes | Any, url: str) -> Stamp | None:
-    """htmldate's publication date of the page (a day, no time), the last resort. ``page``:
-    its body as fetched, or its tree as parsed (htmldate reads a copy of it: the same date,
-    without decoding and parsing the page anew)."""
-    from htmldate import find_date
-
-    try:
-        found = find_date(
-            page, url=url, extensive_search=False, original_date=True, outputformat="%Y-%m-%d"
-        )
-    except Exception:  # htmldate raises on odd input; a missing date is no error
-        return None
-    return parse_machine_date(found) if found else None

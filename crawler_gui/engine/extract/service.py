@@ -249,7 +249,9 @@ class Articles:
                 suffix = learn_suffix(titles)
                 if suffix:
                     self._suffix[host] = suffix
-        if ex.article is not None:
+        # (Every page with readable text keeps its content; the articles found, their
+        # freshness and the newest list count the pages judged articles.)
+        if ex.article is not None and ex.kind == "article":
             self.found += 1
             self.freshness.add(found_at, published_seconds(ex.article.published))
             delay = delay_seconds(ex.article.published, found_at) if timed else None

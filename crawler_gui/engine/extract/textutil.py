@@ -3,19 +3,8 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from lxml import etree
-
-__all__ = [
-    "cjk_share",
-    "element_text",
-    "no_cjk",
-    "norm_key",
-    "string_value",
-    "units",
-    "word_count",
-]
+__all__ = ["cjk_share", "no_cjk", "norm_key", "units", "word_count"]
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
@@ -108,18 +97,3 @@ def norm_key(text: str) -> str:
             return _PUNCT_SPACE.sub("", text).lower()
         text = plain
     return text.encode("ascii").translate(None, _ASCII_NOT_ALNUM).lower().decode("ascii")
-
-
-#: An element's text as libxml2 joins it (XPath ``string()``: its descendant text nodes in
-#: document order, what ``"".join(el.itertext())`` gives), as a plain string: one call into
-#: C instead of a Python generator over every text node; on a page's links and paragraphs
-#: (thousands of calls) it takes about half the time.
-_STRING = etree.XPath("string()", smart_strings=False)
-#: An element's text, as ``text_content()`` gives it, called without that method's Python
-#: frame (the container search asks for thousands).
-string_value = _STRING
-
-
-def element_text(el: Any) -> str:
-    """An (lxml) element's text, its whitespace runs made single spaces."""
-    return " ".join(_STRING(el).split())

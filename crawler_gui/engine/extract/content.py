@@ -1,0 +1,426 @@
+"""The main text of a page, from its text blocks (:mod:`.dom`): the element whose blocks are
+most prose and least boilerplate, and the blocks in it that are the article's text.
+
+* Each block gets a weight: prose (sentences, few links) counts for its length; link lines,
+  navigation, footers, asides and comments count against; short lines count a little
+  against (a menu of short items is long in lines, not in characters).
+* The container is the element with the highest sum of its blocks' weights: the smallest
+  element that holds the prose without the boilerplate around it.
+* In it, blocks under elements named as boilerplate (share bars, related stories, bylines,
+  captions, ads), link lines, lists of links, and headings with no text after them are left
+  out.
+
+The result says how sure it is (:attr:`MainText.doubt`): little text, prose spread over
+several parts of the page, or a container that is mostly links. The extractor then asks a
+second opinion (trafilatura).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from crawler_gui.engine.extract.dom import (
+    ASIDE,
+    BOILER,
+    COMMENTS,
+    CONTENT,
+    FIGURE,
+    FOOTER,
+    FORM,
+    HEADER,
+    HIDDEN,
+    ITEM,
+    NAVIGATION,
+    Block,
+    PageDom,
+)
+from crawler_gui.engine.extract.textutil import units
+
+__all__ = ["MainText", "main_text"]
+
+#: Sentence punctuation, in the scripts the crawl meets.
+_PUNCT = re.compile(r"[.!?。！？,，;；:：؟،।]")
+_SENTENCE_END = re.compile(r"[.!?。！？…”\"»)）؟।]\s*$")
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+#: Flags whose blocks are never the article's text, wherever the container is.
+_NEVER = HIDDEN
+#: Flags that count a block against the container holding it.
+_OUTSIDE = NAVIGATION | FOOTER | ASIDE | COMMENTS
+#: Flags of elements inside the container whose blocks are left out.
+_DROP_INSIDE = NAVIGATION | FOOTER | ASIDE | COMMENTS | BOILER | FIGURE | FORM
+
+
+@dataclass(slots=True)
+class MainText:
+    """The main text found, and how it was found."""
+
+    lines: list[str]
+    #: Units (words; CJK characters) of the text.
+    units: int
+    #: The container (an element index), or -1.
+    container: int
+    #: Why the result may be wrong (empty: sure).
+    doubt: str = ""
+    #: The blocks kept.
+    blocks: list[Block] = field(default_factory=list)
+
+
+def _prose(b: Block) -> bool:
+    """A block that reads as sentences: long enough, punctuated, few links."""
+    if b.link_chars * 2 > b.chars:
+        return False
+    n = units(b.text)
+    if n >= 20:
+        return b.link_chars < 0.35 * b.chars
+    return n >= 8 and bool(_PUNCT.search(b.text)) and b.link_chars < 0.2 * b.chars
+
+
+def _weights(page: PageDom, within: list[int], teasers: set[int]) -> list[float]:
+    """Each block's weight for the container: prose for its length; against: navigation,
+    footers, asides and comments for all of theirs, blocks named as boilerplate for half,
+    link lines for a third (some are inside every article: a share bar, a "read also"),
+    short lines a little."""
+    out: list[float] = []
+    for b in page.blocks:
+        flags = within[b.el]
+        if flags & _NEVER:
+            out.append(0.0)
+            continue
+        density = b.link_chars / b.chars
+        if flags & _OUTSIDE:
+            out.append(-1.0 * b.chars - 5)
+        elif teasers and _inside_any(page, b.el, teasers, 0):
+            out.append(-0.3 * b.chars - 5)  # another story's teaser
+        elif flags & BOILER:
+            out.append(-0.5 * b.chars - 5)
+        elif density > 0.5:
+            out.append(-0.3 * b.chars - 5)
+        elif _prose(b):
+            out.append(b.chars * (1 - density))
+        else:
+            out.append(-2.0)
+    return out
+
+
+def _trusted_flags(page: PageDom) -> list[int]:
+    """The elements' inherited flags, without the flags of a wrapper that holds half the
+    page's prose or more: its navigation, footer, aside and comments flags (a ``<div
+    id="main" class="nav-open">``, an article in a ``<div class="content-sidebar-wrap">``
+    beside its sidebar), and its boilerplate flag when that prose is paragraphs, not list
+    items (``<div class="entry share">`` around a post; not a list of related stories with
+    long teasers beside a short post). A page's ``<aside>``, ``<nav>`` and ``<footer>``
+    keep theirs."""
+    prose: dict[int, int] = {}
+    paragraphs: dict[int, int] = {}
+    total = 0
+    parents = page.parents
+    for b in page.blocks:
+        if _prose(b):
+            total += b.chars
+            item = b.tag in _CELLS
+            el = b.el
+            while el >= 0:
+                prose[el] = prose.get(el, 0) + b.chars
+                if not item:
+                    paragraphs[el] = paragraphs.get(el, 0) + b.chars
+                el = parents[el]
+    own = page.own
+    tags = page.tags
+    half = 0.5 * total
+    cleared: dict[int, int] = {}
+    for el, n in prose.items():
+        if n < half or tags[el] in ("aside", "nav", "footer", "menu"):
+            continue
+        # (A wrapper named for content and sidebar, or one with nearly all of the prose;
+        # not a sidebar that happens to have more prose than a short story.)
+        clear = own[el] & _OUTSIDE if own[el] & CONTENT or n >= 0.8 * total else 0
+        if own[el] & BOILER and paragraphs.get(el, 0) >= half:
+            clear |= BOILER
+        if clear:
+            cleared[el] = clear
+    if not cleared:
+        return page.within
+    own = list(own)
+    for el, clear in cleared.items():
+        own[el] &= ~clear
+    within = [0] * len(own)
+    for el, flags in enumerate(own):
+        parent = parents[el]
+        within[el] = flags | (within[parent] if parent >= 0 else 0)
+    return within
+
+
+def _container(page: PageDom, weights: list[float], prose: dict[int, float]) -> tuple[int, float]:
+    """The element with the highest sum of its blocks' weights (the deeper one of equals).
+    ``prose`` gets each element's sum of the positive weights."""
+    sums: dict[int, float] = {}
+    parents = page.parents
+    for b, w in zip(page.blocks, weights, strict=True):
+        if not w:
+            continue
+        el = b.el
+        if w > 0:
+            while el >= 0:
+                sums[el] = sums.get(el, 0.0) + w
+                prose[el] = prose.get(el, 0.0) + w
+                el = parents[el]
+        else:
+            while el >= 0:
+                sums[el] = sums.get(el, 0.0) + w
+                el = parents[el]
+    best, best_score = 0, float("-inf")
+    for el, score in sums.items():
+        if score > best_score or (score == best_score and el > best):
+            best, best_score = el, score
+    return _widened(page, weights, best), best_score
+
+
+#: A block's weight that does not stop the container from widening to hold it (a heading,
+#: a list item, a table cell: a short line that is neither a link nor boilerplate).
+_NEUTRAL = -5.0
+#: How many levels the container widens at most.
+_WIDEN_LEVELS = 3
+
+
+def _widened(page: PageDom, weights: list[float], container: int) -> int:
+    """The container widened to its parent while what the parent adds is short lines and
+    prose, nothing against it: the heading and the list after a block of paragraphs, the
+    wrapper that names the article."""
+    parents = page.parents
+    blocks = page.blocks
+    for _ in range(_WIDEN_LEVELS):
+        parent = parents[container]
+        if parent <= 0:
+            break
+        added = [
+            w
+            for b, w in zip(blocks, weights, strict=True)
+            if b.el >= parent
+            and page.is_inside(b.el, parent)
+            and not page.is_inside(b.el, container)
+        ]
+        if any(w < _NEUTRAL for w in added):
+            break
+        container = parent
+    return container
+
+
+#: How many levels above the container its siblings' prose is looked for.
+_SIBLING_LEVELS = 4
+
+
+def _sibling_prose(
+    page: PageDom, container: int, weights: list[float], within: list[int]
+) -> set[int]:
+    """The blocks (their indexes) of prose beside the container that belong with it: a
+    lead paragraph in a block of its own before the text, text written straight into the
+    container's parent. Looked for among the parts of the container's parent (and of its
+    parent), each part taken whole: its prose if it has some and little against it."""
+    out: set[int] = set()
+    parents = page.parents
+    node = container
+    for _ in range(_SIBLING_LEVELS):
+        parent = parents[node]
+        if parent <= 0:
+            break
+        parts: dict[int, list[int]] = {}
+        for i, b in enumerate(page.blocks):
+            el = b.el
+            if el < parent or page.is_inside(el, node) or not page.is_inside(el, parent):
+                continue
+            if el == parent:
+                key = -1 - i  # text straight in the parent: a part of its own
+            else:
+                key = el
+                while parents[key] != parent:
+                    key = parents[key]
+            parts.setdefault(key, []).append(i)
+        for members in parts.values():
+            pos = sum(weights[i] for i in members if weights[i] > 0)
+            neg = -sum(weights[i] for i in members if weights[i] < 0)
+            if pos >= 80 and pos >= 2 * neg:
+                out.update(
+                    i for i in members if weights[i] > 0 and not within[page.blocks[i].el] & _NEVER
+                )
+        node = parent
+    return out
+
+
+def _dropped(
+    page: PageDom, el: int, container: int, held: dict[int, bool], prose: dict[int, float]
+) -> bool:
+    """Whether a block of ``el`` is left out: an element between it and the container (the
+    container not included) is named as boilerplate, or is navigation, a figure... -- unless
+    it holds half the container's prose or more (a wrapper named "content-bottom")."""
+    half = 0.5 * prose.get(container, 0.0)
+    chain = []
+    drop = False
+    while el != container and el >= 0:
+        seen = held.get(el)
+        if seen is not None:
+            drop = seen
+            break
+        chain.append(el)
+        el = page.parents[el]
+    for e in reversed(chain):
+        drop = drop or (bool(page.own[e] & _DROP_INSIDE) and prose.get(e, 0.0) < half)
+        held[e] = drop
+    return drop
+
+
+def main_text(page: PageDom) -> MainText:
+    """The page's main text (see the module's docstring)."""
+    blocks = page.blocks
+    if not blocks:
+        return MainText([], 0, -1, "no text")
+    within = _trusted_flags(page)
+    # (What reads the page after this one -- the dates -- reads the same flags.)
+    page.within = within
+    teasers = _teaser_items(page, 0)
+    weights = _weights(page, within, teasers)
+    prose: dict[int, float] = {}
+    container, _score = _container(page, weights, prose)
+    held: dict[int, bool] = {}
+    kept: list[Block] = []
+    extra = _sibling_prose(page, container, weights, within)
+    # The container's blocks in order, each with whether it is kept.
+    seen: list[tuple[Block, bool]] = []
+    for i, b in enumerate(blocks):
+        if not page.is_inside(b.el, container):
+            if i in extra:
+                seen.append((b, True))
+            continue
+        if within[b.el] & _NEVER:
+            continue
+        keep = not (
+            _dropped(page, b.el, container, held, prose)
+            or (teasers and _inside_any(page, b.el, teasers, 0))
+            or (b.link_chars * 2 > b.chars and b.chars < 400)
+        )
+        seen.append((b, keep))
+    kept = _without_labels(seen)
+    kept = _without_link_lists(page, kept)
+    kept = _without_empty_headings(kept)
+    lines: list[str] = []
+    for b in kept:
+        prefix = "- " if page.within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
+        lines.extend(prefix + x for x in b.text.split("\n"))
+    n = units("\n".join(lines))
+    doubt = ""
+    if n < 50 and page.visible_chars > 2000:
+        doubt = "little text on a page that has more"
+    return MainText(lines, n, container, doubt, kept)
+
+
+def _without_link_lists(page: PageDom, kept: list[Block]) -> list[Block]:
+    """Without the lists whose items are mostly links (related stories, tags)."""
+    by_list: dict[int, list[Block]] = {}
+    for b in kept:
+        if b.tag in ("li", "dd", "dt"):
+            by_list.setdefault(page.parents[b.el], []).append(b)
+    drop: set[int] = set()
+    for items in by_list.values():
+        if len(items) >= 3:
+            linked = sum(1 for b in items if b.link_chars * 2 >= b.chars)
+            if linked * 2 >= len(items):
+                drop.update(id(b) for b in items)
+    if not drop:
+        return kept
+    return [b for b in kept if id(b) not in drop]
+
+
+#: Blocks that are parts of a list or a table, never a label of what follows them.
+_CELLS = frozenset({"li", "td", "th", "dt", "dd", "tr"})
+
+
+def _label(b: Block) -> bool:
+    """A heading, or a short line that does not end a sentence (a box's title, a date);
+    not a list item or a table's cell."""
+    if b.tag in _CELLS:
+        return False
+    if b.tag in _HEADINGS:
+        return b.chars < 100
+    return b.chars < 60 and units(b.text) <= 6 and not _SENTENCE_END.search(b.text)
+
+
+def _without_labels(seen: list[tuple[Block, bool]]) -> list[Block]:
+    """The blocks kept, without the labels of what was left out (a heading or a short line
+    right before a part left out: "Read also", "About the author") and the short lines
+    before the first paragraph of text (a date, a reading time, a category)."""
+    keep = [k for _b, k in seen]
+    for i in range(len(seen) - 1, -1, -1):
+        b, k = seen[i]
+        if k and _label(b) and (i + 1 < len(seen) and not keep[i + 1]):
+            keep[i] = False
+    out = [b for (b, _k), k in zip(seen, keep, strict=True) if k]
+    start = 0
+    while start < len(out) and out[start].tag not in _HEADINGS and _label(out[start]):
+        start += 1
+    return out[start:] if start < len(out) else out
+
+
+def _without_empty_headings(kept: list[Block]) -> list[Block]:
+    """Without the headings that no text follows (the heading of a related-stories box that
+    is left out, "Read also"), and the short lines after the last paragraph of text."""
+    end = len(kept)
+    while end > 0 and (kept[end - 1].tag in _HEADINGS or units(kept[end - 1].text) < 4):
+        end -= 1
+    kept = kept[:end] if end else kept
+    out = []
+    for i, b in enumerate(kept):
+        if b.tag in _HEADINGS and (i + 1 == len(kept) or kept[i + 1].tag in _HEADINGS):
+            continue
+        out.append(b)
+    return out
+
+
+def _headline_link(b: Block) -> bool:
+    """A line that is mostly a link, or starts with a link, of four words or more: another
+    story's headline (and its teaser)."""
+    if b.link_chars * 10 >= b.chars * 6:
+        return units(b.text) >= 4
+    return b.lead_link >= 20 and units(b.text[: b.lead_link]) >= 4
+
+
+def _teaser_items(page: PageDom, container: int) -> set[int]:
+    """The elements inside the container that are items of a list of other stories: three or
+    more siblings alike (the same tag and names; two when they are named), each short and
+    with a headline link among its first three lines (after a kicker, a section's name)."""
+    parents = page.parents
+    heads: dict[int, int] = {}  # each element's lines so far (up to three)
+    linked: set[int] = set()
+    size: dict[int, int] = {}
+    for b in page.blocks:
+        el = b.el
+        if el <= container:
+            continue
+        is_head = _headline_link(b)
+        while el > container:
+            n = heads.get(el, 0)
+            if n < 3:
+                heads[el] = n + 1
+                if is_head:
+                    linked.add(el)
+            size[el] = size.get(el, 0) + b.chars
+            el = parents[el]
+    groups: dict[tuple[int, str, str], list[int]] = {}
+    for el in linked:
+        if size[el] <= 600 and page.is_inside(parents[el], container):
+            groups.setdefault((parents[el], page.tags[el], page.names[el]), []).append(el)
+    out: set[int] = set()
+    for (_parent, _tag, names), members in groups.items():
+        if len(members) >= 3 or (len(members) == 2 and names):
+            out.update(members)
+    return out
+
+
+def _inside_any(page: PageDom, el: int, items: set[int], container: int) -> bool:
+    while el > container:
+        if el in items:
+            return True
+        el = page.parents[el]
+    return False
+
+
+__all__ += ["CONTENT", "HEADER"]
