@@ -279,10 +279,48 @@ def main_text(page: PageDom) -> MainText:
     page.within = within
     teasers = _teaser_items(page, 0)
     weights = _weights(page, within, teasers)
+    found = _read(page, weights, within, teasers)
+    if found.units < _LITTLE and page.visible_chars > _MORE:
+        # Little prose where the page has text: lines too short to be sentences (a poem, a
+        # list of results, a recipe's steps) are its text. Read again with them counting
+        # for their length.
+        lines_weights = _short_lines_count(page, weights, within, teasers)
+        again = _read(page, lines_weights, within, teasers)
+        if again.units > found.units:
+            found = again
+        if found.units < _LITTLE:
+            found.doubt = "little text on a page that has more"
+    return found
+
+
+#: Main text this short on a page with this much visible text is in doubt.
+_LITTLE = 25
+_MORE = 2000
+
+
+def _short_lines_count(
+    page: PageDom, weights: list[float], within: list[int], teasers: set[int]
+) -> list[float]:
+    """The weights with the short lines that are not links nor boilerplate counting for
+    their length."""
+    out = list(weights)
+    for i, b in enumerate(page.blocks):
+        if (
+            out[i] < 0
+            and not within[b.el] & (_OUTSIDE | BOILER | _NEVER)
+            and b.link_chars * 2 <= b.chars
+            and not (teasers and _inside_any(page, b.el, teasers, 0))
+        ):
+            out[i] = 0.5 * b.chars
+    return out
+
+
+def _read(page: PageDom, weights: list[float], within: list[int], teasers: set[int]) -> MainText:
+    """The main text with these block weights: the container, its blocks kept."""
+    blocks = page.blocks
     prose: dict[int, float] = {}
     container, _score = _container(page, weights, prose)
     held: dict[int, bool] = {}
-    kept: list[Block] = []
     extra = _sibling_prose(page, container, weights, within)
     # The container's blocks in order, each with whether it is kept.
     seen: list[tuple[Block, bool]] = []
@@ -304,13 +342,9 @@ def main_text(page: PageDom) -> MainText:
     kept = _without_empty_headings(kept)
     lines: list[str] = []
     for b in kept:
-        prefix = "- " if page.within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
+        prefix = "- " if within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
         lines.extend(prefix + x for x in b.text.split("\n"))
-    n = units("\n".join(lines))
-    doubt = ""
-    if n < 50 and page.visible_chars > 2000:
-        doubt = "little text on a page that has more"
-    return MainText(lines, n, container, doubt, kept)
+    return MainText(lines, units("\n".join(lines)), container, "", kept)
 
 
 def _without_link_lists(page: PageDom, kept: list[Block]) -> list[Block]:
@@ -385,12 +419,14 @@ def _headline_link(b: Block) -> bool:
 
 def _teaser_items(page: PageDom, container: int) -> set[int]:
     """The elements inside the container that are items of a list of other stories: three or
-    more siblings alike (the same tag and names; two when they are named), each short and
-    with a headline link among its first three lines (after a kicker, a section's name)."""
+    more siblings alike (the same tag and names; two when they are named), each short, and
+    each a story's card: a headline link among its first three lines (after a kicker, a
+    section's name), or a linked picture (a link without text) before a short title."""
     parents = page.parents
     heads: dict[int, int] = {}  # each element's lines so far (up to three)
     linked: set[int] = set()
     size: dict[int, int] = {}
+    first: dict[int, int] = {}  # each element's first line's characters
     for b in page.blocks:
         el = b.el
         if el <= container:
@@ -402,11 +438,21 @@ def _teaser_items(page: PageDom, container: int) -> set[int]:
                 heads[el] = n + 1
                 if is_head:
                     linked.add(el)
+            if n == 0:
+                first[el] = b.chars
             size[el] = size.get(el, 0) + b.chars
+            el = parents[el]
+    for a in page.empty_links:
+        el = parents[a]
+        for _ in range(4):  # (the card holding the picture's link)
+            if el <= container:
+                break
+            if heads.get(el, 0) >= 2 and first.get(el, 999) <= 120:
+                linked.add(el)
             el = parents[el]
     groups: dict[tuple[int, str, str], list[int]] = {}
     for el in linked:
-        if size[el] <= 600 and page.is_inside(parents[el], container):
+        if size.get(el, 0) <= 600 and page.is_inside(parents[el], container):
             groups.setdefault((parents[el], page.tags[el], page.names[el]), []).append(el)
     out: set[int] = set()
     for (_parent, _tag, names), members in groups.items():

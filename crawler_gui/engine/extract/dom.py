@@ -80,6 +80,8 @@ INLINE_TAGS = frozenset(
         "wbr",
     ]
 )
+#: Inline elements that, without attributes, are read as part of their parent.
+_PLAIN_INLINE = INLINE_TAGS - {"a", "time", "img"}
 #: Elements never walked: their content is never text a reader sees in the page. (A
 #: ``<noscript>`` is walked: the parser reads its content as elements, and some sites -- a
 #: blog platform's pages -- give their whole text only there.)
@@ -435,6 +437,9 @@ class PageDom:
     names: list[str] = field(default_factory=list)
     #: Text of each link (``<a>``) of the body, whitespace made single.
     link_texts: list[str] = field(default_factory=list)
+    #: The links without text (around a picture, a card's invisible overlay): their
+    #: element indexes.
+    empty_links: list[int] = field(default_factory=list)
     meta: dict[str, str] = field(default_factory=dict)
     json_ld: list[dict[str, Any]] = field(default_factory=list)
     raw_title: str = ""
@@ -499,27 +504,42 @@ def _name_flags(names: str) -> int:
 
 def _compute_name_flags(names: str) -> int:
     flags = 0
-    words = _WORD_FLAGS
+    known = _TOKEN_FLAGS
     for name in names.split():
-        if name in _HIDDEN_CLASSES:
-            flags |= HIDDEN
-            continue
-        if name.startswith(_STATE_PREFIXES):
-            continue  # a state ("with-navigation", "has-comments"), not what the block is
-        token = name.split("--", 1)[0] if "--" in name else name
-        found = words.get(token)
+        found = known.get(name)
         if found is None:
-            found = 0
-            if "-" in token or "_" in token:
-                plain = token.replace("_", "-")
-                for part in plain.split("-"):
-                    found |= words.get(part, 0)
-                # (Joined parts too: "read-more" is "readmore", "author-box" "authorbox".)
-                found |= words.get(plain.replace("-", ""), 0)
-        if found & FOOTER and found & CONTENT:
-            found &= ~FOOTER  # "entry-footer", "post-footer": the article's own footer
+            found = _token_flags(name)
+            if len(known) > 100_000:
+                known.clear()
+            known[name] = found
         flags |= found
     return flags
+
+
+#: Flags of the class tokens met (a page's names are new combinations of a few tokens).
+_TOKEN_FLAGS: dict[str, int] = {}
+
+
+def _token_flags(name: str) -> int:
+    """The flags one class (or the id) gives."""
+    if name in _HIDDEN_CLASSES:
+        return HIDDEN
+    if name.startswith(_STATE_PREFIXES):
+        return 0  # a state ("with-navigation", "has-comments"), not what the block is
+    token = name.split("--", 1)[0] if "--" in name else name
+    words = _WORD_FLAGS
+    found = words.get(token)
+    if found is None:
+        found = 0
+        if "-" in token or "_" in token:
+            plain = token.replace("_", "-")
+            for part in plain.split("-"):
+                found |= words.get(part, 0)
+            # (Joined parts too: "read-more" is "readmore", "author-box" "authorbox".)
+            found |= words.get(plain.replace("-", ""), 0)
+    if found & FOOTER and found & CONTENT:
+        found &= ~FOOTER  # "entry-footer", "post-footer": the article's own footer
+    return found
 
 
 def _read_head(tree: LexborHTMLParser, page: PageDom) -> None:
@@ -611,6 +631,40 @@ _TIME_PROPS = frozenset({"datepublished", "datecreated", "datemodified", "dateup
 _APP_IDS = frozenset({"app", "root", "__next", "__nuxt", "app-root"})
 
 
+def _other_attributes(
+    node: LexborNode, attrs: dict[str, str | None], idx: int, tag: str, page: PageDom
+) -> int:
+    """What an element's attributes other than its class and id say: its role, that it is
+    hidden, a date's or the article body's ``itemprop`` (or RDFa ``property``), an author;
+    the flags they give."""
+    flags = 0
+    role = attrs.get("role")
+    if role:
+        flags |= _ROLE_FLAGS.get(role.lower(), 0)
+    if "hidden" in attrs or attrs.get("aria-hidden") == "true":
+        flags |= HIDDEN
+    style = attrs.get("style")
+    if style and ("none" in style or "hidden" in style) and _DISPLAY_NONE.search(style):
+        flags |= HIDDEN
+    prop = attrs.get("itemprop")
+    if not prop and "property" in attrs:
+        # RDFa: property="schema:datePublished", "dc:date"
+        rdfa = attrs.get("property") or ""
+        prop = _RDFA_TIMES.get(rdfa.lower().rsplit(":", 1)[-1] if ":" in rdfa else "")
+    if prop:
+        prop = prop.lower()
+        if prop == "articlebody":
+            flags |= ARTICLE | CONTENT
+        elif prop in _TIME_PROPS:
+            value = attrs.get("datetime") or attrs.get("content") or ""
+            page.times.append((prop, value, node.text() or "", idx))
+    if attrs.get("rel") == "author" or prop == "author":
+        name = " ".join((node.text() or "").split())
+        if name:
+            page.author_names.append(name)
+    return flags
+
+
 def _walk(body: LexborNode, page: PageDom) -> None:
     """One pass over the body's nodes in document order (lexbor's own iterator): each
     element is numbered and its parent found by the parent's identity; a text node belongs
@@ -668,6 +722,12 @@ def _walk(body: LexborNode, page: PageDom) -> None:
             t = node.text_content
             if not t:
                 continue
+            if t.isspace():
+                # (Half a page's text nodes: the space between two tags. It separates
+                # words on the current line, and a line's ends are trimmed anyway.)
+                if line:
+                    line.append(" ")
+                continue
             up = node.parent
             parent = index.get(up.mem_id) if up is not None else None
             if parent is None:
@@ -678,10 +738,6 @@ def _walk(body: LexborNode, page: PageDom) -> None:
                     flush()
                     n_link = n_all = 0
                 line_block = blk
-            if t.isspace():
-                if line:
-                    line.append(" ")
-                continue
             lnk = link_of[parent]
             if not line:
                 lead[1] = lnk if lnk >= 0 else -2
@@ -710,11 +766,16 @@ def _walk(body: LexborNode, page: PageDom) -> None:
             if line and block_of[parent] == line_block:
                 line.append("\n")
             continue
+        attrs = node.attributes
+        if not attrs and tag in _PLAIN_INLINE:
+            # A <b>, <span>, <em> without attributes says nothing of its own: its text is
+            # read as its parent's.
+            index[node.mem_id] = parent
+            continue
         idx = len(tags)
         index[node.mem_id] = idx
         tags.append(tag)
         parents.append(parent)
-        attrs = node.attributes
         flags = _TAG_FLAGS.get(tag, 0)
         if not attrs and "-" in tag:
             attrs = {"class": ""}  # (a custom element's name is read as a name below)
@@ -734,31 +795,10 @@ def _walk(body: LexborNode, page: PageDom) -> None:
                 flags |= _name_flags(names)
                 if flags & FOOTER and within[parent] & ARTICLE:
                     flags &= ~FOOTER
-            role = attrs.get("role")
-            if role:
-                flags |= _ROLE_FLAGS.get(role.lower(), 0)
-            if "hidden" in attrs or attrs.get("aria-hidden") == "true":
-                flags |= HIDDEN
-            style = attrs.get("style")
-            if style and ("none" in style or "hidden" in style) and _DISPLAY_NONE.search(style):
-                flags |= HIDDEN
-            prop = attrs.get("itemprop")
-            if not prop and "property" in attrs:
-                # RDFa: property="schema:datePublished", "dc:date"
-                rdfa = attrs.get("property") or ""
-                prop = _RDFA_TIMES.get(rdfa.lower().rsplit(":", 1)[-1] if ":" in rdfa else "")
-            if prop:
-                prop = prop.lower()
-                p = prop
-                if p == "articlebody":
-                    flags |= ARTICLE | CONTENT
-                elif p in _TIME_PROPS:
-                    value = attrs.get("datetime") or attrs.get("content") or ""
-                    times.append((p, value, node.text() or "", idx))
-            if attrs.get("rel") == "author" or prop == "author":
-                name = " ".join((node.text() or "").split())
-                if name:
-                    page.author_names.append(name)
+            # (Most elements have a class, an id, or both, and nothing else: the other
+            # attributes are looked for only when there are more.)
+            if len(attrs) > (cls is not None) + (ident is not None):
+                flags |= _other_attributes(node, attrs, idx, tag, page)
             if ident and ident.lower() in _APP_IDS:
                 page.app_roots.append(not (node.text() or "").strip())
         if tag == "time":
@@ -782,6 +822,11 @@ def _walk(body: LexborNode, page: PageDom) -> None:
     if line:
         flush()
     page.visible_chars = visible
-    page.link_texts = [
-        t for t in (" ".join("".join(parts).split()) for parts in link_parts.values()) if t
-    ]
+    texts = page.link_texts
+    empty = page.empty_links
+    for idx, parts in link_parts.items():
+        text = " ".join("".join(parts).split())
+        if text:
+            texts.append(text)
+        else:
+            empty.append(idx)

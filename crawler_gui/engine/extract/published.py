@@ -61,6 +61,8 @@ _DATE_NAME = re.compile(
     r"submitted|author|autor|stand|footer",
     re.I,
 )
+#: A year a date may have (a block without one prints no date).
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)")
 #: A label saying the date after it is the publication time.
 _SAID_PUBLISHED = re.compile(
     r"(发布时间|发表时间|发布日期|发稿时间|发表于|published( on)?|posted( on)?|"
@@ -240,6 +242,9 @@ def _shown_dates(
     for i, b in enumerate(blocks):
         if i == anchor and "\n" not in b.text:
             continue  # (a date in the headline is what it is about, not when)
+        year = _YEAR.search(b.text)
+        if year is None:
+            continue  # (most blocks: no date printed in them)
         flags = within[b.el]
         if flags & _NEVER:
             continue
@@ -257,15 +262,13 @@ def _shown_dates(
             text = "\n".join(b.text.split("\n")[1:])
         elif b.chars <= _DATELINE_CHARS:
             text = b.text
-        elif named:
-            text = b.text[:120]  # a dateline starting a longer block
-        elif i == main_start or (anchor >= 0 and 0 < i - anchor <= 4):
+        elif named and year.start() < 120:
+            text = b.text[:160]  # a dateline starting a longer block
+        elif year.start() < 50 and (i == main_start or (anchor >= 0 and 0 < i - anchor <= 4)):
             # "Karlsruhe, (12.11.2021). ...": a paragraph near the headline that starts
             # with a date (its first words only: a date further on is what it is about).
-            text = b.text[:50]
+            text = b.text[:60]
         else:
-            continue
-        if not any(c.isdigit() for c in text):
             continue
         pub, upd = find_text_dates(text, lang)
         if anchor >= 0 and 0 <= i - anchor <= 3 and upd is not None and updated is None:
