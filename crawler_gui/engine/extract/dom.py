@@ -325,6 +325,10 @@ _BOILER_PARTS = frozenset(
         "qrcode",
     ]
 )
+#: Parts that name a sidebar.
+_SIDE_PARTS = frozenset(
+    ("sidebar", "sidebars", "rail", "siderail", "rightrail", "leftrail", "aside")
+)
 #: Whole classes that hide a block (not ``hidden-xs``: hidden on small screens only).
 _HIDDEN_CLASSES = frozenset(
     [
@@ -367,7 +371,7 @@ def _word_flags() -> dict[str, int]:
         (_NAV_PARTS, NAVIGATION),
         (_FOOTER_PARTS, FOOTER),
         (_BOILER_PARTS, BOILER),
-        (frozenset({"sidebar", "sidebars", "rail", "siderail", "rightrail", "leftrail"}), ASIDE),
+        (_SIDE_PARTS, ASIDE),
         (_CONTENT_PARTS, CONTENT),
     ):
         for w in words:
