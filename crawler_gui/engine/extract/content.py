@@ -37,7 +37,7 @@ from crawler_gui.engine.extract.dom import (
 )
 from crawler_gui.engine.extract.textutil import units
 
-__all__ = ["MainText", "main_text"]
+__all__ = ["MainText", "main_text", "with_lead"]
 
 #: Sentence punctuation, in the scripts the crawl meets.
 _PUNCT = re.compile(r"[.!?。！？,，;；:：؟،।]")
@@ -64,6 +64,8 @@ class MainText:
     doubt: str = ""
     #: The blocks kept.
     blocks: list[Block] = field(default_factory=list)
+    #: The index of the first block kept (-1: none).
+    start: int = -1
 
 
 def _prose(b: Block) -> bool:
@@ -322,9 +324,11 @@ def _read(page: PageDom, weights: list[float], within: list[int], teasers: set[i
     container, _score = _container(page, weights, prose)
     held: dict[int, bool] = {}
     extra = _sibling_prose(page, container, weights, within)
-    # The container's blocks in order, each with whether it is kept.
+    # The container's blocks in order, each with whether it is kept, and their indexes.
     seen: list[tuple[Block, bool]] = []
+    at: dict[int, int] = {}
     for i, b in enumerate(blocks):
+        at[id(b)] = i
         if not page.is_inside(b.el, container):
             if i in extra:
                 seen.append((b, True))
@@ -344,7 +348,38 @@ def _read(page: PageDom, weights: list[float], within: list[int], teasers: set[i
     for b in kept:
         prefix = "- " if within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
         lines.extend(prefix + x for x in b.text.split("\n"))
-    return MainText(lines, units("\n".join(lines)), container, "", kept)
+    start = at[id(kept[0])] if kept else -1
+    return MainText(lines, units("\n".join(lines)), container, "", kept, start)
+
+
+#: How far before the main text a lead is looked for (blocks after the headline).
+_LEAD_BLOCKS = 12
+
+
+def with_lead(page: PageDom, found: MainText, head: int) -> MainText:
+    """The main text with the prose between the headline (block ``head``) and it: a
+    standfirst set apart from the text, in the article's header."""
+    if head < 0 or found.start <= head + 1 or found.start - head > _LEAD_BLOCKS:
+        return found
+    within = page.within
+    lead = [
+        b
+        for b in page.blocks[head + 1 : found.start]
+        if not within[b.el] & (_OUTSIDE | BOILER | _NEVER | FIGURE)
+        and _prose(b)
+        and b.link_chars < 0.2 * b.chars
+    ]
+    if not lead:
+        return found
+    lines = [x for b in lead for x in b.text.split("\n")] + found.lines
+    return MainText(
+        lines,
+        found.units + units("\n".join(b.text for b in lead)),
+        found.container,
+        found.doubt,
+        lead + found.blocks,
+        head + 1,
+    )
 
 
 def _without_link_lists(page: PageDom, kept: list[Block]) -> list[Block]:
@@ -396,14 +431,19 @@ def _without_labels(seen: list[tuple[Block, bool]]) -> list[Block]:
 
 def _without_empty_headings(kept: list[Block]) -> list[Block]:
     """Without the headings that no text follows (the heading of a related-stories box that
-    is left out, "Read also"), and the short lines after the last paragraph of text."""
+    is left out, "Read also"), and the short lines after the last paragraph of text. (A
+    long "heading" is a paragraph set in a heading's type: a lead.)"""
+
+    def heading(b: Block) -> bool:
+        return b.tag in _HEADINGS and b.chars < 100
+
     end = len(kept)
-    while end > 0 and (kept[end - 1].tag in _HEADINGS or units(kept[end - 1].text) < 4):
+    while end > 0 and (heading(kept[end - 1]) or units(kept[end - 1].text) < 4):
         end -= 1
     kept = kept[:end] if end else kept
     out = []
     for i, b in enumerate(kept):
-        if b.tag in _HEADINGS and (i + 1 == len(kept) or kept[i + 1].tag in _HEADINGS):
+        if heading(b) and (i + 1 == len(kept) or heading(kept[i + 1])):
             continue
         out.append(b)
     return out

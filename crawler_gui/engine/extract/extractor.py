@@ -26,7 +26,7 @@ from crawler_gui.engine.extract.body import (
     trafilatura_lines,
     trim_chinese,
 )
-from crawler_gui.engine.extract.content import main_text
+from crawler_gui.engine.extract.content import main_text, with_lead
 from crawler_gui.engine.extract.dates import format_stamp, zone_for
 from crawler_gui.engine.extract.dom import PageDom, parse_page
 from crawler_gui.engine.extract.headline import find_headline, text_after
@@ -155,8 +155,9 @@ def extract_page(
             part=part,
             raw_title=raw_title,
         )
-    main_start = page.blocks.index(main.blocks[0]) if main.blocks else -1
+    main_start = main.start
     headline, head_src, head_at = find_headline(page, site_suffixes, main_start)
+    main = with_lead(page, main, head_at)
     lap("headline")
 
     body_lines = clean_lines("\n".join(main.lines), headline, menus=False)
