@@ -1,22 +1,31 @@
-"""Article extraction: quality and speed on the reference pages, when they are present.
+"""Article extraction: quality, speed and memory on the reference pages, when they are present.
 
-    .venv/bin/python benchmarks/extract.py [--en DIR] [--zh DIR] [--show] [--rounds N]
+    .venv/bin/python benchmarks/extract.py [--only en,zh,bodies,dates,memory] [--rounds N]
 
 * English (``articles-en``: pages and human ground truth): body precision / recall / F1 with the
   benchmark's metric (4-token shingles of ``\\w+`` tokens, per-page normalised sums), ours and
   trafilatura's default call side by side.
 * Chinese (``articles-zh``: pages and a peer extractor's output): headline and publication
   date agreement with the peer, body F1 against the peer's text (CJK characters as tokens), and
-  every disagreement printed so it can be judged by reading the page.
-* Chinese body against a careful reading: the peer's text corrected by
-  ``extract_zh_corrections.json`` (hashes of the peer's lines that are not the story and of
-  page blocks it missed, each with a reason; no news text), F1 against it, and every line
-  where our text and the peer's differ with who is right.
-* Speed: ours and trafilatura's default ``extract(html)`` on the same pages in the same run,
-  page by page in turn, each page's best of three rounds, in CPU time (the machine may be
-  shared); ours includes the judgement, headline, times, authors. Ours is broken down pass
-  by pass, and both are given by where our main text came from (read from the article's
-  container, or trafilatura's).
+  every disagreement printed so it can be judged by reading the page; and against a careful
+  reading: the peer's text corrected by ``extract_zh_corrections.json`` (hashes of the peer's
+  lines that are not the story and of page blocks it missed, each with a reason; no news text).
+* The peers' own suites (``peers/``, half of each; the other half is held out), each scored
+  exactly as its peer scores it: trafilatura's (``bodies.json``: whitespace-normalised
+  substrings that the main text must and must not contain, precision / recall / F1 over all
+  snippets, as its ``tests/eval_common.py``), beside trafilatura's default and fast calls with
+  the suite's settings; htmldate's (``dates.json``: the exact day, as its
+  ``tests/evaluation.py``), beside htmldate's extensive and fast searches; both by language
+  (the page's declared one). Pages are extracted at a neutral URL (no date from the URL, as
+  htmldate's evaluation passes none); a crawl's export of such pages holds the same text and
+  dates (each is its host's first page: no site suffix learned).
+* Speed, on every page of each set (not only the articles): ours (with its second opinions:
+  how many pages asked trafilatura or htmldate is printed), trafilatura's default call and
+  resiliparse's main-content extraction (a compiled library; when installed, ``pip install
+  resiliparse``), page by page in turn, each page's best of ``--rounds``, in CPU time of this
+  process (the machine may be shared); ours broken down pass by pass.
+* Memory: an extraction worker's peak resident memory (a spawned process running the worker's
+  function over every page of every set, as a crawl's worker does).
 
 The reference folders are not part of the repository (copies of news sites); the script says
 so and skips a part whose folder is missing.
@@ -29,16 +38,18 @@ import collections
 import gzip
 import hashlib
 import json
+import multiprocessing
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import trafilatura
 from selectolax.lexbor import LexborHTMLParser
 
 from crawler_gui.engine.decode import decode_body
-from crawler_gui.engine.extract import extract_page
+from crawler_gui.engine.extract import Extraction, extract_page
 
 
 def _reference() -> Path:
@@ -78,102 +89,110 @@ def prf(pairs: list[tuple[str, str]], tokenizer: re.Pattern[str] = WORD) -> tupl
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def timed_pair(ours_fn, theirs_fn, items, rounds: int = 3):  # type: ignore[no-untyped-def]
-    """Both extractors on every page, page by page in turn (ours, then theirs), ``rounds``
+def _resiliparse() -> Callable[[bytes], str] | None:
+    """resiliparse's main-content extraction of a page's bytes, or None when not installed."""
+    try:
+        from resiliparse.extract.html2text import extract_plain_text
+        from resiliparse.parse.encoding import bytes_to_str, detect_encoding
+        from resiliparse.parse.html import HTMLTree
+    except ImportError:
+        return None
+
+    def run(body: bytes) -> str:
+        tree = HTMLTree.parse(bytes_to_str(body, detect_encoding(body)))
+        return str(extract_plain_text(tree, main_content=True))
+
+    return run
+
+
+class Timed:
+    """Our extraction and the peers' calls on every page, page by page in turn, ``rounds``
     times; each page's time is its best round, in CPU time of this process. On a shared
-    machine, interleaving and CPU time keep other work from landing on one side only.
-    ``ours_fn(item, laps)`` adds its passes' times to ``laps``; each page's breakdown is
-    the one of its best round."""
-    ours: list = []  # type: ignore[type-arg]
-    theirs: list = []  # type: ignore[type-arg]
-    best_o = [float("inf")] * len(items)
-    best_t = [float("inf")] * len(items)
-    laps: list[dict[str, float]] = [{} for _ in items]
-    for r in range(rounds):
-        for i, x in enumerate(items):
-            sink: dict[str, float] = {}
-            t0 = time.process_time()
-            o = ours_fn(x, sink)
-            t1 = time.process_time()
-            t = theirs_fn(x)
-            t2 = time.process_time()
-            if t1 - t0 < best_o[i]:
-                best_o[i] = t1 - t0
-                laps[i] = sink
-            best_t[i] = min(best_t[i], t2 - t1)
-            if r == 0:
-                ours.append(o)
-                theirs.append(t)
-    return ours, theirs, best_o, best_t, laps
+    machine, interleaving and CPU time keep other work from landing on one side only. Ours
+    is broken down pass by pass (the passes of each page's best round)."""
+
+    def __init__(self, pages: list[tuple[str, bytes, str]], rounds: int) -> None:
+        self.pages = pages
+        self.rounds = rounds
+        self.ours: list[Extraction] = []
+        self.best: dict[str, list[float]] = {}
+        self.passes: dict[str, float] = {}
+
+    def run(self, others: dict[str, Callable[[bytes], object]]) -> None:
+        n = len(self.pages)
+        best = {name: [float("inf")] * n for name in ("ours", *others)}
+        laps: list[dict[str, float]] = [{} for _ in self.pages]
+        for r in range(self.rounds):
+            for i, (_key, body, url) in enumerate(self.pages):
+                sink: dict[str, float] = {}
+                t0 = time.process_time()
+                e = extract_page(body, url, timings=sink)
+                t = time.process_time() - t0
+                if t < best["ours"][i]:
+                    best["ours"][i] = t
+                    laps[i] = sink
+                if r == 0:
+                    self.ours.append(e)
+                for name, fn in others.items():
+                    t0 = time.process_time()
+                    fn(body)
+                    best[name][i] = min(best[name][i], time.process_time() - t0)
+        self.best = best
+        for sink in laps:
+            for name, sec in sink.items():
+                self.passes[name] = self.passes.get(name, 0.0) + sec
+
+    def report(self, label: str) -> float:
+        """Print the speeds; return ours over trafilatura's (the target is 5x)."""
+        n = len(self.pages)
+        ours = sum(self.best["ours"])
+        cells = [f"ours {ours / n * 1000:.2f} ms"]
+        for name, times in self.best.items():
+            if name != "ours":
+                cells.append(f"{name} {sum(times) / n * 1000:.2f} ms ({sum(times) / ours:.1f}x)")
+        traf = sum(self.best.get("trafilatura", [0.0]))
+        print(f"  CPU time per page ({n} pages, {label}): " + ", ".join(cells))
+        rest = ours - sum(self.passes.values())
+        per = [f"{name} {sec / n * 1000:.2f}" for name, sec in self.passes.items()]
+        per.append(f"(outside the passes {rest / n * 1000:.2f})")
+        print("    ours per pass, ms per page: " + ", ".join(per))
+        asked_t = sum("trafilatura asked" in e.why for e in self.ours)
+        asked_h = sum("htmldate asked" in e.why for e in self.ours)
+        print(
+            f"    second opinions: trafilatura on {asked_t} pages ({asked_t / n:.1%}), "
+            f"htmldate on {asked_h} ({asked_h / n:.1%})"
+        )
+        return traf / ours if ours else 0.0
 
 
-def article_times(ours, best_o, best_t, laps):  # type: ignore[no-untyped-def]
-    """Summed times over the pages judged articles (the ones paying the full price), and
-    the summed time of each of our passes over them."""
-    keep = [i for i, e in enumerate(ours) if e.kind == "article"]
-    passes: dict[str, float] = {}
-    for i in keep:
-        for name, sec in laps[i].items():
-            passes[name] = passes.get(name, 0.0) + sec
-    return sum(best_o[i] for i in keep), sum(best_t[i] for i in keep), len(keep), passes
-
-
-def print_sources(ours, best_o, best_t) -> None:  # type: ignore[no-untyped-def]
-    """Our time and trafilatura's by where our main text came from (the last part of each
-    article's reason): how much each way of reading costs, and how many pages take it."""
-    groups: dict[str, list[int]] = {}
-    for i, e in enumerate(ours):
-        if e.kind == "article":
-            src = e.why.split("; ")[-1].split(" (")[0]
-            groups.setdefault(src, []).append(i)
-    for src, idx in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-        o = sum(best_o[i] for i in idx) / len(idx) * 1000
-        t = sum(best_t[i] for i in idx) / len(idx) * 1000
-        print(f"    {len(idx):3d} pages, {src}: ours {o:.1f} ms, trafilatura {t:.1f} ms")
-
-
-def print_passes(passes: dict[str, float], n: int, total: float) -> None:
-    """Our time per article, pass by pass (in the order they run), so a regression is
-    easy to place."""
-    if not n:
-        return
-    rest = total - sum(passes.values())
-    cells = [f"{name} {sec / n * 1000:.2f}" for name, sec in passes.items()]
-    cells.append(f"(outside the passes {rest / n * 1000:.2f})")
-    print("    ours per pass, ms per article: " + ", ".join(cells))
-
-
-def english(folder: Path, rounds: int = 3) -> tuple[float, float] | None:
+def english(
+    folder: Path, rounds: int, others: dict[str, Callable[[bytes], object]]
+) -> Timed | None:
     truth_file = folder / "ground-truth.json"
     if not truth_file.exists():
         print(f"English: {folder} not found, skipped")
         return None
     truth = json.loads(truth_file.read_text(encoding="utf-8"))
-    pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in truth]
-    ours, theirs, t_ours, t_theirs, laps = timed_pair(
-        lambda kv, sink: extract_page(kv[1], truth[kv[0]]["url"], timings=sink),
-        lambda kv: trafilatura.extract(kv[1]) or "",
-        pages,
-        rounds,
-    )
-    by_source = (ours, t_ours, t_theirs)
-    t_ours, t_theirs, n_timed, passes = article_times(ours, t_ours, t_theirs, laps)
-    texts = [e.article.text if e.article else "" for e in ours]
-    gt = [truth[k]["articleBody"] for k, _ in pages]
+    pages = [
+        (k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes()), truth[k]["url"])
+        for k in truth
+    ]
+    timed = Timed(pages, rounds)
+    timed.run(others)
+    texts = [e.article.text if e.article else "" for e in timed.ours]
+    theirs = [trafilatura.extract(b) or "" for _k, b, _u in pages]
+    gt = [truth[k]["articleBody"] for k, _b, _u in pages]
     p, r, f = prf(list(zip(gt, texts, strict=True)))
     tp, tr, tf = prf(list(zip(gt, theirs, strict=True)))
-    not_article = [k[:12] for (k, _), e in zip(pages, ours, strict=True) if e.kind != "article"]
+    not_article = [
+        k[:12] for (k, _b, _u), e in zip(pages, timed.ours, strict=True) if e.kind != "article"
+    ]
     print(f"English ({len(pages)} pages, human ground truth)")
-    print(f"  ours:        precision {p:.4f}  recall {r:.4f}  F1 {f:.4f}   (target F1 >= 0.96)")
+    print(f"  ours:        precision {p:.4f}  recall {r:.4f}  F1 {f:.4f}   (target F1 >= 0.97)")
     print(f"  trafilatura: precision {tp:.4f}  recall {tr:.4f}  F1 {tf:.4f}   (default call)")
     print(f"  judged not an article: {len(not_article)} {not_article}")
-    print(
-        f"  CPU time per article ({n_timed}): ours {t_ours / n_timed * 1000:.1f} ms, trafilatura "
-        f"{t_theirs / n_timed * 1000:.1f} ms: {t_theirs / t_ours:.2f}x (target >= 2x)"
-    )
-    print_passes(passes, n_timed, t_ours)
-    print_sources(*by_source)
-    return t_ours, t_theirs
+    timed.report("English")
+    return timed
 
 
 def _day(value: str | None) -> str:
@@ -265,7 +284,9 @@ def disagreements_table(k: str, ours: str, peer_text: str, ref: str, fix: dict) 
     return rows
 
 
-def chinese(folder: Path, show: bool, rounds: int = 3) -> tuple[float, float] | None:
+def chinese(
+    folder: Path, show: bool, rounds: int, others: dict[str, Callable[[bytes], object]]
+) -> Timed | None:
     peer_file = folder / "peer-output.json"
     if not peer_file.exists():
         print(f"Chinese: {folder} not found, skipped")
@@ -273,14 +294,9 @@ def chinese(folder: Path, show: bool, rounds: int = 3) -> tuple[float, float] | 
     peer = json.loads(peer_file.read_text(encoding="utf-8"))
     pages = [(k, gzip.decompress((folder / "html" / f"{k}.html.gz").read_bytes())) for k in peer]
     url = "http://{}.example.cn/a.html"  # the pages carry no URL; a Chinese host for the zone
-    ours, _theirs, t_ours, t_theirs, laps = timed_pair(
-        lambda kv, sink: extract_page(kv[1], url.format(kv[0].split("__")[0]), timings=sink),
-        lambda kv: trafilatura.extract(kv[1]) or "",
-        pages,
-        rounds,
-    )
-    by_source = (ours, t_ours, t_theirs)
-    t_ours, t_theirs, n_timed, passes = article_times(ours, t_ours, t_theirs, laps)
+    timed = Timed([(k, b, url.format(k.split("__")[0])) for k, b in pages], rounds)
+    timed.run(others)
+    ours = timed.ours
     t_meta = [trafilatura.bare_extraction(b, with_metadata=True) for _, b in pages]
     fixes = json.loads(CORRECTIONS.read_text(encoding="utf-8"))["pages"]
     title_ok = date_ok = traf_title_ok = 0
@@ -341,37 +357,214 @@ def chinese(folder: Path, show: bool, rounds: int = 3) -> tuple[float, float] | 
         f"{ours_right}, the peer right on {len(table) - ours_right}:"
     )
     print("\n".join(table) or "  none")
-    print(
-        f"  CPU time per article ({n_timed}): ours {t_ours / n_timed * 1000:.1f} ms, "
-        f"trafilatura {t_theirs / n_timed * 1000:.1f} ms: {t_theirs / t_ours:.2f}x"
-    )
-    print_passes(passes, n_timed, t_ours)
-    print_sources(*by_source)
+    timed.report("Chinese")
     print("  disagreements (judge each by reading the page):")
     print("\n".join(disagreements) or "  none")
     if show:
         for (k, _), e in zip(pages, ours, strict=True):
             print(f"===== {k}: {e.kind} ({e.why})")
             print(json.dumps(e.to_dict(), ensure_ascii=False, indent=1)[:3000])
-    return t_ours, t_theirs
+    return timed
+
+
+#: The neutral URL a suite's page is extracted at (no date in it, a host of its own).
+NEUTRAL = "http://127.0.0.1:8000/p/{}"
+
+
+def _norm(text: str) -> str:
+    """trafilatura's evaluation's whitespace normalisation (tests/eval_common.py)."""
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _count(item: dict, result: str | None) -> tuple[int, int, int, int]:  # type: ignore[type-arg]
+    """(tp, fp, fn, tn) of one page, as trafilatura's ``count_item``."""
+    if isinstance(result, str):
+        res = _norm(result)
+        tp = sum(1 for w in item["with"] if _norm(w) in res)
+        fp = sum(1 for w in item["without"] if _norm(w) in res)
+    else:
+        tp = fp = 0
+    return tp, fp, len(item["with"]) - tp, len(item["without"]) - fp
+
+
+def _scores(counts: list[tuple[int, int, int, int]]) -> tuple[float, float, float]:
+    tp = sum(c[0] for c in counts)
+    fp = sum(c[1] for c in counts)
+    fn = sum(c[2] for c in counts)
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    return p, r, 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def _lang(body: bytes) -> str:
+    """The page's declared language (``<html lang>``, its primary subtag), or ``?``."""
+    m = re.search(rb"<html[^>]*?\blang\s*=\s*[\"']?([a-zA-Z]{2,3})", body[:4000])
+    return m.group(1).decode().lower() if m else "?"
+
+
+def _suite(folder: Path, name: str) -> list[tuple[str, bytes, dict]] | None:  # type: ignore[type-arg]
+    index = folder / f"{name}.json"
+    if not index.exists():
+        print(f"{name}: {index} not found, skipped")
+        return None
+    data = json.loads(index.read_text(encoding="utf-8"))
+    return [
+        (k, gzip.decompress((folder / name / f"{k}.html.gz").read_bytes()), v)
+        for k, v in data.items()
+    ]
+
+
+def bodies(folder: Path, rounds: int, others: dict[str, Callable[[bytes], object]]) -> Timed | None:
+    """trafilatura's own suite, scored as trafilatura scores it."""
+    suite = _suite(folder, "bodies")
+    if suite is None:
+        return None
+    timed = Timed([(k, b, NEUTRAL.format(k)) for k, b, _v in suite], rounds)
+    timed.run(others)
+    ours = [
+        _count(v, e.article.text if e.article else "")
+        for (_k, _b, v), e in zip(suite, timed.ours, strict=True)
+    ]
+    settings = {"include_comments": False, "include_tables": True, "include_formatting": False}
+    runs = {
+        "default": [_count(v, trafilatura.extract(b, **settings)) for _k, b, v in suite],
+        "fast": [_count(v, trafilatura.extract(b, fast=True, **settings)) for _k, b, v in suite],
+    }
+    n = len(suite)
+    empty = sum(1 for e in timed.ours if e.article is None)
+    p, r, f = _scores(ours)
+    print(f"trafilatura's suite ({n} pages, its scoring: substrings in and out of the main text)")
+    print(
+        f"  ours:                  precision {p:.4f}  recall {r:.4f}  F1 {f:.4f}"
+        f"   (target >= 0.93 on the held-out half); {empty} pages with no text"
+    )
+    for label, counts in runs.items():
+        p, r, f = _scores(counts)
+        print(f"  trafilatura ({label + '):':8s}  precision {p:.4f}  recall {r:.4f}  F1 {f:.4f}")
+    langs = collections.Counter(_lang(b) for _k, b, _v in suite)
+    cells = []
+    for lang, count in langs.most_common(8):
+        idx = [i for i, (_k, b, _v) in enumerate(suite) if _lang(b) == lang]
+        f_ours = _scores([ours[i] for i in idx])[2]
+        f_traf = _scores([runs["default"][i] for i in idx])[2]
+        cells.append(f"{lang} {count}: {f_ours:.3f}/{f_traf:.3f}")
+    print("  F1 by declared language (pages: ours/trafilatura): " + "; ".join(cells))
+    timed.report("trafilatura's suite")
+    return timed
+
+
+def dates(folder: Path, rounds: int, others: dict[str, Callable[[bytes], object]]) -> Timed | None:
+    """htmldate's own suite, scored as htmldate scores it (the exact day)."""
+    from htmldate import find_date
+
+    suite = _suite(folder, "dates")
+    if suite is None:
+        return None
+    timed = Timed([(k, b, NEUTRAL.format(k)) for k, b, _v in suite], rounds)
+    timed.run(others)
+
+    def tally(found: list[str | None]) -> tuple[int, int, int]:
+        right = sum(1 for d, (_k, _b, v) in zip(found, suite, strict=True) if d and d == v["date"])
+        none = sum(1 for d in found if not d)
+        return right, len(found) - right - none, none
+
+    ours = [_day(e.article.published if e.article else None) or None for e in timed.ours]
+    n = len(suite)
+    right, wrong, none = tally(ours)
+    print(f"htmldate's suite ({n} pages, its scoring: the exact day)")
+    print(
+        f"  ours:                 day right {right / n:.4f} ({right}), wrong {wrong}, none {none}"
+        "   (target >= 0.92, wrong <= 44 on the held-out half)"
+    )
+    for label, extensive in (("extensive", True), ("fast", False)):
+        found = [
+            find_date(b, extensive_search=extensive, original_date=True) for _k, b, _v in suite
+        ]
+        r, w, nn = tally(found)
+        print(f"  htmldate ({label + '):':10s}   day right {r / n:.4f} ({r}), wrong {w}, none {nn}")
+    langs = collections.Counter(_lang(b) for _k, b, _v in suite)
+    cells = []
+    for lang, count in langs.most_common(8):
+        got = [d for d, (_k, b, _v) in zip(ours, suite, strict=True) if _lang(b) == lang]
+        idx = [v for _k, b, v in suite if _lang(b) == lang]
+        ok = sum(1 for d, v in zip(got, idx, strict=True) if d == v["date"])
+        cells.append(f"{lang} {ok}/{count}")
+    print("  day right by declared language: " + "; ".join(cells))
+    timed.report("htmldate's suite")
+    return timed
+
+
+def _worker_peak(pages: list[bytes]) -> int:  # pragma: no cover - in a child
+    """Extract every page as a crawl's worker does; the process's peak resident memory in
+    KiB (Linux: VmHWM)."""
+    from crawler_gui.engine.extract.extractor import extract_page as extract
+
+    for i, body in enumerate(pages):
+        extract(body, NEUTRAL.format(i))
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return -1
+
+
+def memory(bodies_list: list[bytes]) -> None:
+    ctx = multiprocessing.get_context("spawn")  # (as the extraction pool starts its workers)
+    with ctx.Pool(1) as pool:
+        peak = pool.apply(_worker_peak, (bodies_list,))
+    print(
+        f"Memory: an extraction worker's peak resident memory over {len(bodies_list)} pages: "
+        f"{peak / 1024:.0f} MiB (the pages themselves included, about "
+        f"{sum(map(len, bodies_list)) / 2**20:.0f} MiB)"
+    )
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--en", type=Path, default=REF / "articles-en")
     ap.add_argument("--zh", type=Path, default=REF / "articles-zh")
+    ap.add_argument("--peers", type=Path, default=REF / "peers")
+    ap.add_argument(
+        "--only", default="en,zh,bodies,dates,memory", help="parts to run (comma-separated)"
+    )
     ap.add_argument("--show", action="store_true", help="print every Chinese extraction")
     ap.add_argument(
         "--rounds", type=int, default=3, help="timing rounds per page (best is kept; default 3)"
     )
     args = ap.parse_args()
-    en = english(args.en, args.rounds)
-    zh = chinese(args.zh, args.show, args.rounds)
-    times = [t for t in (en, zh) if t]
-    if times:
-        ours = sum(t[0] for t in times)
-        theirs = sum(t[1] for t in times)
-        print(f"All articles: ours {theirs / ours:.2f}x trafilatura's default call")
+    only = set(args.only.split(","))
+    others: dict[str, Callable[[bytes], object]] = {"trafilatura": trafilatura.extract}
+    resili = _resiliparse()
+    if resili is not None:
+        others["resiliparse"] = resili
+    else:
+        print("resiliparse not installed (pip install resiliparse): its speed is left out")
+    # (Every library loaded and warm before any page is timed: a worker loads them once.)
+    import htmldate  # noqa: F401
+
+    extract_page(b"<html><body><p>warm</p></body></html>", NEUTRAL.format(0))
+    trafilatura.extract(b"<html><body><p>warm up, a sentence of text.</p></body></html>")
+    ratios: list[tuple[str, float]] = []
+    parts = {
+        "en": lambda: english(args.en, args.rounds, others),
+        "zh": lambda: chinese(args.zh, args.show, args.rounds, others),
+        "bodies": lambda: bodies(args.peers, args.rounds, others),
+        "dates": lambda: dates(args.peers, args.rounds, others),
+    }
+    everything: list[bytes] = []
+    for name, run in parts.items():
+        if name in only:
+            timed = run()
+            if timed is not None:
+                ratios.append((name, sum(timed.best["trafilatura"]) / sum(timed.best["ours"])))
+                everything += [b for _k, b, _u in timed.pages]
+            print()
+    if ratios:
+        print(
+            "Speed, trafilatura's default call over ours per page (target >= 5x): "
+            + ", ".join(f"{n} {r:.1f}x" for n, r in ratios)
+        )
+    if "memory" in only and everything:
+        memory(everything)
     return 0
 
 

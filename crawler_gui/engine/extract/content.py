@@ -78,13 +78,13 @@ def _prose(b: Block) -> bool:
     return n >= 8 and bool(_PUNCT.search(b.text)) and b.link_chars < 0.2 * b.chars
 
 
-def _weights(page: PageDom, within: list[int], teasers: set[int]) -> list[float]:
+def _weights(page: PageDom, within: list[int], teased: bytearray) -> list[float]:
     """Each block's weight for the container: prose for its length; against: navigation,
     footers, asides and comments for all of theirs, blocks named as boilerplate for half,
-    link lines for a third (some are inside every article: a share bar, a "read also"),
-    short lines a little."""
+    link lines and other stories' teasers for a third (some are inside every article: a
+    share bar, a "read also"), short lines a little."""
     out: list[float] = []
-    for b in page.blocks:
+    for i, b in enumerate(page.blocks):
         flags = within[b.el]
         if flags & _NEVER:
             out.append(0.0)
@@ -92,7 +92,7 @@ def _weights(page: PageDom, within: list[int], teasers: set[int]) -> list[float]
         density = b.link_chars / b.chars
         if flags & _OUTSIDE:
             out.append(-1.0 * b.chars - 5)
-        elif teasers and _inside_any(page, b.el, teasers, 0):
+        elif teased[i]:
             out.append(-0.3 * b.chars - 5)  # another story's teaser
         elif flags & BOILER:
             out.append(-0.5 * b.chars - 5)
@@ -105,6 +105,18 @@ def _weights(page: PageDom, within: list[int], teasers: set[int]) -> list[float]
     return out
 
 
+def _per_element(page: PageDom, values: list[float]) -> list[float]:
+    """The sum of the blocks' ``values`` inside each element (one pass over the blocks and
+    one over the elements: a child is numbered after its parent)."""
+    out = [0.0] * len(page.tags)
+    for b, v in zip(page.blocks, values, strict=True):
+        out[b.el] += v
+    parents = page.parents
+    for el in range(len(out) - 1, 0, -1):
+        out[parents[el]] += out[el]
+    return out
+
+
 def _trusted_flags(page: PageDom) -> list[int]:
     """The elements' inherited flags, without the flags of a wrapper that holds half the
     page's prose or more: its navigation, footer, aside and comments flags (a ``<div
@@ -113,31 +125,27 @@ def _trusted_flags(page: PageDom) -> list[int]:
     items (``<div class="entry share">`` around a post; not a list of related stories with
     long teasers beside a short post). A page's ``<aside>``, ``<nav>`` and ``<footer>``
     keep theirs."""
-    prose: dict[int, int] = {}
-    paragraphs: dict[int, int] = {}
-    total = 0
-    parents = page.parents
-    for b in page.blocks:
-        if _prose(b):
-            total += b.chars
-            item = b.tag in _CELLS
-            el = b.el
-            while el >= 0:
-                prose[el] = prose.get(el, 0) + b.chars
-                if not item:
-                    paragraphs[el] = paragraphs.get(el, 0) + b.chars
-                el = parents[el]
+    chars = [float(b.chars) if _prose(b) else 0.0 for b in page.blocks]
+    total = sum(chars)
+    if not total:
+        return page.within
+    prose = _per_element(page, chars)
+    paragraphs = _per_element(
+        page, [c if b.tag not in _CELLS else 0.0 for b, c in zip(page.blocks, chars, strict=True)]
+    )
     own = page.own
     tags = page.tags
     half = 0.5 * total
     cleared: dict[int, int] = {}
-    for el, n in prose.items():
-        if n < half or tags[el] in ("aside", "nav", "footer", "menu"):
+    for el, n in enumerate(prose):
+        if n < half or not own[el] & (_OUTSIDE | BOILER):
+            continue
+        if tags[el] in ("aside", "nav", "footer", "menu"):
             continue
         # (A wrapper named for content and sidebar, or one with nearly all of the prose;
         # not a sidebar that happens to have more prose than a short story.)
         clear = own[el] & _OUTSIDE if own[el] & CONTENT or n >= 0.8 * total else 0
-        if own[el] & BOILER and paragraphs.get(el, 0) >= half:
+        if own[el] & BOILER and paragraphs[el] >= half:
             clear |= BOILER
         if clear:
             cleared[el] = clear
@@ -146,6 +154,7 @@ def _trusted_flags(page: PageDom) -> list[int]:
     own = list(own)
     for el, clear in cleared.items():
         own[el] &= ~clear
+    parents = page.parents
     within = [0] * len(own)
     for el, flags in enumerate(own):
         parent = parents[el]
@@ -153,27 +162,13 @@ def _trusted_flags(page: PageDom) -> list[int]:
     return within
 
 
-def _container(page: PageDom, weights: list[float], prose: dict[int, float]) -> tuple[int, float]:
-    """The element with the highest sum of its blocks' weights (the deeper one of equals).
-    ``prose`` gets each element's sum of the positive weights."""
-    sums: dict[int, float] = {}
-    parents = page.parents
-    for b, w in zip(page.blocks, weights, strict=True):
-        if not w:
-            continue
-        el = b.el
-        if w > 0:
-            while el >= 0:
-                sums[el] = sums.get(el, 0.0) + w
-                prose[el] = prose.get(el, 0.0) + w
-                el = parents[el]
-        else:
-            while el >= 0:
-                sums[el] = sums.get(el, 0.0) + w
-                el = parents[el]
+def _container(page: PageDom, weights: list[float], prose: list[float]) -> tuple[int, float]:
+    """The element with the highest sum of its blocks' weights (the deeper one of equals),
+    widened (:func:`_widened`). ``prose`` is each element's sum of the positive weights."""
+    sums = _per_element(page, weights)
     best, best_score = 0, float("-inf")
-    for el, score in sums.items():
-        if score > best_score or (score == best_score and el > best):
+    for el, score in enumerate(sums):
+        if score >= best_score and page.hi[el] > page.lo[el]:
             best, best_score = el, score
     return _widened(page, weights, best), best_score
 
@@ -190,18 +185,12 @@ def _widened(page: PageDom, weights: list[float], container: int) -> int:
     prose, nothing against it: the heading and the list after a block of paragraphs, the
     wrapper that names the article."""
     parents = page.parents
-    blocks = page.blocks
+    lo, hi = page.lo, page.hi
     for _ in range(_WIDEN_LEVELS):
         parent = parents[container]
         if parent <= 0:
             break
-        added = [
-            w
-            for b, w in zip(blocks, weights, strict=True)
-            if b.el >= parent
-            and page.is_inside(b.el, parent)
-            and not page.is_inside(b.el, container)
-        ]
+        added = weights[lo[parent] : lo[container]] + weights[hi[container] : hi[parent]]
         if any(w < _NEUTRAL for w in added):
             break
         container = parent
@@ -221,16 +210,15 @@ def _sibling_prose(
     parent), each part taken whole: its prose if it has some and little against it."""
     out: set[int] = set()
     parents = page.parents
+    blocks = page.blocks
     node = container
     for _ in range(_SIBLING_LEVELS):
         parent = parents[node]
         if parent <= 0:
             break
         parts: dict[int, list[int]] = {}
-        for i, b in enumerate(page.blocks):
-            el = b.el
-            if el < parent or page.is_inside(el, node) or not page.is_inside(el, parent):
-                continue
+        for i in (*range(page.lo[parent], page.lo[node]), *range(page.hi[node], page.hi[parent])):
+            el = blocks[i].el
             if el == parent:
                 key = -1 - i  # text straight in the parent: a part of its own
             else:
@@ -243,19 +231,19 @@ def _sibling_prose(
             neg = -sum(weights[i] for i in members if weights[i] < 0)
             if pos >= 80 and pos >= 2 * neg:
                 out.update(
-                    i for i in members if weights[i] > 0 and not within[page.blocks[i].el] & _NEVER
+                    i for i in members if weights[i] > 0 and not within[blocks[i].el] & _NEVER
                 )
         node = parent
     return out
 
 
 def _dropped(
-    page: PageDom, el: int, container: int, held: dict[int, bool], prose: dict[int, float]
+    page: PageDom, el: int, container: int, held: dict[int, bool], prose: list[float]
 ) -> bool:
     """Whether a block of ``el`` is left out: an element between it and the container (the
     container not included) is named as boilerplate, or is navigation, a figure... -- unless
     it holds half the container's prose or more (a wrapper named "content-bottom")."""
-    half = 0.5 * prose.get(container, 0.0)
+    half = 0.5 * prose[container]
     chain = []
     drop = False
     while el != container and el >= 0:
@@ -266,7 +254,7 @@ def _dropped(
         chain.append(el)
         el = page.parents[el]
     for e in reversed(chain):
-        drop = drop or (bool(page.own[e] & _DROP_INSIDE) and prose.get(e, 0.0) < half)
+        drop = drop or (bool(page.own[e] & _DROP_INSIDE) and prose[e] < half)
         held[e] = drop
     return drop
 
@@ -279,15 +267,17 @@ def main_text(page: PageDom) -> MainText:
     within = _trusted_flags(page)
     # (What reads the page after this one -- the dates -- reads the same flags.)
     page.within = within
-    teasers = _teaser_items(page, 0)
-    weights = _weights(page, within, teasers)
-    found = _read(page, weights, within, teasers)
+    teased = bytearray(len(blocks))  # the blocks inside other stories' teasers
+    for el in _teaser_items(page, 0):
+        teased[page.lo[el] : page.hi[el]] = b"\x01" * (page.hi[el] - page.lo[el])
+    weights = _weights(page, within, teased)
+    found = _read(page, weights, within, teased)
     if found.units < _LITTLE and page.visible_chars > _MORE:
         # Little prose where the page has text: lines too short to be sentences (a poem, a
         # list of results, a recipe's steps) are its text. Read again with them counting
         # for their length.
-        lines_weights = _short_lines_count(page, weights, within, teasers)
-        again = _read(page, lines_weights, within, teasers)
+        lines_weights = _short_lines_count(page, weights, within, teased)
+        again = _read(page, lines_weights, within, teased)
         if again.units > found.units:
             found = again
         if found.units < _LITTLE:
@@ -301,7 +291,7 @@ _MORE = 2000
 
 
 def _short_lines_count(
-    page: PageDom, weights: list[float], within: list[int], teasers: set[int]
+    page: PageDom, weights: list[float], within: list[int], teased: bytearray
 ) -> list[float]:
     """The weights with the short lines that are not links nor boilerplate counting for
     their length."""
@@ -311,44 +301,43 @@ def _short_lines_count(
             out[i] < 0
             and not within[b.el] & (_OUTSIDE | BOILER | _NEVER)
             and b.link_chars * 2 <= b.chars
-            and not (teasers and _inside_any(page, b.el, teasers, 0))
+            and not teased[i]
         ):
             out[i] = 0.5 * b.chars
     return out
 
 
-def _read(page: PageDom, weights: list[float], within: list[int], teasers: set[int]) -> MainText:
+def _read(page: PageDom, weights: list[float], within: list[int], teased: bytearray) -> MainText:
     """The main text with these block weights: the container, its blocks kept."""
     blocks = page.blocks
-    prose: dict[int, float] = {}
+    prose = _per_element(page, [w if w > 0 else 0.0 for w in weights])
     container, _score = _container(page, weights, prose)
     held: dict[int, bool] = {}
     extra = _sibling_prose(page, container, weights, within)
-    # The container's blocks in order, each with whether it is kept, and their indexes.
-    seen: list[tuple[Block, bool]] = []
-    at: dict[int, int] = {}
-    for i, b in enumerate(blocks):
-        at[id(b)] = i
-        if not page.is_inside(b.el, container):
-            if i in extra:
-                seen.append((b, True))
-            continue
+    lo, hi = page.lo[container], page.hi[container]
+    # The blocks beside the container that belong with it, and the container's, in order;
+    # each with whether it is kept.
+    seen: list[tuple[int, bool]] = [(i, True) for i in sorted(extra) if i < lo]
+    for i in range(lo, hi):
+        b = blocks[i]
         if within[b.el] & _NEVER:
             continue
         keep = not (
-            _dropped(page, b.el, container, held, prose)
-            or (teasers and _inside_any(page, b.el, teasers, 0))
+            teased[i]
             or (b.link_chars * 2 > b.chars and b.chars < 400)
+            or _dropped(page, b.el, container, held, prose)
         )
-        seen.append((b, keep))
-    kept = _without_labels(seen)
+        seen.append((i, keep))
+    seen += [(i, True) for i in sorted(extra) if i >= hi]
+    kept_at = _without_labels(page, seen)
+    kept = [blocks[i] for i in kept_at]
     kept = _without_link_lists(page, kept)
     kept = _without_empty_headings(kept)
     lines: list[str] = []
     for b in kept:
         prefix = "- " if within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
         lines.extend(prefix + x for x in b.text.split("\n"))
-    start = at[id(kept[0])] if kept else -1
+    start = kept_at[0] if kept_at else -1
     return MainText(lines, units("\n".join(lines)), container, "", kept, start)
 
 
@@ -413,18 +402,21 @@ def _label(b: Block) -> bool:
     return b.chars < 60 and units(b.text) <= 6 and not _SENTENCE_END.search(b.text)
 
 
-def _without_labels(seen: list[tuple[Block, bool]]) -> list[Block]:
-    """The blocks kept, without the labels of what was left out (a heading or a short line
-    right before a part left out: "Read also", "About the author") and the short lines
-    before the first paragraph of text (a date, a reading time, a category)."""
-    keep = [k for _b, k in seen]
-    for i in range(len(seen) - 1, -1, -1):
-        b, k = seen[i]
-        if k and _label(b) and (i + 1 < len(seen) and not keep[i + 1]):
-            keep[i] = False
-    out = [b for (b, _k), k in zip(seen, keep, strict=True) if k]
+def _without_labels(page: PageDom, seen: list[tuple[int, bool]]) -> list[int]:
+    """The blocks kept (their indexes), without the labels of what was left out (a heading
+    or a short line right before a part left out: "Read also", "About the author") and the
+    short lines before the first paragraph of text (a date, a reading time, a category)."""
+    blocks = page.blocks
+    keep = [k for _i, k in seen]
+    for j in range(len(seen) - 1, -1, -1):
+        i, k = seen[j]
+        if k and _label(blocks[i]) and (j + 1 < len(seen) and not keep[j + 1]):
+            keep[j] = False
+    out = [i for (i, _k), k in zip(seen, keep, strict=True) if k]
     start = 0
-    while start < len(out) and out[start].tag not in _HEADINGS and _label(out[start]):
+    while (
+        start < len(out) and blocks[out[start]].tag not in _HEADINGS and _label(blocks[out[start]])
+    ):
         start += 1
     return out[start:] if start < len(out) else out
 
@@ -462,51 +454,36 @@ def _teaser_items(page: PageDom, container: int) -> set[int]:
     more siblings alike (the same tag and names; two when they are named), each short, and
     each a story's card: a headline link among its first three lines (after a kicker, a
     section's name), or a linked picture (a link without text) before a short title."""
+    blocks = page.blocks
     parents = page.parents
-    heads: dict[int, int] = {}  # each element's lines so far (up to three)
-    linked: set[int] = set()
-    size: dict[int, int] = {}
-    first: dict[int, int] = {}  # each element's first line's characters
-    for b in page.blocks:
-        el = b.el
-        if el <= container:
-            continue
-        is_head = _headline_link(b)
-        while el > container:
-            n = heads.get(el, 0)
-            if n < 3:
-                heads[el] = n + 1
-                if is_head:
-                    linked.add(el)
-            if n == 0:
-                first[el] = b.chars
-            size[el] = size.get(el, 0) + b.chars
-            el = parents[el]
+    lo, hi = page.lo, page.hi
+    heads = [_headline_link(b) for b in blocks]
+    ends = [0]  # the blocks' characters so far, for each element's size
+    for b in blocks:
+        ends.append(ends[-1] + b.chars)
+    pictured: set[int] = set()  # the elements up to four levels above a link without text
     for a in page.empty_links:
         el = parents[a]
-        for _ in range(4):  # (the card holding the picture's link)
+        for _ in range(4):
             if el <= container:
                 break
-            if heads.get(el, 0) >= 2 and first.get(el, 999) <= 120:
-                linked.add(el)
+            pictured.add(el)
             el = parents[el]
     groups: dict[tuple[int, str, str], list[int]] = {}
-    for el in linked:
-        if size.get(el, 0) <= 600 and page.is_inside(parents[el], container):
+    for el in range(container + 1, page.end[container]):
+        first, last = lo[el], hi[el]
+        if first >= last or ends[last] - ends[first] > 600:
+            continue
+        card = any(heads[first : min(last, first + 3)]) or (
+            el in pictured and last - first >= 2 and blocks[first].chars <= 120
+        )
+        if card:
             groups.setdefault((parents[el], page.tags[el], page.names[el]), []).append(el)
     out: set[int] = set()
     for (_parent, _tag, names), members in groups.items():
         if len(members) >= 3 or (len(members) == 2 and names):
             out.update(members)
     return out
-
-
-def _inside_any(page: PageDom, el: int, items: set[int], container: int) -> bool:
-    while el > container:
-        if el in items:
-            return True
-        el = page.parents[el]
-    return False
 
 
 __all__ += ["CONTENT", "HEADER"]

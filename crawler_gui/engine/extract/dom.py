@@ -464,6 +464,38 @@ class PageDom:
     #: Texts of ``rel=author`` and ``itemprop=author`` elements.
     author_names: list[str] = field(default_factory=list)
 
+    #: Per element: the index after its last descendant (its subtree is ``[el, end)``:
+    #: elements are numbered in document order), and the range of the blocks inside it
+    #: (``blocks[lo:hi]``; ``lo == hi`` when it holds none).
+    end: list[int] = field(default_factory=list)
+    lo: list[int] = field(default_factory=list)
+    hi: list[int] = field(default_factory=list)
+
+    def finish(self) -> None:
+        """Number the subtrees and the blocks they hold (after the walk)."""
+        n = len(self.tags)
+        parents = self.parents
+        end = list(range(1, n + 1))
+        lo = [len(self.blocks)] * n
+        hi = [0] * n
+        for i, b in enumerate(self.blocks):
+            el = b.el
+            if i < lo[el]:  # noqa: PLR1730 - (an if costs less than a call, per block)
+                lo[el] = i
+            hi[el] = i + 1
+        for el in range(n - 1, 0, -1):
+            p = parents[el]
+            if end[el] > end[p]:  # noqa: PLR1730 - (an if costs less than a call)
+                end[p] = end[el]
+            if lo[el] < lo[p]:  # noqa: PLR1730
+                lo[p] = lo[el]
+            if hi[el] > hi[p]:  # noqa: PLR1730
+                hi[p] = hi[el]
+        for el in range(n):
+            if hi[el] == 0:
+                lo[el] = hi[el] = 0
+        self.end, self.lo, self.hi = end, lo, hi
+
     def ancestors(self, el: int) -> list[int]:
         out = []
         while el >= 0:
@@ -471,24 +503,12 @@ class PageDom:
             el = self.parents[el]
         return out
 
-    def text_of(self, el: int) -> str:
-        """The text of the blocks inside element ``el``, one line each."""
-        return "\n".join(b.text for b in self.blocks_in(el))
-
     def blocks_in(self, el: int) -> list[Block]:
-        return [b for b in self.blocks if self.is_inside(b.el, el)]
+        return self.blocks[self.lo[el] : self.hi[el]]
 
     def is_inside(self, el: int, anc: int) -> bool:
-        while el > anc:  # (an element's index is above its ancestors')
-            el = self.parents[el]
-        return el == anc
-
-    def depth(self, el: int) -> int:
-        n = 0
-        while el >= 0:
-            el = self.parents[el]
-            n += 1
-        return n
+        """Whether element ``el`` is ``anc`` or inside it."""
+        return anc <= el < self.end[anc]
 
 
 #: Flags of the class/id names met (names repeat: a page's menu items, its paragraphs).
@@ -617,6 +637,7 @@ def parse_page(text: str) -> PageDom | None:
     # (Cut away in C what is never walked: lexbor's iterator would go through it.)
     tree.strip_tags(_STRIPPED)
     _walk(body, page)
+    page.finish()
     return page
 
 
