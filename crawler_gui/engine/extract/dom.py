@@ -80,8 +80,11 @@ INLINE_TAGS = frozenset(
         "wbr",
     ]
 )
-#: Inline elements that, without attributes, are read as part of their parent.
+#: Inline elements that, when nothing in their attributes says anything, are read as part
+#: of their parent.
 _PLAIN_INLINE = INLINE_TAGS - {"a", "time", "img"}
+#: Elements that hold nothing (no text, no element).
+_EMPTY_TAGS = frozenset({"img", "wbr", "col", "param", "area", "source", "track", "input"})
 #: Elements never walked: their content is never text a reader sees in the page. (A
 #: ``<noscript>`` is walked: the parser reads its content as elements, and some sites -- a
 #: blog platform's pages -- give their whole text only there.)
@@ -779,22 +782,30 @@ def _walk(body: LexborNode, page: PageDom) -> None:
                 n_link += n
                 link_parts[lnk].append(t)
             continue
-        if tag is None or tag[0] in "-_!":
-            continue
+        if tag is None or tag[0] in "-_!" or tag in _EMPTY_TAGS:
+            continue  # (a picture, an input: no text, nothing inside)
         up = node.parent
         parent = index.get(up.mem_id) if up is not None else None
         if parent is None:
             continue  # inside an element not walked
         if tag in SKIP_TAGS:
             continue
-        if tag == "br":
+        if tag == "br" or tag == "hr":
             if line and block_of[parent] == line_block:
                 line.append("\n")
             continue
         attrs = node.attributes
-        if not attrs and tag in _PLAIN_INLINE:
-            # A <b>, <span>, <em> without attributes says nothing of its own: its text is
-            # read as its parent's.
+        if tag in _PLAIN_INLINE and (
+            not attrs
+            or (
+                len(attrs) == ("class" in attrs) + ("id" in attrs)
+                and not _name_flags(
+                    " ".join(x for x in (attrs.get("class"), attrs.get("id")) if x).lower()
+                )
+            )
+        ):
+            # A <b>, <span>, <em> whose names say nothing (or that has none) is read as part
+            # of its parent: its text is its parent's line, nothing to number.
             index[node.mem_id] = parent
             continue
         idx = len(tags)
