@@ -78,7 +78,9 @@ def _prose(b: Block) -> bool:
     return n >= 8 and bool(_PUNCT.search(b.text)) and b.link_chars < 0.2 * b.chars
 
 
-def _weights(page: PageDom, within: list[int], teased: bytearray) -> list[float]:
+def _weights(
+    page: PageDom, within: list[int], teased: bytearray, prose: list[bool]
+) -> list[float]:
     """Each block's weight for the container: prose for its length; against: navigation,
     footers, asides and comments for all of theirs, blocks named as boilerplate for half,
     link lines and other stories' teasers for a third (some are inside every article: a
@@ -98,7 +100,7 @@ def _weights(page: PageDom, within: list[int], teased: bytearray) -> list[float]
             out.append(-0.5 * b.chars - 5)
         elif density > 0.5:
             out.append(-0.3 * b.chars - 5)
-        elif _prose(b):
+        elif prose[i]:
             out.append(b.chars * (1 - density))
         else:
             out.append(-2.0)
@@ -117,7 +119,7 @@ def _per_element(page: PageDom, values: list[float]) -> list[float]:
     return out
 
 
-def _trusted_flags(page: PageDom) -> list[int]:
+def _trusted_flags(page: PageDom, prose: list[bool]) -> list[int]:
     """The elements' inherited flags, without the flags of a wrapper that holds half the
     page's prose or more: its navigation, footer, aside and comments flags (a ``<div
     id="main" class="nav-open">``, an article in a ``<div class="content-sidebar-wrap">``
@@ -125,11 +127,11 @@ def _trusted_flags(page: PageDom) -> list[int]:
     items (``<div class="entry share">`` around a post; not a list of related stories with
     long teasers beside a short post). A page's ``<aside>``, ``<nav>`` and ``<footer>``
     keep theirs."""
-    chars = [float(b.chars) if _prose(b) else 0.0 for b in page.blocks]
+    chars = [float(b.chars) if p else 0.0 for b, p in zip(page.blocks, prose, strict=True)]
     total = sum(chars)
     if not total:
         return page.within
-    prose = _per_element(page, chars)
+    held = _per_element(page, chars)
     paragraphs = _per_element(
         page, [c if b.tag not in _CELLS else 0.0 for b, c in zip(page.blocks, chars, strict=True)]
     )
@@ -137,7 +139,7 @@ def _trusted_flags(page: PageDom) -> list[int]:
     tags = page.tags
     half = 0.5 * total
     cleared: dict[int, int] = {}
-    for el, n in enumerate(prose):
+    for el, n in enumerate(held):
         if n < half or not own[el] & (_OUTSIDE | BOILER):
             continue
         if tags[el] in ("aside", "nav", "footer", "menu"):
@@ -264,13 +266,14 @@ def main_text(page: PageDom) -> MainText:
     blocks = page.blocks
     if not blocks:
         return MainText([], 0, -1, "no text")
-    within = _trusted_flags(page)
+    prose = [_prose(b) for b in blocks]
+    within = _trusted_flags(page, prose)
     # (What reads the page after this one -- the dates -- reads the same flags.)
     page.within = within
     teased = bytearray(len(blocks))  # the blocks inside other stories' teasers
     for el in _teaser_items(page, 0):
         teased[page.lo[el] : page.hi[el]] = b"\x01" * (page.hi[el] - page.lo[el])
-    weights = _weights(page, within, teased)
+    weights = _weights(page, within, teased, prose)
     found = _read(page, weights, within, teased)
     if found.units < _LITTLE and page.visible_chars > _MORE:
         # Little prose where the page has text: lines too short to be sentences (a poem, a

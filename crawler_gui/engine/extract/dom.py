@@ -790,7 +790,7 @@ def _walk(body: LexborNode, page: PageDom) -> None:
             continue  # inside an element not walked
         if tag in SKIP_TAGS:
             continue
-        if tag == "br" or tag == "hr":
+        if tag in ("br", "hr"):
             if line and block_of[parent] == line_block:
                 line.append("\n")
             continue
