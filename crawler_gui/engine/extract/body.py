@@ -45,6 +45,10 @@ _BOILER_ANYWHERE = re.compile(
 )
 
 
+#: A line longer than this is no boilerplate line (a paragraph that mentions copyright).
+_BOILER_CHARS = 300
+
+
 def _boiler(line: str) -> bool:
     return bool(_BOILER_START.match(line) or _BOILER_ANYWHERE.search(line))
 
@@ -159,8 +163,14 @@ def clean_lines(text: str, headline: str, *, menus: bool = True) -> list[str]:
         first = norm_key(lines[i])
         if key and (first == key or (len(first) > 8 and first in key)):
             del lines[i]
-    # (Nor is the headline repeated further down, above a picture or a second page.)
-    lines = [x for x in lines if not _boiler(x) and not _dateline(x) and norm_key(x) != key]
+    # (Nor is the headline repeated further down, above a picture or a second page. A
+    # line much longer than the headline is none of these: a paragraph.)
+    n = max(len(headline) * 2, _BOILER_CHARS)
+    lines = [
+        x
+        for x in lines
+        if len(x) > n or not (_boiler(x) or _dateline(x) or (key and norm_key(x) == key))
+    ]
     if not menus:
         return lines
     # A run of many short lines without sentence punctuation is a menu or a tag cloud.

@@ -66,6 +66,9 @@ class MainText:
     blocks: list[Block] = field(default_factory=list)
     #: The index of the first block kept (-1: none).
     start: int = -1
+    #: The share of the container's text (all of it, kept or not) inside links: a list of
+    #: stories is mostly links.
+    link_share: float = 0.0
 
 
 def _prose(b: Block) -> bool:
@@ -78,9 +81,7 @@ def _prose(b: Block) -> bool:
     return n >= 8 and bool(_PUNCT.search(b.text)) and b.link_chars < 0.2 * b.chars
 
 
-def _weights(
-    page: PageDom, within: list[int], teased: bytearray, prose: list[bool]
-) -> list[float]:
+def _weights(page: PageDom, within: list[int], teased: bytearray, prose: list[bool]) -> list[float]:
     """Each block's weight for the container: prose for its length; against: navigation,
     footers, asides and comments for all of theirs, blocks named as boilerplate for half,
     link lines and other stories' teasers for a third (some are inside every article: a
@@ -341,7 +342,11 @@ def _read(page: PageDom, weights: list[float], within: list[int], teased: bytear
         prefix = "- " if within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
         lines.extend(prefix + x for x in b.text.split("\n"))
     start = kept_at[0] if kept_at else -1
-    return MainText(lines, units("\n".join(lines)), container, "", kept, start)
+    chars = sum(b.chars for b in blocks[lo:hi])
+    linked = sum(b.link_chars for b in blocks[lo:hi])
+    return MainText(
+        lines, units("\n".join(lines)), container, "", kept, start, linked / chars if chars else 0.0
+    )
 
 
 #: How far before the main text a lead is looked for (blocks after the headline).
@@ -371,6 +376,7 @@ def with_lead(page: PageDom, found: MainText, head: int) -> MainText:
         found.doubt,
         lead + found.blocks,
         head + 1,
+        found.link_share,
     )
 
 

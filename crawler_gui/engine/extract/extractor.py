@@ -174,17 +174,24 @@ def extract_page(
             body_lines, n_body = other, n_other
             text_src = "text by trafilatura"
     lap("second opinion")
-    links = Anchors(k for k in (norm_key(t) for t in page.link_texts if len(t) >= 8) if len(k) >= 8)
     kept = len(body_lines)
-    body_lines = cut_link_tail(body_lines, links)
+    if text_src == "text by our rules":
+        # (Our blocks know their links: the link lines are out, and the share of links is
+        # the container's, the lines left out counted.)
+        body_link_share = main.link_share
+    else:
+        links = Anchors(
+            k for k in (norm_key(t) for t in page.link_texts if len(t) >= 8) if len(k) >= 8
+        )
+        body_lines = cut_link_tail(body_lines, links)
+        linked = sum(units(line) for line in body_lines if is_link_line(line, links))
+        body_link_share = linked / max(1, units("\n".join(body_lines)))
     text_out = "\n".join(body_lines)
     chinese = cjk_share(text_out) > 0.3
     if chinese:
         body_lines = trim_chinese(body_lines)
         text_out = "\n".join(body_lines)
     body_units = n_body if len(body_lines) == kept else units(text_out)
-    linked = sum(units(line) for line in body_lines if is_link_line(line, links))
-    body_link_share = linked / body_units if body_units else 0.0
     lang = language(page, text_out or " ".join(b.text for b in page.blocks[:50]))
     lap("clean-up")
 
