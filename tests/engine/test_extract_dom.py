@@ -98,9 +98,10 @@ def _pages() -> list[str]:
 
 def _plain_blocks(page: str) -> list[tuple[str, str, int]]:
     """(text, holding tag, link characters) of each text block, by a recursive walk that
-    ends a line at every block element's start and end."""
+    ends a line at every block element's start and end (and reads the page's navigation,
+    footers and asides in one piece, a line each)."""
     tree = LexborHTMLParser(page)
-    tree.strip_tags([t for t in SKIP_TAGS if t not in ("head", "title", "meta", "link", "base")])
+    tree.strip_tags(["script", "style", "svg", "template", "select", "iframe"])
     out: list[tuple[str, str, int]] = []
     line: list[tuple[str, bool]] = []
 
@@ -114,25 +115,35 @@ def _plain_blocks(page: str) -> list[tuple[str, str, int]]:
             chars = len(text)
             out.append((text, tag, min(chars, round(n_link * chars / n_all)) if n_all else 0))
 
-    def walk(node: LexborNode, tag: str, in_link: bool) -> None:
+    def walk(node: LexborNode, tag: str, in_link: bool, in_article: bool) -> None:
         for child in node.iter(include_text=True):
             ct = child.tag
             if ct == "-text":
                 line.append((child.text_content or "", in_link))
             elif ct is None or ct.startswith(("-", "_", "!")) or ct in SKIP_TAGS:
                 continue
-            elif ct == "br":
+            elif ct in ("br", "hr"):
                 line.append(("\n", in_link))
+            elif ct in ("nav", "footer", "aside", "menu") and not in_article:
+                # The page's parts: read in one piece, a line each (their links' share
+                # spread over their lines).
+                flush(tag)
+                raw = child.text(deep=True, separator="\n") or ""
+                lines = [y for y in (" ".join(x.split()) for x in raw.split("\n")) if y]
+                chars = sum(map(len, lines))
+                linked = sum(len(" ".join((a.text() or "").split())) for a in child.css("a"))
+                share = min(1.0, linked / chars) if chars else 0.0
+                out.extend((x, ct, round(len(x) * share)) for x in lines)
             elif ct in INLINE_TAGS:
-                walk(child, tag, in_link or ct == "a")
+                walk(child, tag, in_link or ct == "a", in_article)
             else:
                 flush(tag)
-                walk(child, ct, in_link or ct == "a")
+                walk(child, ct, in_link or ct == "a", in_article or ct == "article")
                 flush(ct)
 
     body = tree.body
     assert body is not None
-    walk(body, "body", False)
+    walk(body, "body", False, False)
     flush("body")
     return out
 

@@ -639,12 +639,83 @@ def parse_page(text: str) -> PageDom | None:
         return None
     # (Cut away in C what is never walked: lexbor's iterator would go through it.)
     tree.strip_tags(_STRIPPED)
-    _walk(body, page)
+    folded = _fold_page_parts(body)
+    _walk(body, page, folded)
     page.finish()
     return page
 
 
-_STRIPPED = [t for t in SKIP_TAGS if t not in ("head", "title", "meta", "link", "base")]
+#: The page's navigation, footers and asides: never its text, a third of its nodes.
+_PAGE_PARTS = (
+    "nav, footer, aside, [role=navigation], [role=contentinfo], [role=complementary], menu"
+)
+
+
+def _unfold(text: str, folded: list[_Folded]) -> _Folded | None:
+    """The page part a marker text names (``"\\x00<n>\\x00"``), or None."""
+    if len(text) < 3 or text[-1] != "\x00" or not text[1:-1].isdigit():
+        return None
+    n = int(text[1:-1])
+    return folded[n] if n < len(folded) else None
+
+
+@dataclass(slots=True)
+class _Folded:
+    """A page part read in one piece (:func:`_fold_page_parts`)."""
+
+    tag: str
+    names: str
+    lines: list[str]
+    link_share: float
+    link_texts: list[str]
+
+
+def _fold_page_parts(body: LexborNode) -> list[_Folded]:
+    """The page's navigation, footers and asides (not an article's own footer or aside)
+    read in C, each as its lines and its links' texts, and left in the tree as a marker
+    text the walk reads back: what the rules need of them -- their text counts against
+    the container, a footer's date is a last resort -- without a Python step for each of
+    their nodes."""
+    found = body.css(_PAGE_PARTS)
+    if not found:
+        return []
+    ids = {n.mem_id for n in found}
+    outer = []
+    for node in found:
+        up = node.parent
+        keep = True
+        while up is not None and up.tag != "body":
+            if up.mem_id in ids or up.tag == "article":
+                keep = False  # (inside another part, or an article's own)
+                break
+            up = up.parent
+        if keep:
+            outer.append(node)
+    folded: list[_Folded] = []
+    for node in outer:
+        attrs = node.attributes
+        raw = node.text(deep=True, separator="\n") or ""
+        lines = [y for y in (" ".join(x.split()) for x in raw.split("\n")) if y]
+        chars = sum(len(x) for x in lines)
+        texts = [" ".join((a.text(deep=True) or "").split()) for a in node.css("a")]
+        linked = sum(len(t) for t in texts)
+        names = " ".join(x for x in (attrs.get("class"), attrs.get("id")) if x).lower()
+        folded.append(
+            _Folded(
+                node.tag or "nav",
+                names,
+                lines,
+                min(1.0, linked / chars) if chars else 0.0,
+                [t for t in texts if t],
+            )
+        )
+        node.replace_with(f"\x00{len(folded) - 1}\x00")
+    return folded
+
+
+#: Cut away in C before the walk: the elements whose content is large and common (each tag
+#: cut costs a pass of lexbor's over the tree: the rare ones are skipped by the walk).
+_STRIPPED = ["script", "style", "svg", "template", "select", "iframe"]
 #: RDFa properties (after their prefix) of a page's times, as the ``itemprop`` they mean.
 _RDFA_TIMES = {
     "datepublished": "datepublished",
@@ -693,7 +764,7 @@ def _other_attributes(
     return flags
 
 
-def _walk(body: LexborNode, page: PageDom) -> None:
+def _walk(body: LexborNode, page: PageDom, folded: list[_Folded]) -> None:
     """One pass over the body's nodes in document order (lexbor's own iterator): each
     element is numbered and its parent found by the parent's identity; a text node belongs
     to the innermost block holding it, and a line ends where a block starts or where the
@@ -760,6 +831,31 @@ def _walk(body: LexborNode, page: PageDom) -> None:
             parent = index.get(up.mem_id) if up is not None else None
             if parent is None:
                 continue  # inside an element not walked
+            if t[0] == "\x00" and folded:
+                part = _unfold(t, folded)
+                if part is not None:
+                    # A page part read in one piece: an element of its own, its lines.
+                    if line:
+                        flush()
+                        n_link = n_all = 0
+                    idx = len(tags)
+                    tags.append(part.tag)
+                    parents.append(parent)
+                    flags = _TAG_FLAGS.get(part.tag, NAVIGATION)
+                    if part.names:
+                        flags |= _name_flags(part.names)
+                    own.append(flags)
+                    within.append(flags | within[parent])
+                    names_l.append(part.names)
+                    block_of.append(idx)
+                    link_of.append(-1)
+                    for x in part.lines:
+                        n = len(x)
+                        visible += n
+                        blocks.append(Block(x, n, round(n * part.link_share), idx, part.tag))
+                    page.link_texts.extend(part.link_texts)
+                    line_block = idx
+                    continue
             blk = block_of[parent]
             if blk != line_block:
                 if line:
