@@ -66,16 +66,19 @@ class MainText:
     blocks: list[Block] = field(default_factory=list)
     #: The index of the first block kept (-1: none).
     start: int = -1
-    #: The share of the container's text (all of it, kept or not) inside links: a list of
-    #: stories is mostly links.
+    #: The share of the main text inside links.
     link_share: float = 0.0
+    #: The page is a list of other stories' teasers.
+    is_list: bool = False
 
 
 def _prose(b: Block) -> bool:
     """A block that reads as sentences: long enough, punctuated, few links."""
-    if b.link_chars * 2 > b.chars:
-        return False
-    n = units(b.text)
+    if b.link_chars * 2 > b.chars or b.chars < 8:
+        return False  # (eight units need eight characters)
+    # (Two hundred characters of text are twenty words and more; counting them is the
+    # costly part, for Chinese text above all.)
+    n = 20 if b.chars >= 200 else units(b.text)
     if n >= 20:
         return b.link_chars < 0.35 * b.chars
     return n >= 8 and bool(_PUNCT.search(b.text)) and b.link_chars < 0.2 * b.chars
@@ -272,23 +275,30 @@ def main_text(page: PageDom) -> MainText:
     # (What reads the page after this one -- the dates -- reads the same flags.)
     page.within = within
     teased = bytearray(len(blocks))  # the blocks inside other stories' teasers
-    for el in _teaser_items(page, 0):
+    teasers = _teaser_items(page, 0)
+    for el in teasers:
         teased[page.lo[el] : page.hi[el]] = b"\x01" * (page.hi[el] - page.lo[el])
     weights = _weights(page, within, teased, prose)
     found = _read(page, weights, within, teased)
-    if found.units < _LITTLE and page.visible_chars > _MORE:
-        # Little prose where the page has text: lines too short to be sentences (a poem, a
-        # list of results, a recipe's steps) are its text. Read again with them counting
-        # for their length.
+    # A list of stories: other stories' teasers hold most of the page's text.
+    teased_chars = sum(b.chars for b, t in zip(blocks, teased, strict=True) if t)
+    is_list = len(teasers) >= _LIST_TEASERS and teased_chars >= 0.5 * page.visible_chars
+    if found.units < _LITTLE and page.visible_chars > _MORE and not is_list:
+        # Little prose where the page has text, and not a list of stories (it has no main
+        # text): lines too short to be sentences (a poem, a list of results, a recipe's
+        # steps) are its text. Read again with them counting for their length.
         lines_weights = _short_lines_count(page, weights, within, teased)
         again = _read(page, lines_weights, within, teased)
         if again.units > found.units:
             found = again
         if found.units < _LITTLE:
             found.doubt = "little text on a page that has more"
+    found.is_list = is_list
     return found
 
 
+#: A page with this many teasers of other stories is a list of stories.
+_LIST_TEASERS = 6
 #: Main text this short on a page with this much visible text is in doubt.
 _LITTLE = 25
 _MORE = 2000
@@ -342,8 +352,8 @@ def _read(page: PageDom, weights: list[float], within: list[int], teased: bytear
         prefix = "- " if within[b.el] & ITEM and b.tag in ("li", "dd", "dt") else ""
         lines.extend(prefix + x for x in b.text.split("\n"))
     start = kept_at[0] if kept_at else -1
-    chars = sum(b.chars for b in blocks[lo:hi])
-    linked = sum(b.link_chars for b in blocks[lo:hi])
+    chars = sum(b.chars for b in kept)
+    linked = sum(b.link_chars for b in kept)
     return MainText(
         lines, units("\n".join(lines)), container, "", kept, start, linked / chars if chars else 0.0
     )
@@ -454,8 +464,8 @@ def _headline_link(b: Block) -> bool:
     """A line that is mostly a link, or starts with a link, of four words or more: another
     story's headline (and its teaser)."""
     if b.link_chars * 10 >= b.chars * 6:
-        return units(b.text) >= 4
-    return b.lead_link >= 20 and units(b.text[: b.lead_link]) >= 4
+        return b.chars >= 4 and (b.chars >= 40 or units(b.text) >= 4)
+    return b.lead_link >= 20 and (b.lead_link >= 40 or units(b.text[: b.lead_link]) >= 4)
 
 
 def _teaser_items(page: PageDom, container: int) -> set[int]:

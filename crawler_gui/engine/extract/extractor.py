@@ -161,7 +161,8 @@ def extract_page(
     lap("headline")
 
     body_lines = clean_lines("\n".join(main.lines), headline, menus=False)
-    n_body = units("\n".join(body_lines))
+    # (Counted once: the clean-up mostly keeps every line; Chinese text is costly to count.)
+    n_body = main.units if body_lines == main.lines else units("\n".join(body_lines))
     text_src = "text by our rules"
     second = ""
     if main.doubt:
@@ -187,7 +188,7 @@ def extract_page(
         linked = sum(units(line) for line in body_lines if is_link_line(line, links))
         body_link_share = linked / max(1, units("\n".join(body_lines)))
     text_out = "\n".join(body_lines)
-    chinese = cjk_share(text_out) > 0.3
+    chinese = cjk_share(text_out[:2000]) > 0.3  # (a share: the first lines tell)
     if chinese:
         body_lines = trim_chinese(body_lines)
         text_out = "\n".join(body_lines)
@@ -199,8 +200,9 @@ def extract_page(
     pub, upd = when.published, when.updated
     date_src = when.source
     lap("dates")
-    if pub is None and body_units >= READABLE_UNITS and headline:
-        # A page with text and no date our rules find: a second opinion.
+    if pub is None and body_units >= READABLE_UNITS and headline and not main.is_list:
+        # A page with text (not a list of stories) and no date our rules find: a second
+        # opinion.
         pub = htmldate_stamp(text, url)
         if pub is not None:
             date_src = "htmldate"

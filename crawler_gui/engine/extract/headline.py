@@ -123,8 +123,14 @@ def find_headline(
             if units(piece) >= 4:
                 pieces.setdefault(norm_key(piece), piece)
     if pieces:
+        # (A block's key is never longer than its text, and punctuation and spaces are a
+        # small part of a headline: only the blocks of about a piece's length are keyed.)
+        shortest = min(map(len, pieces)) * 0.9
+        longest = min(_SHOWN_MAX, max(map(len, pieces)) * 2 + 10)
         shown = [
-            i for i, b in enumerate(blocks) if b.chars <= _SHOWN_MAX and norm_key(b.text) in pieces
+            i
+            for i, b in enumerate(blocks)
+            if shortest <= b.chars <= longest and norm_key(b.text) in pieces
         ]
         if shown:
             before = [i for i in shown if main_start < 0 or i <= main_start]
