@@ -175,7 +175,6 @@ def extract_page(
             body_lines, n_body = other, n_other
             text_src = "text by trafilatura"
     lap("second opinion")
-    kept = len(body_lines)
     if text_src == "text by our rules":
         # (Our blocks know their links: the link lines are out, and the share of links is
         # the container's, the lines left out counted.)
@@ -185,14 +184,21 @@ def extract_page(
             k for k in (norm_key(t) for t in page.link_texts if len(t) >= 8) if len(k) >= 8
         )
         body_lines = cut_link_tail(body_lines, links)
+        n_body = units("\n".join(body_lines))
         linked = sum(units(line) for line in body_lines if is_link_line(line, links))
         body_link_share = linked / max(1, units("\n".join(body_lines)))
     text_out = "\n".join(body_lines)
     chinese = cjk_share(text_out[:2000]) > 0.3  # (a share: the first lines tell)
     if chinese:
-        body_lines = trim_chinese(body_lines)
-        text_out = "\n".join(body_lines)
-    body_units = n_body if len(body_lines) == kept else units(text_out)
+        trimmed = trim_chinese(body_lines)
+        if len(trimmed) != len(body_lines):
+            # (A text's units are its lines' units: the lines cut off are counted, not all.)
+            start = body_lines.index(trimmed[0]) if trimmed else len(body_lines)
+            cut = body_lines[:start] + body_lines[start + len(trimmed) :]
+            n_body -= units("\n".join(cut))
+            body_lines = trimmed
+            text_out = "\n".join(body_lines)
+    body_units = n_body
     lang = language(page, text_out or " ".join(b.text for b in page.blocks[:50]))
     lap("clean-up")
 
@@ -232,7 +238,8 @@ def extract_page(
         points += 1
     link_chars = sum(b.link_chars for b in page.blocks)
     link_share = link_chars / max(1, page.visible_chars)
-    long_links = sum(1 for t in page.link_texts if len(t) >= 8 and units(t) >= 8)
+    # (A link text of sixty characters has eight words; shorter ones are counted.)
+    long_links = sum(1 for t in page.link_texts if len(t) >= 60 or (len(t) >= 8 and units(t) >= 8))
     if body_link_share > 0.3:
         points -= 3
         signals.append(f"{body_link_share:.0%} of the main text is links")
