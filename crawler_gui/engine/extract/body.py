@@ -36,12 +36,23 @@ _BOILER_START = re.compile(
     r"(免注册|登录|注册|意见反馈)|toggle navigation$|(上一篇|下一篇)\s*[:：]?\s*$)",
     re.IGNORECASE,
 )
-#: ... and by what they say anywhere (searched along the line: few alternatives, it is
-#: the costly part).
-_BOILER_ANYWHERE = re.compile(
-    r"all rights reserved|版权所有|未经授权|责任编辑|share it with|order reprints|"
-    r"for your personal, non-commercial|公众号|二维码|免责声明|点击(投票|进入|查看)",
-    re.IGNORECASE,
+#: ... and by what they say anywhere (looked for in the lower-cased line as plain
+#: substrings: a search of the line for each is cheaper than a pattern tried at every
+#: position).
+_BOILER_ANYWHERE = (
+    "all rights reserved",
+    "版权所有",
+    "未经授权",
+    "责任编辑",
+    "share it with",
+    "order reprints",
+    "for your personal, non-commercial",
+    "公众号",
+    "二维码",
+    "免责声明",
+    "点击投票",
+    "点击进入",
+    "点击查看",
 )
 
 
@@ -50,7 +61,10 @@ _BOILER_CHARS = 300
 
 
 def _boiler(line: str) -> bool:
-    return bool(_BOILER_START.match(line) or _BOILER_ANYWHERE.search(line))
+    if _BOILER_START.match(line):
+        return True
+    low = line.lower()
+    return any(words in low for words in _BOILER_ANYWHERE)
 
 
 _DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
@@ -143,7 +157,8 @@ def _dateline(line: str) -> bool:
     """A short line with a date and a source/author label: the dateline, not body text."""
     # (The label first: most lines have none, and counting a line's units costs more.)
     return (
-        bool(_DATELINE_LABEL.search(line))
+        ("：" in line or ":" in line)
+        and bool(_DATELINE_LABEL.search(line))
         and bool(re.search(r"(19|20)\d{2}\s*[-/.年]\s*\d{1,2}", line))
         and units(line) < 40
     )
@@ -169,7 +184,12 @@ def clean_lines(text: str, headline: str, *, menus: bool = True) -> list[str]:
     lines = [
         x
         for x in lines
-        if len(x) > n or not (_boiler(x) or _dateline(x) or (key and norm_key(x) == key))
+        if len(x) > n
+        or not (
+            _boiler(x)
+            or _dateline(x)
+            or (key and len(key) <= len(x) <= 2 * len(headline) + 10 and norm_key(x) == key)
+        )
     ]
     if not menus:
         return lines

@@ -6,17 +6,16 @@ import re
 
 __all__ = ["cjk_share", "no_cjk", "norm_key", "units", "word_count"]
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+#: Runs of CJK characters (a run is one match: counting a Chinese text's characters as
+#: single matches costs five times more).
+_CJK_RUNS = re.compile(f"[{_CJK_CLASS}]+")
+#: Runs of word characters that are not CJK (a word between CJK characters is one).
+_OTHER_WORDS = re.compile(f"[^\\W{_CJK_CLASS}]+")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 
 
 _SPACE = re.compile(r"\s+")
-_UNIT = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
-    r"|[^\W\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+"
-)
-
-
 #: UTF-8 bytes that start no character from U+3000 up (the CJK ranges above start at
 #: U+3040): a text whose UTF-8 has only these has no CJK character.
 _BELOW_U3000 = bytes(range(0xE3))
@@ -37,7 +36,7 @@ def cjk_share(text: str) -> float:
     letters = len(_SPACE.sub("", text))
     if not letters:
         return 0.0
-    return len(_CJK.findall(text)) / letters
+    return sum(map(len, _CJK_RUNS.findall(text))) / letters
 
 
 #: ASCII bytes with every non-word byte made a space (word bytes: letters, digits, ``_``):
@@ -59,10 +58,10 @@ def units(text: str) -> int:
     same number: an ASCII text -- or one that is once its common wide punctuation is made
     spaces -- by ``bytes.translate`` and ``split``, a few times faster than a regular
     expression over it; other texts without CJK characters as runs of word characters;
-    CJK texts by the pattern's ``subn``, which makes no list of the matches.)"""
+    CJK texts as their runs of CJK characters' lengths and their other words.)"""
     if not text.isascii():
         if not no_cjk(text):
-            return _UNIT.subn("", text)[1]
+            return sum(map(len, _CJK_RUNS.findall(text))) + _OTHER_WORDS.subn("", text)[1]
         plain = text
         for ch in _WIDE_PUNCT:
             if ch in plain:
