@@ -35,7 +35,7 @@ from crawler_gui.engine.extract.dom import (
     Block,
     PageDom,
 )
-from crawler_gui.engine.extract.textutil import units
+from crawler_gui.engine.extract.textutil import no_cjk, units
 
 __all__ = ["MainText", "main_text", "with_lead"]
 
@@ -76,9 +76,10 @@ def _prose(b: Block) -> bool:
     """A block that reads as sentences: long enough, punctuated, few links."""
     if b.link_chars * 2 > b.chars or b.chars < 8:
         return False  # (eight units need eight characters)
-    # (Two hundred characters of text are twenty words and more; counting them is the
-    # costly part, for Chinese text above all.)
-    n = 20 if b.chars >= 200 else units(b.text)
+    # (Two hundred characters of text are twenty words and more, forty of Chinese text
+    # twenty characters: counting them is the costly part, for Chinese text above all.)
+    long = b.chars >= 200 or (b.chars >= 40 and not no_cjk(b.text))
+    n = 20 if long else units(b.text)
     if n >= 20:
         return b.link_chars < 0.35 * b.chars
     return n >= 8 and bool(_PUNCT.search(b.text)) and b.link_chars < 0.2 * b.chars

@@ -217,6 +217,10 @@ _TEXT_PATTERNS = [
     ),
 ]
 _MONTH_FIRST_LANGS = ("en-us", "en")
+#: The patterns that need a month's name.
+_NAMED_PATTERNS = (_TEXT_PATTERNS[1], _TEXT_PATTERNS[2], _TEXT_PATTERNS[3])
+#: Words of letters (a month's name among them), with a full stop that abbreviates.
+_WORDS = re.compile(r"[^\W\d_]{3,}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,8 +267,15 @@ def text_dates(text: str, lang: str = "") -> list[TextDate]:
         ("en-gb", "en-au", "en-nz", "en-ie", "en-in", "en-za")
     )
     taken: list[tuple[int, int]] = []
+    # (The patterns with a month's name run only where a month's name is: trying the
+    # names' alternation at every position of every window is most of the cost.)
+    named = [
+        (ws, we)
+        for ws, we in windows
+        if any(_fold(w) in _MONTH_OF for w in _WORDS.findall(text, ws, we))
+    ]
     for pattern in _TEXT_PATTERNS:
-        for ws, we in windows:
+        for ws, we in named if pattern in _NAMED_PATTERNS else windows:
             for m in pattern.finditer(text, ws, we):
                 s, e = m.span()
                 if any(s < te and ts < e for ts, te in taken):

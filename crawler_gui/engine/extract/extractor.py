@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
@@ -161,8 +162,13 @@ def extract_page(
     lap("headline")
 
     body_lines = clean_lines("\n".join(main.lines), headline, menus=False)
-    # (Counted once: the clean-up mostly keeps every line; Chinese text is costly to count.)
-    n_body = main.units if body_lines == main.lines else units("\n".join(body_lines))
+    # (Counted once: the clean-up keeps most lines, the ones it leaves out are subtracted;
+    # Chinese text is costly to count.)
+    n_body = main.units
+    if body_lines != main.lines:
+        left_out = Counter(main.lines)
+        left_out.subtract(body_lines)
+        n_body -= units("\n".join(x for x, k in left_out.items() for _ in range(max(0, k))))
     text_src = "text by our rules"
     second = ""
     if main.doubt:

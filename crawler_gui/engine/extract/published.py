@@ -101,11 +101,15 @@ def publication(page: PageDom, url: str, head: int, main_start: int, lang: str |
     """The publication and update times of ``page`` (``head``: the headline's block index
     or -1; ``main_start``: the main text's first block or -1)."""
     said, upd = machine_dates(page)
+    sure = [s for s in said if s.sure]
+    if sure and sure[0].stamp.time is not None and sure[0].stamp.offset not in (None, "+00:00"):
+        # The markup says when, to the minute, in the page's own time zone: nothing the
+        # page shows can read it better.
+        return Published(sure[0].stamp, upd, sure[0].source)
     anchor = head if head >= 0 else main_start
     shown, shown_upd = _shown_dates(page, anchor, main_start, lang or page.lang)
     upd = upd or shown_upd
     best_shown = shown[0] if shown and shown[0].distance <= _NEAR_BLOCKS else None
-    sure = [s for s in said if s.sure]
     if sure:
         return _in_local_time(sure[0], said, best_shown, upd)
     if best_shown is not None:
@@ -220,10 +224,7 @@ def _shown_dates(
     """The dates the page shows (best first), and an update time it shows by the headline."""
     blocks = page.blocks
     within = page.within
-    names = page.names
-    parents = page.parents
     out: list[_Shown] = []
-    updated: Stamp | None = None
     # <time> elements: their machine value, else their text.
     positions = _block_positions(page)
     for prop, value, text, el in page.times:
@@ -238,8 +239,43 @@ def _shown_dates(
             distance = abs(pos - anchor) if anchor >= 0 else pos
             out.append(_Shown(st, distance, 0, "<time> by the headline"))
     # Short blocks with a date: a dateline after the headline (or just above it), a block
-    # named as a date; the first words of the text ("BERLIN, 5. März 2024 -").
-    for i, b in enumerate(blocks):
+    # named as a date; the first words of the text ("BERLIN, 5. März 2024 -"). The
+    # headline's dateline first: a date there, said or printed as a dateline, is the best
+    # a block can give (nothing further needs reading).
+    if anchor >= 0:
+        near = range(max(0, anchor - 2), min(len(blocks), anchor + 5))
+        _dates_in(page, near, anchor, main_start, lang, out)
+        if any(c.distance == 0 and c.rank <= 1 for c in out):
+            out.sort(key=lambda c: (c.distance > _NEAR_BLOCKS, c.rank, c.distance))
+            return out, _updated_by(page, anchor, lang)
+        out = [c for c in out if c.how != "shown by the headline"]
+    updated = _dates_in(page, range(len(blocks)), anchor, main_start, lang, out)
+    out.sort(key=lambda c: (c.distance > _NEAR_BLOCKS, c.rank, c.distance))
+    return out, updated
+
+
+def _updated_by(page: PageDom, anchor: int, lang: str) -> Stamp | None:
+    """An update time printed in the headline's dateline."""
+    for b in page.blocks[anchor + 1 : anchor + 4]:
+        if _YEAR.search(b.text) and b.chars <= _DATELINE_CHARS:
+            _pub, upd = find_text_dates(b.text, lang)
+            if upd is not None:
+                return upd
+    return None
+
+
+def _dates_in(
+    page: PageDom, indexes: range, anchor: int, main_start: int, lang: str, out: list[_Shown]
+) -> Stamp | None:
+    """The dates printed in the blocks ``indexes`` (added to ``out``), and an update time
+    printed in the headline's dateline."""
+    blocks = page.blocks
+    within = page.within
+    names = page.names
+    parents = page.parents
+    updated: Stamp | None = None
+    for i in indexes:
+        b = blocks[i]
         if i == anchor and "\n" not in b.text:
             continue  # (a date in the headline is what it is about, not when)
         year = _YEAR.search(b.text)
@@ -284,8 +320,7 @@ def _shown_dates(
         else:
             rank = 1 if (named or dateline) else 2
         out.append(_Shown(pub, 0 if dateline else distance, rank, "shown by the headline"))
-    out.sort(key=lambda c: (c.distance > _NEAR_BLOCKS, c.rank, c.distance))
-    return out, updated
+    return updated
 
 
 def _block_positions(page: PageDom) -> dict[int, int]:
