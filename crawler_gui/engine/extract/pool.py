@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+import orjson
+
 from crawler_gui.core.text import mended
 from crawler_gui.engine.extract.model import Extraction
 
@@ -105,7 +107,7 @@ def _worker_main(conn: Connection, function: str) -> None:  # pragma: no cover -
         except Exception as exc:
             out = Extraction.failed(f"{type(exc).__name__}: {exc}").to_dict()
         # (mended: a JSON-LD "\\ud83d" escape leaves a lone surrogate, which UTF-8 refuses)
-        conn.send_bytes(json.dumps(mended(out), ensure_ascii=False).encode("utf-8"))
+        conn.send_bytes(orjson.dumps(mended(out)))
 
 
 class _Worker:
@@ -261,7 +263,7 @@ class ExtractPool:
             worker.conn.send_bytes(job.body)
             if worker.conn.poll(self.time_limit):
                 raw = worker.conn.recv_bytes()
-                return Extraction.from_dict(json.loads(raw)), worker
+                return Extraction.from_dict(orjson.loads(raw)), worker
             reason = f"took longer than {self.time_limit:g} s"
         except (EOFError, OSError) as exc:
             worker.process.join(5)

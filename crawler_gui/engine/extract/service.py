@@ -150,6 +150,8 @@ class Articles:
         self.delays = DelayHistogram()
         self._titles: dict[str, deque[str]] = {}
         self._suffix: dict[str, str] = {}
+        #: Titles seen per host while its suffix is not learned.
+        self._tried: dict[str, int] = {}
         self._pending: set[asyncio.Future[Extraction]] = set()
         #: Told of every article found during the crawl: (found at, host, delay from
         #: publication or None); the crawl's per-minute counters in the pool.
@@ -242,13 +244,18 @@ class Articles:
         if ex.error:
             self.failed += 1
         host = urlsplit(url).netloc
-        if ex.raw_title:
+        if ex.raw_title and host not in self._suffix:
             titles = self._titles.setdefault(host, deque(maxlen=_TITLES_PER_HOST))
             titles.append(ex.raw_title)
-            if host not in self._suffix:
+            tried = self._tried.get(host, 0) + 1
+            self._tried[host] = tried
+            # (Tried as titles come while there are few, then every twelfth title: a host
+            # whose titles share no suffix would otherwise be compared on every page.)
+            if tried <= _TITLES_PER_HOST or tried % _TITLES_PER_HOST == 0:
                 suffix = learn_suffix(titles)
                 if suffix:
                     self._suffix[host] = suffix
+                    del self._titles[host]
         # (Every page with readable text keeps its content; the articles found, their
         # freshness and the newest list count the pages judged articles.)
         if ex.article is not None and ex.kind == "article":
