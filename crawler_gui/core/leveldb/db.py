@@ -3,23 +3,36 @@
 A database is made only where none was (a folder that is missing or holds nothing but a lock
 and an info log); one whose metadata is missing is refused and left untouched, as are the
 leftovers of a snapshot load that a crash interrupted (:func:`recover_interrupted_load`).
+
+Every read verifies the checksums of the blocks it reads (:class:`CheckedDB`, also used by
+the page store): LevelDB's default reads hand a damaged block's bytes over as they are, and a
+changed value reached the decoders (a ``UnicodeDecodeError`` deep in an export). Why an open
+failed is decided by the error number LevelDB's message carries (:func:`open_failure`): a
+lock another process holds is "in use", a read-only file system or a folder this user may
+not write is said as such.
 """
 
 from __future__ import annotations
 
-import functools
+import errno
+import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import plyvel
 
 from crawler_gui.core.leveldb.layout import DB_DIRNAME
-from crawler_gui.errors import DiskFullError, PoolCorruptError, PoolInUseError, is_disk_full
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
+from crawler_gui.errors import (
+    CrawlerGuiError,
+    DiskFullError,
+    PoolCorruptError,
+    PoolError,
+    PoolInUseError,
+    ReadOnlyError,
+    is_disk_full,
+)
 
 #: What a LevelDB directory may hold before a database is made in it: its lock and info log.
 _NOT_DATA = frozenset({"LOCK", "LOG", "LOG.old"})
@@ -53,7 +66,173 @@ def repair_hint(root: Path) -> str:
     )
 
 
-def open_db(path: Path, *, create: bool = True) -> Any:
+# ---- why an open failed ----------------------------------------------------------------------
+#: LevelDB says an I/O error as ``IO error: <what>: <strerror(errno)>``, made by this process's
+#: C library, as ``os.strerror`` is: the text names the error number exactly.
+_ERRNO_OF_TEXT = {os.strerror(number): number for number in errno.errorcode}
+#: What a lock request answers when another process holds the lock (``fcntl``'s F_SETLK).
+_LOCK_HELD = frozenset({errno.EAGAIN, errno.EACCES})
+#: Opening or making a file fails with these where the folder cannot be written.
+_NOT_WRITABLE = frozenset({errno.EACCES, errno.EPERM})
+
+
+def leveldb_errno(exc: BaseException) -> int | None:
+    """The error number of a LevelDB I/O error, from the ``strerror`` text that ends it."""
+    return _ERRNO_OF_TEXT.get(error_text(exc).rpartition(": ")[2])
+
+
+def open_failure(exc: BaseException, folder: Path) -> str | None:
+    """Why LevelDB could not open the database in ``folder``, by the error's kind: ``"in_use"``
+    (its lock is held: by another process, as ``fcntl`` answers, or by another database object
+    of this one, as LevelDB's own lock table says), ``"read_only"`` (the file system is
+    read-only), ``"not_writable"`` (this user may not write in the folder), ``"full"`` (no
+    space), or None (something else)."""
+    text = error_text(exc)
+    number = leveldb_errno(exc)
+    if text.startswith("IO error: lock "):
+        if text.endswith(": already held by process") or number in _LOCK_HELD:
+            return "in_use"
+        return None  # (such as ENOLCK: a file system without locks)
+    if number == errno.EROFS:
+        return "read_only"
+    if number in _NOT_WRITABLE and not os.access(folder, os.W_OK):
+        return "not_writable"
+    if is_disk_full(exc):
+        return "full"
+    return None
+
+
+def read_only_error(what: str, folder: Path, kind: str) -> ReadOnlyError:
+    """One line for a pool or page store (``what``) whose ``folder`` cannot be written."""
+    why = (
+        "is on a read-only file system"
+        if kind == "read_only"
+        else f"cannot be written (this user may not write in {folder})"
+    )
+    return ReadOnlyError(
+        f"{what} {why}: LevelDB writes its lock and log even to read it, so nothing was opened "
+        "or written; copy the folder to a writable place and open the copy"
+    )
+
+
+def folder_error(what: str, folder: Path, exc: OSError) -> CrawlerGuiError | None:
+    """The clear error for making or writing ``folder`` of ``what`` that failed with ``exc``
+    when its error number says the place cannot be written (None otherwise)."""
+    if exc.errno == errno.EROFS:
+        return read_only_error(what, folder, "read_only")
+    if exc.errno in _NOT_WRITABLE:
+        return read_only_error(what, folder, "not_writable")
+    return None
+
+
+# ---- reads that verify -----------------------------------------------------------------------
+class CheckedDB:
+    """A plyvel database whose every read verifies the checksums of the table blocks it reads
+    (``verify_checksums``; blocks already in the block cache were verified when read), and
+    says a mismatch as ``damaged(exc)``: its owner's clear error, naming its database and
+    ``crawler-gui repair``. Writes and everything else are the database's own.
+
+    LevelDB's default reads (and paranoid checks, which cover the log and a table's index,
+    not its data blocks) hand a damaged block's bytes over as they are: a changed value reached
+    the decoders as a ``UnicodeDecodeError`` or worse. Verifying costs a CRC32C of each block
+    read from the disk, under 1 % of a crawl's CPU (``docs/storage.md``)."""
+
+    __slots__ = ("_damaged", "_db")
+
+    def __init__(self, db: Any, damaged: Callable[[BaseException], CrawlerGuiError]) -> None:
+        self._db = db
+        self._damaged = damaged
+
+    @property
+    def raw(self) -> Any:
+        """The plyvel database itself (for LevelDB's own tools)."""
+        return self._db
+
+    def get(self, key: bytes, default: Any = None) -> Any:
+        try:
+            return self._db.get(key, default, verify_checksums=True)
+        except plyvel.CorruptionError as exc:
+            raise self._damaged(exc) from exc
+
+    def iterator(self, **kwargs: Any) -> CheckedIterator:
+        return CheckedIterator(self._db.iterator(verify_checksums=True, **kwargs), self._damaged)
+
+    def snapshot(self) -> CheckedSnapshot:
+        return CheckedSnapshot(self._db.snapshot(), self._damaged)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._db, name)
+
+
+class CheckedSnapshot:
+    """A LevelDB snapshot whose reads verify checksums (:class:`CheckedDB`)."""
+
+    __slots__ = ("_damaged", "_snap")
+
+    def __init__(self, snap: Any, damaged: Callable[[BaseException], CrawlerGuiError]) -> None:
+        self._snap = snap
+        self._damaged = damaged
+
+    def get(self, key: bytes, default: Any = None) -> Any:
+        try:
+            return self._snap.get(key, default, verify_checksums=True)
+        except plyvel.CorruptionError as exc:
+            raise self._damaged(exc) from exc
+
+    def iterator(self, **kwargs: Any) -> CheckedIterator:
+        return CheckedIterator(self._snap.iterator(verify_checksums=True, **kwargs), self._damaged)
+
+    def close(self) -> None:
+        self._snap.close()
+
+    def __enter__(self) -> CheckedSnapshot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._snap.close()
+
+
+class CheckedIterator:
+    """A LevelDB iterator (over a :class:`CheckedDB` or its snapshot) whose damaged block is
+    its owner's clear error."""
+
+    __slots__ = ("_damaged", "_it")
+
+    def __init__(self, it: Any, damaged: Callable[[BaseException], CrawlerGuiError]) -> None:
+        self._it = it
+        self._damaged = damaged
+
+    def __iter__(self) -> Iterator[Any]:
+        return self
+
+    def __next__(self) -> Any:
+        try:
+            return next(self._it)
+        except plyvel.CorruptionError as exc:
+            raise self._damaged(exc) from exc
+
+    def close(self) -> None:
+        self._it.close()
+
+    def __enter__(self) -> CheckedIterator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._it.close()
+
+
+def pool_damaged(root: Path) -> Callable[[BaseException], CrawlerGuiError]:
+    """The error of a damaged block met reading the pool in ``root``."""
+
+    def damaged(exc: BaseException) -> CrawlerGuiError:
+        return PoolCorruptError(
+            f"the pool {root} is damaged ({DB_DIRNAME}/: {error_text(exc)}){repair_hint(root)}"
+        )
+
+    return damaged
+
+
+def open_db(path: Path, *, create: bool = True) -> CheckedDB:
     root = path.parent
     state = database_state(path)
     if state == "damaged":
@@ -63,7 +242,7 @@ def open_db(path: Path, *, create: bool = True) -> Any:
     if state == "new" and not create:
         raise PoolCorruptError(f"{root} holds no crawler-gui pool ({path.name}/ is missing)")
     try:
-        return plyvel.DB(
+        db = plyvel.DB(
             str(path),
             create_if_missing=state == "new",
             # Corruption (a damaged write-ahead log, a bad table block) is an error, never
@@ -75,15 +254,7 @@ def open_db(path: Path, *, create: bool = True) -> Any:
             compression="snappy",
         )
     except plyvel.IOError as exc:
-        text = error_text(exc)
-        if "lock" in text.lower():
-            raise PoolInUseError(
-                f"the pool {root} is already open in another crawler-gui process "
-                "(or another window); close that one first"
-            ) from exc
-        if is_disk_full(exc):
-            raise DiskFullError(f"cannot open the pool {root}: the disk is full ({text})") from exc
-        raise PoolCorruptError(f"cannot open the pool {root}: {text}{repair_hint(root)}") from exc
+        raise _open_error(root, path, exc) from exc
     except plyvel.CorruptionError as exc:
         raise PoolCorruptError(
             f"the pool {root} is corrupt: {error_text(exc)}{repair_hint(root)}"
@@ -92,6 +263,25 @@ def open_db(path: Path, *, create: bool = True) -> Any:
         raise PoolCorruptError(
             f"cannot open the pool {root}: {error_text(exc)}{repair_hint(root)}"
         ) from exc
+    return CheckedDB(db, pool_damaged(root))
+
+
+def _open_error(root: Path, path: Path, exc: BaseException) -> CrawlerGuiError:
+    """The clear error of a pool whose database LevelDB could not open (an I/O error)."""
+    text = error_text(exc)
+    kind = open_failure(exc, path)
+    if kind == "in_use":
+        return PoolInUseError(
+            f"the pool {root} is already open in another crawler-gui process "
+            "(or another window); close that one first"
+        )
+    if kind in ("read_only", "not_writable"):
+        return read_only_error(f"the pool {root}", path, kind)
+    if kind == "full":
+        return DiskFullError(f"cannot open the pool {root}: the disk is full ({text})")
+    if leveldb_errno(exc) is not None:  # the system refused something else: not our files
+        return PoolError(f"cannot open the pool {root}: {text}")
+    return PoolCorruptError(f"cannot open the pool {root}: {text}{repair_hint(root)}")
 
 
 def recover_interrupted_load(root: Path) -> None:
@@ -110,19 +300,3 @@ def recover_interrupted_load(root: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
     if staging.exists():
         shutil.rmtree(staging, ignore_errors=True)
-
-
-def reads_checked(method: _F) -> _F:
-    """A damaged table met while crawling (a queue or URL record in a bad block) is a clear
-    PoolCorruptError, not a LevelDB exception."""
-
-    @functools.wraps(method)
-    def checked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return method(self, *args, **kwargs)
-        except plyvel.CorruptionError as exc:
-            raise PoolCorruptError(
-                f"the pool {self.path} is corrupt: {error_text(exc)}{repair_hint(self.path)}"
-            ) from exc
-
-    return checked  # type: ignore[return-value]
