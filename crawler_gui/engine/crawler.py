@@ -39,7 +39,7 @@ from crawler_gui.core.policy import ErrorKind, Politeness, PoolConfig, RetryPoli
 from crawler_gui.engine.committer import Committer
 from crawler_gui.engine.counting import CounterFlusher
 from crawler_gui.engine.dispatcher import POLL_SECONDS, Dispatcher
-from crawler_gui.engine.faults import log_error, own_storage_error
+from crawler_gui.engine.faults import damaged_storage, log_error, own_storage_error
 from crawler_gui.engine.fetch import Fetcher
 from crawler_gui.engine.notices import WorkerNotices
 from crawler_gui.engine.parsing import links_of_records
@@ -51,7 +51,6 @@ from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.shared_pause import SharedPause
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
 from crawler_gui.engine.store import PageStore
-from crawler_gui.errors import PoolCorruptError
 
 if TYPE_CHECKING:
     from crawler_gui.engine.extract.service import Articles
@@ -179,6 +178,7 @@ class Crawler:
             complete=self.committer.complete,
             unstored=self.committer.unstored,
             changed=self._changed,
+            fatal=self._page_fatal,
         )
         self.shared_pause = SharedPause(
             frontier,
@@ -295,6 +295,11 @@ class Crawler:
     def _fail(self, exc: Exception) -> None:
         self.dispatcher.fail(exc)
 
+    def _page_fatal(self, url: str, exc: Exception) -> None:
+        """A page met a damaged pool or page store: its URL goes back, the crawl stops."""
+        self.committer.unfinished(url)
+        self._fail(exc)
+
     # ---- run control ---------------------------------------------------------------------------
     @property
     def state(self) -> CrawlState:
@@ -338,7 +343,7 @@ class Crawler:
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
-            if isinstance(exc, PoolCorruptError):  # a clear error: no traceback
+            if damaged_storage(exc):  # a clear error: no traceback
                 log.error("the crawl stopped: %s", exc)
             else:
                 log_error(log, "the crawl stopped on an error", exc)
@@ -411,7 +416,9 @@ class Crawler:
         try:
             count = await self.frontier.requeue_refused(lambda r: not self._still_refused(r))
             count += await self._follow_beyond_old_limit()
-        except Exception:
+        except Exception as exc:
+            if damaged_storage(exc):  # the crawl cannot go on over it: said by the caller
+                raise
             log.exception("refused URLs could not be looked at again")
             return 0
         if count:
@@ -448,7 +455,13 @@ class Crawler:
         """The policy grew wider while crawling: look at the refusals in the background."""
         if self._run_task is None or self._run_task.done():
             return  # the next run looks at them when it starts
-        self._spawn(self.reconsider_refusals())
+        self._spawn(self._reconsider_in_background())
+
+    async def _reconsider_in_background(self) -> None:
+        try:
+            await self.reconsider_refusals()
+        except Exception as exc:  # (a damaged pool or page store: the crawl stops on it)
+            self._fail(exc)
 
     # ---- our own disk full: the committer pauses the crawl, the user resumes it ----------------
     def _storage_dirs(self) -> dict[str, Path | None]:

@@ -21,7 +21,7 @@ from crawler_gui.core.policy import ErrorKind, FetchResult
 from crawler_gui.core.text import header_text
 from crawler_gui.core.urls import canonicalize
 from crawler_gui.engine.decode import decode_body_explained, sniff_kind
-from crawler_gui.engine.faults import log_error, own_storage_error
+from crawler_gui.engine.faults import damaged_storage, log_error, own_storage_error
 from crawler_gui.engine.feeds import HubKind, discover_feeds
 from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
@@ -93,7 +93,9 @@ class PagePipeline:
     crawler replaces them when its settings change: the next lease uses the new ones).
     ``stats`` and ``counters`` count each URL; ``complete(url, result)`` hands a result to the
     committer and ``unstored(url, exc)`` a URL whose page our full storage could not take;
-    ``changed()`` says the hubs changed (look at the pool again, tell the other workers)."""
+    ``changed()`` says the hubs changed (look at the pool again, tell the other workers);
+    ``fatal(url, exc)`` stops the crawl on a damaged pool or page store (the URL goes back
+    unfetched)."""
 
     def __init__(
         self,
@@ -112,6 +114,7 @@ class PagePipeline:
         complete: Callable[[str, FetchResult], None],
         unstored: Callable[[str, BaseException], None],
         changed: Callable[[], None],
+        fatal: Callable[[str, Exception], None],
     ) -> None:
         self.frontier = frontier
         self.settings = settings
@@ -127,6 +130,7 @@ class PagePipeline:
         self._complete = complete
         self._unstored = unstored
         self._changed = changed
+        self._fatal = fatal
         self._recent: dict[str, None] = {}
         self._delays_sent: dict[str, float] = {}
         #: The hubs' canonical URLs (what links are compared with), for :meth:`is_item`.
@@ -246,6 +250,9 @@ class PagePipeline:
                 # The page could not be stored: the URL goes back unfetched, no attempt
                 # counted, once there is room again.
                 self._unstored(url, exc)
+                return
+            if damaged_storage(exc):  # our own files, not the URL: the crawl stops on it
+                self._fatal(url, exc)
                 return
             log_error(log, f"while crawling {url}", exc)
             self._complete(
