@@ -1291,223 +1291,234 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="91" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="92" />
         <source>Crawler GUI</source>
         <extracomment>Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="133" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="134" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="137" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="138" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="141" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="150" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="150" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="151" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="160" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="161" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="161" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="162" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="170" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="171" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
         <source>Hosts</source>
+        <extracomment>What the damage dialogs said (each damaged block once, not at every refresh).</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="195" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="192" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="196" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="197" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="198" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="195" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="214" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="218" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="287" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="287" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="291" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="292" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="293" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="294" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="341" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="347" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="426" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="417" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="428" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="453" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="454" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="471" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="472" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="476" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="477" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="488" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="489" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="489" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="490" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="591" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="592" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="641" />
+        <source>Damaged files</source>
+        <translation>文件已损坏</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="643" />
+        <source>Part of the pool's files is damaged and cannot be read. The window goes on without it; nothing was changed.</source>
+        <translation>网址池的部分文件已损坏，无法读取。窗口将在没有这部分内容的情况下继续运行；未做任何更改。</translation>
     </message>
 </context>
 <context>
@@ -2011,99 +2022,99 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>PagesPane</name>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="309" />
+        <location filename="../crawler_gui/gui/pages.py" line="311" />
         <source>Search URL, title and article text…</source>
-        <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
+        <extracomment>The user asked for a page's detail (its sequence number). A read of the pages failed: the error, and whether the user asked for it ("Show more", a search, a filter, a rebuild) or the live refresh did (again at every refresh).</extracomment>
         <translation>搜索网址、标题和文章正文…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="313" />
+        <location filename="../crawler_gui/gui/pages.py" line="315" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="318" />
+        <location filename="../crawler_gui/gui/pages.py" line="320" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="321" />
+        <location filename="../crawler_gui/gui/pages.py" line="323" />
         <source>not extracted</source>
         <translation>未抽取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="325" />
+        <location filename="../crawler_gui/gui/pages.py" line="327" />
         <source>Host…</source>
         <translation>主机…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="327" />
+        <location filename="../crawler_gui/gui/pages.py" line="329" />
         <source>Rebuild index</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="608" />
+        <location filename="../crawler_gui/gui/pages.py" line="590" />
         <source>Index every stored page again (the search index is kept up to date by itself)</source>
         <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="355" />
+        <location filename="../crawler_gui/gui/pages.py" line="357" />
         <source>Show more</source>
         <translation>显示更多</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="403" />
+        <location filename="../crawler_gui/gui/pages.py" line="404" />
         <source>No page store: pages are shown for a pool open here.</source>
         <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="461" />
+        <location filename="../crawler_gui/gui/pages.py" line="442" />
         <source>Cannot read the pages: %1</source>
         <translation>无法读取页面：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="546" />
-        <location filename="../crawler_gui/gui/pages.py" line="549" />
+        <location filename="../crawler_gui/gui/pages.py" line="528" />
+        <location filename="../crawler_gui/gui/pages.py" line="531" />
         <source>%1 pages shown</source>
         <translation>显示 %1 个页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="551" />
+        <location filename="../crawler_gui/gui/pages.py" line="533" />
         <source>search index: %1 pages to go</source>
         <translation>搜索索引：还有 %1 个页面待索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="577" />
+        <location filename="../crawler_gui/gui/pages.py" line="559" />
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="580" />
+        <location filename="../crawler_gui/gui/pages.py" line="562" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="585" />
+        <location filename="../crawler_gui/gui/pages.py" line="567" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="603" />
+        <location filename="../crawler_gui/gui/pages.py" line="585" />
         <source>Index every stored page again, beside the crawl: one indexing thread at a low priority, so the crawl keeps its pace (slower than without a crawl)</source>
         <translation>在抓取进行时重新索引所有已存储的页面：只用一个低优先级的索引线程，抓取保持原有速度（比没有抓取时慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="623" />
+        <location filename="../crawler_gui/gui/pages.py" line="605" />
         <source>Rebuilding the search index…</source>
         <translation>正在重建搜索索引…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="623" />
+        <location filename="../crawler_gui/gui/pages.py" line="605" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="626" />
+        <location filename="../crawler_gui/gui/pages.py" line="608" />
         <source>Search index</source>
         <translation>搜索索引</translation>
     </message>

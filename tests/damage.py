@@ -19,12 +19,12 @@ BAD_BYTE = 0x91
 REFERRER = "http://referrer.example.com/the-page-that-linked-here"
 
 
-def damage_value(db_dir: Path, value: bytes) -> Path:
+def damage_value(db_dir: Path, value: bytes, *, last: bool = False) -> Path:
     """Change one byte in the middle of ``value`` where a table of the LevelDB in ``db_dir``
-    holds it; returns the table file. The database is compacted into tables without
-    compression first, so that the value's bytes lie in the file as they are (a compressed
-    block is usually refused by its decompressor already: the checksum is what catches a
-    change in any block)."""
+    holds it (its first place, or with ``last`` its last one); returns the table file. The
+    database is compacted into tables without compression first, so that the value's bytes lie
+    in the file as they are (a compressed block is usually refused by its decompressor already:
+    the checksum is what catches a change in any block)."""
     db = plyvel.DB(str(db_dir), compression=None)
     try:
         db.compact_range()
@@ -32,7 +32,7 @@ def damage_value(db_dir: Path, value: bytes) -> Path:
         db.close()
     for table in sorted(db_dir.glob("*.ldb")):
         data = bytearray(table.read_bytes())
-        at = data.find(value)
+        at = data.rfind(value) if last else data.find(value)
         if at >= 0:
             data[at + len(value) // 2] = BAD_BYTE
             table.write_bytes(bytes(data))
@@ -58,12 +58,12 @@ def page(i: int) -> PageRecord:
     )
 
 
-#: Pages of :func:`make_damaged_pool`'s page store; the newest one's title is damaged.
+#: Pages of :func:`make_pool`'s page store.
 PAGES = 20
 
 
-def make_pool(path: Path, urls: int = 500) -> None:
-    """A pool with ``urls`` waiting URLs (each with :data:`REFERRER`) and :data:`PAGES` stored
+def make_pool(path: Path, urls: int = 500, pages: int = PAGES) -> None:
+    """A pool with ``urls`` waiting URLs (each with :data:`REFERRER`) and ``pages`` stored
     pages, each with its extraction."""
 
     async def fill() -> None:
@@ -75,16 +75,19 @@ def make_pool(path: Path, urls: int = 500) -> None:
 
     asyncio.run(fill())
     with PageStore.open_in_pool(path) as store:
-        for i in range(PAGES):
+        for i in range(pages):
             seq = store.add(page(i))
             store.add_extraction(seq, {"kind": "other", "why": "a test page"})
 
 
-def damage_pages(path: Path) -> None:
-    """The title of the newest page of the pool's page store, damaged."""
-    damage_value(path / "pages", f'"title":"page number {PAGES - 1}"'.encode())
+def damage_pages(path: Path, number: int = PAGES - 1) -> None:
+    """The title of page ``number`` (from 0; by default the newest of :func:`make_pool`'s) of
+    the pool's page store, damaged. The newest page's block is read by every open (the next
+    sequence number); an older one's only by what reads that page."""
+    damage_value(path / "pages", f'"title":"page number {number}"'.encode())
 
 
 def damage_urls(path: Path) -> None:
-    """One URL record of the pool (its referrer), damaged."""
-    damage_value(path / DB_DIRNAME, REFERRER.encode())
+    """One URL record of the pool (its referrer), damaged: the last one (``u/`` keys sort
+    last), in a block no open reads (the first queue entries share theirs with the schema)."""
+    damage_value(path / DB_DIRNAME, REFERRER.encode(), last=True)

@@ -155,9 +155,7 @@ def damaged_hub_state(folder: Path, home: str) -> None:
         )
         # (feed dates, which sort between the hub and the store's own records: the damaged
         # block holds the hub's state, not the schema version read at every open)
-        store.add_listed(
-            home + "feed", [(f"{home}article-{i}", 1.7e9, None) for i in range(200)]
-        )
+        store.add_listed(home + "feed", [(f"{home}article-{i}", 1.7e9, None) for i in range(200)])
     damage_value(folder / "pages", b"the-etag-of-the-last-refresh")
 
 

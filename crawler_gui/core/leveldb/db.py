@@ -155,7 +155,7 @@ class CheckedDB:
             raise self._damaged(exc) from exc
 
     def iterator(self, **kwargs: Any) -> CheckedIterator:
-        return CheckedIterator(self._db.iterator(verify_checksums=True, **kwargs), self._damaged)
+        return CheckedIterator(self._db, kwargs, self._damaged)
 
     def snapshot(self) -> CheckedSnapshot:
         return CheckedSnapshot(self._db.snapshot(), self._damaged)
@@ -180,7 +180,7 @@ class CheckedSnapshot:
             raise self._damaged(exc) from exc
 
     def iterator(self, **kwargs: Any) -> CheckedIterator:
-        return CheckedIterator(self._snap.iterator(verify_checksums=True, **kwargs), self._damaged)
+        return CheckedIterator(self._snap, kwargs, self._damaged)
 
     def close(self) -> None:
         self._snap.close()
@@ -194,22 +194,54 @@ class CheckedSnapshot:
 
 class CheckedIterator:
     """A LevelDB iterator (over a :class:`CheckedDB` or its snapshot) whose damaged block is
-    its owner's clear error."""
+    its owner's clear error.
 
-    __slots__ = ("_damaged", "_it")
+    plyvel raises a damaged block met in the middle of a forward iteration, but not one that
+    ends it: LevelDB skips the block and keeps the error, and plyvel stops at the end without
+    asking for it (the range came out short, in silence). So a forward iteration that ends
+    looks once more past its last key, with a raw iterator, whose seek does ask: a damaged
+    block there is the error. Keys are needed for that (``include_key`` stays on)."""
 
-    def __init__(self, it: Any, damaged: Callable[[BaseException], CrawlerGuiError]) -> None:
-        self._it = it
+    __slots__ = ("_damaged", "_forward", "_it", "_keys_only", "_last", "_owner", "_start")
+
+    def __init__(
+        self, owner: Any, kwargs: dict[str, Any], damaged: Callable[[BaseException], Any]
+    ) -> None:
+        if not kwargs.get("include_key", True):
+            raise ValueError("a checked iterator yields keys (include_key=False is not offered)")
+        self._owner = owner
         self._damaged = damaged
+        self._it = owner.iterator(verify_checksums=True, **kwargs)
+        self._forward = not kwargs.get("reverse", False)
+        self._start: bytes = kwargs.get("start") or kwargs.get("prefix") or b""
+        self._keys_only = not kwargs.get("include_value", True)
+        self._last: bytes | None = None
 
     def __iter__(self) -> Iterator[Any]:
         return self
 
     def __next__(self) -> Any:
         try:
-            return next(self._it)
+            item = next(self._it)
+        except StopIteration:
+            if self._forward:
+                self._check_the_rest()
+            raise
         except plyvel.CorruptionError as exc:
             raise self._damaged(exc) from exc
+        self._last = item if self._keys_only else item[0]
+        return item
+
+    def _check_the_rest(self) -> None:
+        """The iteration ended: no damaged block where it would have gone on."""
+        at = self._start if self._last is None else self._last + b"\x00"
+        raw = self._owner.raw_iterator(verify_checksums=True, fill_cache=False)
+        try:
+            raw.seek(at)
+        except plyvel.CorruptionError as exc:
+            raise self._damaged(exc) from exc
+        finally:
+            raw.close()
 
     def close(self) -> None:
         self._it.close()
