@@ -21,7 +21,8 @@ Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be 
 refused the credentials; our own disk is full or failed a write; an output file or WARC folder
 cannot be written); 2 bad arguments (also an output inside the pool's own files, a pool URL that
 cannot be used); 3 the pool or the page store is in use by another process; 4 the pool or a file
-is corrupt, damaged, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
+is corrupt, damaged, foreign or from a newer version, or the pool is on a read-only file system
+(or in a folder this user may not write); 130 stopped at once by a second Ctrl-C.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from crawler_gui.errors import (
     PoolInUseError,
     PoolVersionError,
     PoolWriteError,
+    ReadOnlyError,
     SnapshotError,
     StoreError,
     StoreInUseError,
@@ -133,7 +135,8 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # Our own disk failed a write: an error of this run, not a corrupt pool.
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except (PoolCorruptError, PoolVersionError, SnapshotError, StoreError) as exc:
+    except (PoolCorruptError, PoolVersionError, ReadOnlyError, SnapshotError, StoreError) as exc:
+        # (a read-only pool too: a run of the same command would not cure it)
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_CORRUPT
     except ConfigError as exc:

@@ -218,3 +218,54 @@ def test_a_damaged_pool_record_fails_a_snapshot_save_in_a_dialog(aloop, qsetting
     assert not (tmp_path / "pool.cgpool").exists()
     assert seen and "The snapshot was not saved." in seen[0], seen
     assert "damaged" in seen[0] and f"crawler-gui repair {pool_dir}" in seen[0], seen
+
+
+def _opening_fails_with(aloop, qsettings, location: Path, *, demo: bool = False) -> str:
+    """Open ``location`` in the window as ``crawler-gui [--demo] POOL`` does: it fails with a
+    dialog; its text."""
+    seen: list[str] = []
+
+    def read_and_close(box: QMessageBox) -> None:
+        seen.append(box.text() + "\n" + box.informativeText() + "\n" + box.detailedText())
+        box.button(QMessageBox.StandardButton.Ok).click()
+
+    async def scenario() -> None:
+        opening = asyncio.ensure_future(
+            open_and_show(location, demo=demo, settings=CrawlSettings(), qsettings=qsettings)
+        )
+        await with_dialog(QMessageBox, read_and_close, timeout=20)
+        assert await opening is None
+
+    run(aloop, scenario())
+    assert len(seen) == 1, seen
+    return seen[0]
+
+
+def test_a_read_only_pool_opens_to_a_dialog_that_says_so(aloop, qsettings, tmp_path):
+    from tests.damage import make_pool
+    from tests.mounts import read_only, tmpfs
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    with tmpfs(disk, "size=16m"):
+        make_pool(disk / "pool")
+        with read_only(disk):
+            text = _opening_fails_with(aloop, qsettings, disk / "pool")
+    assert "could not be opened" in text and "the file system is read-only" in text, text
+    assert "in use" not in text and "another" not in text, text
+    assert qsettings.value("pool/last") is None  # nothing remembered either
+
+
+def test_the_demo_of_a_pool_in_use_writes_nothing_first(aloop, qsettings, tmp_path):
+    """``crawler-gui --demo`` on a demo pool another window holds: it says so, and the demo
+    site's demo.json is as it was (it was rewritten before the pool's open failed)."""
+    pool_dir = tmp_path / "demo-pool"
+    held = LevelDBPool.open(pool_dir)
+    kept = '{"port": 1, "left": "as it was"}'  # (a rewrite would keep the port alone)
+    (pool_dir / "demo.json").write_text(kept)
+    try:
+        text = _opening_fails_with(aloop, qsettings, pool_dir, demo=True)
+    finally:
+        held.close_sync()
+    assert "already open" in text, text
+    assert (pool_dir / "demo.json").read_text() == kept

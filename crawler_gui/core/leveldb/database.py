@@ -172,7 +172,7 @@ class PoolDatabase:
             try:
                 root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                unwritable = folder_error(f"the pool {root}", root, exc)
+                unwritable = folder_error(f"the pool {root}", root.parent, exc)
                 if unwritable is not None:
                     raise unwritable from exc
                 raise PoolError(f"cannot create the pool folder {root}: {exc}") from exc

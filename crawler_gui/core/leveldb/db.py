@@ -85,8 +85,9 @@ def open_failure(exc: BaseException, folder: Path) -> str | None:
     """Why LevelDB could not open the database in ``folder``, by the error's kind: ``"in_use"``
     (its lock is held: by another process, as ``fcntl`` answers, or by another database object
     of this one, as LevelDB's own lock table says), ``"read_only"`` (the file system is
-    read-only), ``"not_writable"`` (this user may not write in the folder), ``"full"`` (no
-    space), or None (something else)."""
+    read-only), ``"not_writable"`` (no permission to write in the folder: ``EACCES`` or
+    ``EPERM``, and the folder is not writable), ``"full"`` (no space), or None (something
+    else)."""
     text = error_text(exc)
     number = leveldb_errno(exc)
     if text.startswith("IO error: lock "):
@@ -102,27 +103,35 @@ def open_failure(exc: BaseException, folder: Path) -> str | None:
     return None
 
 
+def _unwritable(kind: str, folder: Path) -> str:
+    if kind == "read_only":
+        return "the file system is read-only"
+    return f"{folder} cannot be written (no permission)"
+
+
 def read_only_error(what: str, folder: Path, kind: str) -> ReadOnlyError:
-    """One line for a pool or page store (``what``) whose ``folder`` cannot be written."""
-    why = (
-        "is on a read-only file system"
-        if kind == "read_only"
-        else f"cannot be written (this user may not write in {folder})"
-    )
+    """One line for a pool or page store (``what``) that cannot be opened because its
+    ``folder`` cannot be written (``kind`` is :func:`open_failure`'s)."""
     return ReadOnlyError(
-        f"{what} {why}: LevelDB writes its lock and log even to read it, so nothing was opened "
-        "or written; copy the folder to a writable place and open the copy"
+        f"{what} cannot be opened: {_unwritable(kind, folder)} (LevelDB writes its lock and "
+        "log even to read a database); nothing was written. Copy the folder to a writable "
+        "place and open the copy"
     )
 
 
-def folder_error(what: str, folder: Path, exc: OSError) -> CrawlerGuiError | None:
-    """The clear error for making or writing ``folder`` of ``what`` that failed with ``exc``
-    when its error number says the place cannot be written (None otherwise)."""
+def folder_error(
+    what: str, folder: Path, exc: OSError, hint: str = "give a folder in a writable place"
+) -> CrawlerGuiError | None:
+    """The clear error for making ``what`` in ``folder`` that failed with ``exc`` when its
+    error number says the place cannot be written (``EROFS``; ``EACCES``/``EPERM``), with
+    ``hint``; None for any other failure."""
     if exc.errno == errno.EROFS:
-        return read_only_error(what, folder, "read_only")
-    if exc.errno in _NOT_WRITABLE:
-        return read_only_error(what, folder, "not_writable")
-    return None
+        kind = "read_only"
+    elif exc.errno in _NOT_WRITABLE:
+        kind = "not_writable"
+    else:
+        return None
+    return ReadOnlyError(f"cannot make {what}: {_unwritable(kind, folder)}; {hint}")
 
 
 # ---- reads that verify -----------------------------------------------------------------------

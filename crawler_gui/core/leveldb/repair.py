@@ -44,7 +44,9 @@ def repair_pool(src: str | Path, dest: str | Path) -> RepairReport:
         shutil.rmtree(dest, ignore_errors=True)
         if is_disk_full(exc):
             raise DiskFullError(f"cannot copy {src} to {dest}: the disk is full") from exc
-        unwritable = folder_error(f"the repaired copy {dest}", dest.parent, exc)
+        unwritable = folder_error(
+            f"the repaired copy {dest}", dest.parent, exc, "give --output in a writable place"
+        )
         if unwritable is not None:
             raise unwritable from exc
         raise PoolError(f"cannot copy {src} to {dest}: {exc}") from exc

@@ -205,7 +205,7 @@ class PageStore(StoreReads, HubHistory, Listings):
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                unwritable = folder_error(f"the page store {path}", path.parent, exc)
+                unwritable = folder_error(f"the page store {path}", path.parent.parent, exc)
                 if unwritable is not None:
                     raise unwritable from exc
                 raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
