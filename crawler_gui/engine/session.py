@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb import LevelDBPool
-from crawler_gui.core.leveldb.db import database_state
+from crawler_gui.core.leveldb.db import database_state, folder_error
 from crawler_gui.core.redact import redact_url
 from crawler_gui.core.redis.location import is_pool_url, parse_pool_url
 from crawler_gui.engine.crawler import Crawler, make_scope, pool_config
@@ -131,6 +131,9 @@ def open_free_store(base: Path, *, store_bodies: bool = True) -> tuple[Path, Pag
             n += 1
             continue
         except OSError as exc:
+            unwritable = folder_error(f"the page store folder {fresh}", base, exc)
+            if unwritable is not None:
+                raise unwritable from exc
             raise StoreError(f"cannot create the page store folder {fresh}: {exc}") from exc
         try:
             return fresh, _open_unless_held(fresh, store_bodies=store_bodies)
