@@ -598,6 +598,8 @@ ZH = {
     "Part of the pool's files is damaged and cannot be read. The window goes on without it; "
     "nothing was changed.": "网址池的部分文件已损坏，无法读取。窗口将在没有这部分内容的情况下继续运行；"
     "未做任何更改。",
+    # the Redis pool's password apart from its URL (issue 30)
+    "Password (empty: none, or %1)": "密码（留空：无密码，或使用 %1）",
 }
 
 

@@ -236,191 +236,191 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>FileActions</name>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="48" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="53" />
         <source>Save pool snapshot</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password).</extracomment>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="62" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="67" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="78" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="63" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="68" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="69" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="74" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="78" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="76" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="81" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="102" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="115" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="122" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="107" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="127" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="140" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="105" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="110" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="106" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="111" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="107" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="112" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="116" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="121" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="125" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="125" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="140" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="141" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="146" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="144" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="149" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="162" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="172" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="180" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="167" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="177" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="185" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="198" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="164" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="169" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="173" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="178" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="181" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="186" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="198" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="195" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="200" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="205" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="210" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="217" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="235" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="243" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="274" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="222" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="240" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="248" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="279" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="295" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="219" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="224" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="236" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="241" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="244" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="249" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="251" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="256" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="276" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="281" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="295" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="312" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="329" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="313" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="329" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="361" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="325" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="337" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="355" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="361" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="338" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="356" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
@@ -2122,43 +2122,48 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="33" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="34" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="45" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="46" />
         <source>Only redis://, rediss:// and unix:// URLs can be opened.</source>
         <translation>只能打开 redis://、rediss:// 和 unix:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="51" />
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="56" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="52" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="57" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="54" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="55" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="59" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="60" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="64" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="65" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="76" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="79" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="93" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="87" />
+        <source>Password (empty: none, or %1)</source>
+        <translation>密码（留空：无密码，或使用 %1）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="102" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>

@@ -34,7 +34,9 @@ import os
 import sys
 from typing import TextIO
 
+from crawler_gui.core.credentials import proxy_with_password, redis_with_password
 from crawler_gui.core.logs import configure_logging
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
@@ -155,13 +157,27 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 0
 
 
+def _with_passwords(args: argparse.Namespace) -> None:
+    """The Redis pool's password (``--redis-password-file``, or the environment) into a pool
+    URL, the proxy's (``--proxy-password-file``, or the environment) into ``--proxy``: in
+    memory, never on the command line. A pool folder needs none (the option is accepted and
+    left unread, so that one service unit serves both kinds of pool)."""
+    location = getattr(args, "pool_dir", None)
+    if location and is_pool_url(location) and hasattr(args, "redis_password_file"):
+        args.pool_dir = redis_with_password(location, args.redis_password_file)
+    if getattr(args, "proxy", None):
+        args.proxy = proxy_with_password(args.proxy, args.proxy_password_file)
+
+
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Set up the log and run ``args.command``."""
     if args.command == "crawl":
         configure_crawl_logging(args)
         check_crawl_args(parser, args)
+        _with_passwords(args)
         return asyncio.run(crawl_command(args))
     configure_logging(args.log_level)
+    _with_passwords(args)
     if args.command == "export":
         return export_command(args)
     if args.command == "extract":
