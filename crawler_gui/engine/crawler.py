@@ -60,6 +60,10 @@ log = logging.getLogger(__name__)
 
 #: How often the crawl's disk use (pool, page store, WARC) is measured for ``stats()``.
 DISK_USE_SECONDS = 10.0
+#: The longest a stop waits, once the fetches in flight are done, for the pages queued for
+#: extraction (the queue holds up to 8 pages a worker, each allowed 20 s: minutes at worst);
+#: part of the stop's stated bound (``docs/server.md``, "How long a stop takes").
+STOP_EXTRACTION_SECONDS = 10.0
 
 
 def pool_config(settings: CrawlSettings) -> PoolConfig:
@@ -132,6 +136,8 @@ class Crawler:
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._stop_requested = False
+        #: Set while a stop is asked: the page pipeline hands no more pages to extraction.
+        self._stopping = asyncio.Event()
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._background: set[asyncio.Task[object]] = set()
@@ -179,6 +185,7 @@ class Crawler:
             unstored=self.committer.unstored,
             changed=self._changed,
             fatal=self._page_fatal,
+            stopping=self._stopping,
         )
         self.shared_pause = SharedPause(
             frontier,
@@ -324,6 +331,7 @@ class Crawler:
     async def run(self) -> CrawlState:
         """Crawl until stopped, or (until-idle mode) until there is no work left."""
         self._stop_requested = False
+        self._stopping.clear()
         self._set_state(CrawlState.RUNNING)
         self._stats.start()
         self.committer.start()
@@ -358,8 +366,7 @@ class Crawler:
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
-        if self.articles is not None:
-            await self.articles.drain()  # their records go with the last commit
+        await self._finish_extraction()  # (its records go with the last commit)
         try:
             await self._stop_committer()
         except Exception as exc:
@@ -373,6 +380,32 @@ class Crawler:
             await self.notices.stop()  # after the last commit: its notice goes out
         self._set_state(final)
         return final
+
+    async def _finish_extraction(self) -> None:
+        """Wait for the pages handed to extraction. After a stop, for at most
+        :data:`STOP_EXTRACTION_SECONDS`: the stop has a bound (``docs/server.md``), and the
+        pages still queued then are stored without their extraction (``crawler-gui extract``
+        does it later; the session leaves their workers to end with the process)."""
+        articles = self.articles
+        if articles is None:
+            return
+        if not self._stop_requested:
+            await articles.drain()
+            return
+        drain = asyncio.ensure_future(articles.drain())
+        done, _pending = await asyncio.wait({drain}, timeout=STOP_EXTRACTION_SECONDS)
+        if done:
+            drain.result()
+            return
+        left = articles.backlog
+        drain.cancel()
+        await asyncio.gather(drain, return_exceptions=True)
+        log.warning(
+            "the stop did not wait for the extraction of %d pages (more than %g s): they are "
+            "stored without it; `crawler-gui extract` extracts them",
+            left,
+            STOP_EXTRACTION_SECONDS,
+        )
 
     async def _stop_committer(self, *, quiet: bool = False) -> None:
         try:
@@ -523,6 +556,7 @@ class Crawler:
         if task is None or task.done():
             return
         self._stop_requested = True
+        self._stopping.set()
         if self._state in (CrawlState.RUNNING, CrawlState.PAUSED):
             self._set_state(CrawlState.STOPPING)
         self._resumed.set()

@@ -437,6 +437,32 @@ async def _start_demo_site(root: Path, *, live: bool = False) -> DemoSite | Live
     return site
 
 
+def _leave_extraction(pool: Any) -> None:
+    """Let the extraction pool ``pool`` go without waiting for the pages still queued (a stop
+    did not wait for them: they stay stored without their extraction). The queued pages are
+    taken off its queue and each feeder thread is told to end after the page it is on (at
+    most its time limit; a process that exits kills its worker first): no worker is started
+    for a page nobody waits for. ``ExtractPool`` has no close that does not wait; its queue
+    (``_jobs``) is reached here for that, and left alone if it is not there any more."""
+    import queue
+
+    jobs = getattr(pool, "_jobs", None)
+    threads = getattr(pool, "_threads", ())
+    if not isinstance(jobs, queue.SimpleQueue):
+        log.warning("%d pages left to the extraction workers", pool.backlog)
+        return
+    dropped = 0
+    while True:
+        try:
+            item = jobs.get_nowait()
+        except queue.Empty:
+            break
+        dropped += item is not None
+    for _thread in threads:
+        jobs.put(None)
+    log.info("%d queued pages left unextracted; the extraction workers end", dropped)
+
+
 def _async(fn: Callable[[], object]) -> Callable[[], Awaitable[object]]:
     async def call() -> object:
         return fn()
@@ -685,9 +711,15 @@ class CrawlSession:
 
     async def _close_articles(self) -> None:
         articles = self.crawler.articles
-        if articles is not None:
-            await articles.pool.close()
-            await articles.drain()
+        if articles is None:
+            return
+        if articles.pool.backlog:
+            # Pages a stop did not wait for (``Crawler._finish_extraction``): closing the pool
+            # would wait for every one of them.
+            _leave_extraction(articles.pool)
+            return
+        await articles.pool.close()
+        await articles.drain()
 
     async def _close_index(self) -> None:
         task, self._index_task = self._index_task, None
