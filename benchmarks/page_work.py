@@ -12,7 +12,10 @@ this thread, best of ``--rounds``:
   into a fresh pool each round; a crawl skips the links it submitted lately first, so it adds
   fewer);
 * ``store``  -- the page store's write of each page and its fetch detail (``PageStore``, a
-  fresh store each round, written in this thread: the CPU its writer thread spends).
+  fresh store each round, written in this thread: the CPU its writer thread spends);
+* ``seen``   -- the same adds into a pool that holds every link already, in its tables, opened
+  afresh each round (its block cache cold): the seen-checks of a long crawl, whose links are
+  mostly known, each a read of a table block (and of its checksum: issue 30).
 
 Printed per part: CPU microseconds per page (the best round, the median, the spread).
 
@@ -35,7 +38,7 @@ from typing import Any
 import aiohttp
 from common import demo_crawl_settings
 
-PARTS = ("parse", "pool", "store")
+PARTS = ("parse", "pool", "store", "seen")
 
 
 async def fetch_pages(args: argparse.Namespace) -> tuple[list[tuple[str, str, bytes]], Any]:
@@ -134,16 +137,29 @@ def main() -> None:
                     parse_page(o, scope, True)
 
             results["parse"] = timed(args.rounds, parse_all)
+
+        def add_all(pool: Any) -> None:
+            for (url, _c, _b), page in zip(pages, parsed, strict=True):
+                pool.add_many_sync([AddRequest(link, 1, url) for link in page[3]])
+
         if "pool" in only:
-
-            def add_all(pool: Any) -> None:
-                for (url, _c, _b), page in zip(pages, parsed, strict=True):
-                    pool.add_many_sync([AddRequest(link, 1, url) for link in page[3]])
-
             results["pool"] = timed(
                 args.rounds,
                 add_all,
                 lambda n: LevelDBPool.open(tmp / f"pool{n}", config),
+                lambda pool: asyncio.run(pool.close()),
+            )
+        if "seen" in only:
+            known = tmp / "known"
+            pool = LevelDBPool.open(known, config)
+            add_all(pool)
+            asyncio.run(pool.close())
+            LevelDBPool.open(known, config).close_sync()  # (its log becomes a table)
+
+            results["seen"] = timed(
+                args.rounds,
+                add_all,
+                lambda _n: LevelDBPool.open(known, config),
                 lambda pool: asyncio.run(pool.close()),
             )
         if "store" in only:

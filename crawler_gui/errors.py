@@ -94,6 +94,19 @@ class StoreWriteError(StoreError):
     """A write to the page store failed (an I/O error of our own disk, not a corrupt store)."""
 
 
+class StoreCorruptError(StoreError):
+    """A read of the page store met a damaged block (its checksum does not match): the
+    message names the store and ``crawler-gui repair``; nothing was changed."""
+
+
+class ReadOnlyError(PoolError, StoreError):
+    """The folder of a pool (or of a page store) cannot be written: it is on a read-only file
+    system, or this user may not write in it. LevelDB writes its lock and its log even to read
+    a database, so nothing there can be opened; a copy in a writable place can. Decided by the
+    error number the system gave (``EROFS``; ``EACCES``/``EPERM`` on a folder that cannot be
+    written), never guessed from a failure to lock."""
+
+
 class DiskFullError(CrawlerGuiError):
     """Our own disk (or quota) is full: the pool, the page store, a WARC or export file could
     not be written. Nothing already saved is lost; the write can be tried again once there is

@@ -47,6 +47,9 @@ def gui_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-level", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"]
     )
+    from crawler_gui.cli.parser import redis_password_option
+
+    redis_password_option(parser)
     parser.add_argument("--version", action="version", version=f"crawler-gui {__version__}")
     return parser
 
@@ -81,6 +84,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     args = gui_parser().parse_args(args_list)
     configure_logging(args.log_level)
+    pool_dir = args.pool_dir
+    if pool_dir:
+        from crawler_gui.core.credentials import redis_with_password
+        from crawler_gui.core.redis.location import is_pool_url
+        from crawler_gui.errors import ConfigError
+
+        try:
+            if is_pool_url(pool_dir):
+                pool_dir = redis_with_password(pool_dir.strip(), args.redis_password_file)
+        except ConfigError as exc:
+            print(f"crawler-gui: {exc}", file=sys.stderr)
+            return 2
     # Before any Qt import: Qt aborts (a core dump) without a display or a library it needs.
     from crawler_gui.gui import preflight
 
@@ -90,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         return preflight.EXIT_ENVIRONMENT
     from crawler_gui.gui.app import run_gui
 
-    return run_gui(args.pool_dir, demo=args.demo, quit_after=args.quit_after)
+    return run_gui(pool_dir, demo=args.demo, quit_after=args.quit_after)
 
 
 if __name__ == "__main__":

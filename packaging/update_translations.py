@@ -593,6 +593,13 @@ ZH = {
     "Results (%1)": "结果（%1）",
     "Its newest fetched pages, each URL once; double-click for the page's detail": "它最近抓取的"
     "页面，每个网址一次；双击查看页面详情",
+    # a damaged block met by a read of the window (issue 30)
+    "Damaged files": "文件已损坏",
+    "Part of the pool's files is damaged and cannot be read. The window goes on without it; "
+    "nothing was changed.": "网址池的部分文件已损坏，无法读取。窗口将在没有这部分内容的情况下继续运行；"
+    "未做任何更改。",
+    # the Redis pool's password apart from its URL (issue 30)
+    "Password (empty: none, or %1)": "密码（留空：无密码，或使用 %1）",
 }
 
 

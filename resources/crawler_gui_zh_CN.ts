@@ -236,191 +236,191 @@ Do this only for a worker that is dead: a worker that is still alive would fetch
 <context>
     <name>FileActions</name>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="48" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="53" />
         <source>Save pool snapshot</source>
         <extracomment>QSettings key of the last Redis pool URL opened (only kept when it holds no password).</extracomment>
         <translation>保存网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="62" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="67" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="78" />
         <source>Save snapshot</source>
         <translation>保存快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="63" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="68" />
         <source>Saving the pool to %1…</source>
         <translation>正在把网址池保存到 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="69" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="74" />
         <source>The snapshot was not saved (cancelled).</source>
         <translation>快照未保存（已取消）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="73" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="78" />
         <source>The snapshot was not saved.</source>
         <translation>快照未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="76" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="81" />
         <source>Saved %1 records to %2</source>
         <translation>已将 %1 条记录保存到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="102" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="115" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="122" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="107" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="127" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="140" />
         <source>Export</source>
         <translation>导出</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="105" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="110" />
         <source>JSON Lines (*.jsonl)</source>
         <translation>JSON Lines（*.jsonl）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="106" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="111" />
         <source>CSV (*.csv)</source>
         <translation>CSV（*.csv）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="107" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="112" />
         <source>WARC (*.warc.gz)</source>
         <translation>WARC（*.warc.gz）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="116" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="121" />
         <source>The file is inside the pool: write the export somewhere else.</source>
         <translation>该文件位于网址池内：请导出到其他位置。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="125" />
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="120" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="125" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="135" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="140" />
         <source>The export was not written.</source>
         <translation>导出未写入。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="141" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="146" />
         <source>Export cancelled: nothing was written.</source>
         <translation>导出已取消：未写入任何内容。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="144" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="149" />
         <source>Exported %1 records to %2</source>
         <translation>已将 %1 条记录导出到 %2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="162" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="172" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="180" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="167" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="177" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="185" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="198" />
         <source>Save report</source>
         <translation>保存报告</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="164" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="169" />
         <source>HTML (*.html)</source>
         <translation>HTML (*.html)</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="173" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="178" />
         <source>The file is inside the pool: write the report somewhere else.</source>
         <translation>该文件位于网址池内：请把报告写到别处。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="181" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="186" />
         <source>Writing the crawl report to %1…</source>
         <translation>正在把抓取报告写入 %1…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="193" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="198" />
         <source>The report was not saved.</source>
         <translation>报告未保存。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="195" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="200" />
         <source>Report saved to %1</source>
         <translation>报告已保存到 %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="205" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="210" />
         <source>Load pool snapshot</source>
         <translation>载入网址池快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="217" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="235" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="243" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="274" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="222" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="240" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="248" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="279" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="295" />
         <source>Load snapshot</source>
         <translation>载入快照</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="219" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="224" />
         <source>Loading a snapshot replaces the whole pool. The crawl is stopped first. Continue?</source>
         <translation>载入快照会替换整个网址池，抓取将先被停止。是否继续？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="236" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="241" />
         <source>Loading %1 into the pool…</source>
         <translation>正在把 %1 载入网址池…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="244" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="249" />
         <source>The snapshot was not loaded; the pool is unchanged.</source>
         <translation>快照未载入；网址池保持不变。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="251" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="256" />
         <source>Loaded %1 records from %2</source>
         <translation>已从 %2 载入 %1 条记录</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="276" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="281" />
         <source>The snapshot's crawl covers %1 site(s) this crawl does not: %2. Add them to the crawl's scope, so that their links are followed?</source>
         <translation>该快照的抓取范围包含本次抓取没有的 %1 个网站：%2。要把它们加入抓取范围，以便跟随它们的链接吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="290" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="295" />
         <source>The crawl's scope was not changed.</source>
         <translation>抓取范围未更改。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="312" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="329" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="313" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="329" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="361" />
         <source>The pool could not be opened.</source>
         <translation>无法打开网址池。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="325" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
         <source>Open URL pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="337" />
-        <location filename="../crawler_gui/gui/fileactions.py" line="343" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="355" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="361" />
         <source>Open pool</source>
         <translation>打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/fileactions.py" line="338" />
+        <location filename="../crawler_gui/gui/fileactions.py" line="356" />
         <source>Opening %1…</source>
         <translation>正在打开 %1…</translation>
     </message>
@@ -1291,223 +1291,234 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="91" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="92" />
         <source>Crawler GUI</source>
         <extracomment>Seconds between two reads of the workers' heartbeats (the Workers pane of a shared pool); their leases are counted from every tick's snapshot. A refresh yields to the loop after a pane merged at least this many rows (``_pane_done``). Emitted once the window has shut down (session closed, timer stopped).</extracomment>
         <translation>Crawler GUI</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="133" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="134" />
         <source>Host detail…</source>
         <extracomment>Tray messages (or the status bar): crawl finished or stopped, a host failing.</extracomment>
         <translation>主机详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="137" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="138" />
         <source>Pause host</source>
         <translation>暂停主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="141" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="142" />
         <source>Resume host</source>
         <translation>恢复主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="149" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="150" />
         <source>Busiest first</source>
         <extracomment>Open Host detail windows, by host (fed each refresh's row).</extracomment>
         <translation>最忙的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="150" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="151" />
         <source>Sort by waiting URLs, most first</source>
         <translation>按等待网址数排序，多的在前</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="160" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="161" />
         <source>Retry now</source>
         <translation>立即重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="161" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="162" />
         <source>Give up</source>
         <translation>放弃</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="170" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="171" />
         <source>Refresh now</source>
         <translation>立即刷新</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="189" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
         <source>Hosts</source>
+        <extracomment>What the damage dialogs said (each damaged block once, not at every refresh).</extracomment>
         <translation>主机</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="190" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
         <source>In flight</source>
         <translation>进行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="191" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="195" />
         <source>Retries</source>
         <translation>重试</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="192" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="196" />
         <source>Hubs</source>
         <translation>枢纽页</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="193" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="197" />
         <source>Articles</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="194" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="198" />
         <source>Pages</source>
         <translation>页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="195" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="199" />
         <source>Log</source>
         <translation>日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="214" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="218" />
         <source>Reclaim leases</source>
         <translation>收回租约</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="220" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="224" />
         <source>Workers</source>
         <translation>工作进程</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="283" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="287" />
         <source>No pool</source>
         <translation>未打开网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="284" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
         <source>Ready</source>
         <translation>就绪</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="285" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
         <source>Running</source>
         <translation>运行中</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="286" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
         <source>Paused</source>
         <translation>已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="287" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="291" />
         <source>Stopping…</source>
         <translation>正在停止…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="288" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="292" />
         <source>Stopped</source>
         <translation>已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="289" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="293" />
         <source>Finished</source>
         <translation>已完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="290" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="294" />
         <source>Failed (see the log)</source>
         <translation>失败（见日志）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="341" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="345" />
         <source>%1 (attached to a running crawl)</source>
         <translation>%1（已连接到正在运行的抓取）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="343" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="347" />
         <source>Crawler GUI — %1</source>
         <translation>Crawler GUI — %1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
-        <location filename="../crawler_gui/gui/mainwindow.py" line="426" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
         <source>Crawl stopped</source>
         <translation>爬取已停止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="407" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="408" />
         <source>The crawl stopped.</source>
         <translation>爬取已停止。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="417" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
         <source>Crawl finished</source>
         <translation>爬取完成</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="418" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="419" />
         <source>%1: nothing left to crawl; %2 pages, %3 articles.</source>
         <translation>%1：已无可爬取的内容；%2 个页面，%3 篇文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="427" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="428" />
         <source>%1 stopped on an error: %2</source>
         <translation>%1 因错误停止：%2</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="429" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="430" />
         <source>see the log</source>
         <translation>请查看日志</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="436" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
         <source>A host keeps failing</source>
         <translation>某主机持续失败</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="437" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="438" />
         <source>%1: %2 URLs failed for good since its last success (last: %3).</source>
         <translation>%1：自上次成功以来已有 %2 个网址最终失败（最近一次：%3）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="451" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="452" />
         <source>Crawl paused</source>
         <translation>爬取已暂停</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="453" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="454" />
         <source>The crawl is paused: its data could not be written. Nothing was lost. Free some space on the disk, then press Resume.</source>
         <translation>爬取已暂停：其数据无法写入。没有丢失任何内容。请在磁盘上腾出一些空间，然后按“继续”。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="471" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="472" />
         <source>The connection to the crawl of %1 was lost: the crawl was killed, or it dropped this window.</source>
         <translation>与 %1 的抓取的连接已断开：抓取进程被终止，或它断开了本窗口。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="476" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="477" />
         <source>The crawl of %1 has ended (%2).</source>
         <translation>%1 的抓取已结束（%2）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="488" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="489" />
         <source>Crawl ended</source>
         <translation>抓取已结束</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="489" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="490" />
         <source>Open the pool in this window?</source>
         <translation>在本窗口中打开该网址池吗？</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/mainwindow.py" line="591" />
+        <location filename="../crawler_gui/gui/mainwindow.py" line="592" />
         <source>%1 pages/s · %2 done · %3 waiting</source>
         <translation>%1 页/秒 · 已完成 %2 · 等待 %3</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="641" />
+        <source>Damaged files</source>
+        <translation>文件已损坏</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/mainwindow.py" line="643" />
+        <source>Part of the pool's files is damaged and cannot be read. The window goes on without it; nothing was changed.</source>
+        <translation>网址池的部分文件已损坏，无法读取。窗口将在没有这部分内容的情况下继续运行；未做任何更改。</translation>
     </message>
 </context>
 <context>
@@ -2011,99 +2022,99 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>PagesPane</name>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="309" />
+        <location filename="../crawler_gui/gui/pages.py" line="311" />
         <source>Search URL, title and article text…</source>
-        <extracomment>The user asked for a page's detail (its sequence number).</extracomment>
+        <extracomment>The user asked for a page's detail (its sequence number). A read of the pages failed: the error, and whether the user asked for it ("Show more", a search, a filter, a rebuild) or the live refresh did (again at every refresh).</extracomment>
         <translation>搜索网址、标题和文章正文…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="313" />
+        <location filename="../crawler_gui/gui/pages.py" line="315" />
         <source>All statuses</source>
         <translation>全部状态</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="318" />
+        <location filename="../crawler_gui/gui/pages.py" line="320" />
         <source>All kinds</source>
         <translation>全部类型</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="321" />
+        <location filename="../crawler_gui/gui/pages.py" line="323" />
         <source>not extracted</source>
         <translation>未抽取</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="325" />
+        <location filename="../crawler_gui/gui/pages.py" line="327" />
         <source>Host…</source>
         <translation>主机…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="327" />
+        <location filename="../crawler_gui/gui/pages.py" line="329" />
         <source>Rebuild index</source>
         <translation>重建索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="608" />
+        <location filename="../crawler_gui/gui/pages.py" line="590" />
         <source>Index every stored page again (the search index is kept up to date by itself)</source>
         <translation>重新索引所有已存储的页面（搜索索引平时会自动保持最新）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="355" />
+        <location filename="../crawler_gui/gui/pages.py" line="357" />
         <source>Show more</source>
         <translation>显示更多</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="403" />
+        <location filename="../crawler_gui/gui/pages.py" line="404" />
         <source>No page store: pages are shown for a pool open here.</source>
         <translation>没有页面存储：只显示在此窗口中打开的网址池的页面。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="461" />
+        <location filename="../crawler_gui/gui/pages.py" line="442" />
         <source>Cannot read the pages: %1</source>
         <translation>无法读取页面：%1</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="546" />
-        <location filename="../crawler_gui/gui/pages.py" line="549" />
+        <location filename="../crawler_gui/gui/pages.py" line="528" />
+        <location filename="../crawler_gui/gui/pages.py" line="531" />
         <source>%1 pages shown</source>
         <translation>显示 %1 个页面</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="551" />
+        <location filename="../crawler_gui/gui/pages.py" line="533" />
         <source>search index: %1 pages to go</source>
         <translation>搜索索引：还有 %1 个页面待索引</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="577" />
+        <location filename="../crawler_gui/gui/pages.py" line="559" />
         <source>Details…</source>
         <translation>详情…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="580" />
+        <location filename="../crawler_gui/gui/pages.py" line="562" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="585" />
+        <location filename="../crawler_gui/gui/pages.py" line="567" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="603" />
+        <location filename="../crawler_gui/gui/pages.py" line="585" />
         <source>Index every stored page again, beside the crawl: one indexing thread at a low priority, so the crawl keeps its pace (slower than without a crawl)</source>
         <translation>在抓取进行时重新索引所有已存储的页面：只用一个低优先级的索引线程，抓取保持原有速度（比没有抓取时慢）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="623" />
+        <location filename="../crawler_gui/gui/pages.py" line="605" />
         <source>Rebuilding the search index…</source>
         <translation>正在重建搜索索引…</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="623" />
+        <location filename="../crawler_gui/gui/pages.py" line="605" />
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pages.py" line="626" />
+        <location filename="../crawler_gui/gui/pages.py" line="608" />
         <source>Search index</source>
         <translation>搜索索引</translation>
     </message>
@@ -2111,43 +2122,48 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
 <context>
     <name>RedisUrlDialog</name>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="33" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="34" />
         <source>Type a Redis pool URL.</source>
         <translation>请输入 Redis 网址池的 URL。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="45" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="46" />
         <source>Only redis://, rediss:// and unix:// URLs can be opened.</source>
         <translation>只能打开 redis://、rediss:// 和 unix:// 网址。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="51" />
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="56" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="52" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="57" />
         <source>The port is not a number (1-65535).</source>
         <translation>端口不是 1 到 65535 之间的数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="54" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="55" />
         <source>The URL has no host.</source>
         <translation>该网址没有主机。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="59" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="60" />
         <source>The database after the slash must be a number.</source>
         <translation>斜杠后的数据库编号必须是数字。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="64" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="65" />
         <source>The pool name may use letters, digits, _ . - only.</source>
         <translation>网址池名称只能使用字母、数字和 _ . -。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="76" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="79" />
         <source>Open Redis pool</source>
         <translation>打开 Redis 网址池</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="93" />
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="87" />
+        <source>Password (empty: none, or %1)</source>
+        <translation>密码（留空：无密码，或使用 %1）</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/dialogs/redis_url.py" line="102" />
         <source>Join a shared URL pool on a Redis server as one more worker. The window shows the whole pool; Pause and Resume reach every worker.</source>
         <translation>作为又一个工作进程加入 Redis 服务器上的共享网址池。窗口显示整个网址池；暂停和继续会传达到每个工作进程。</translation>
     </message>

@@ -27,3 +27,14 @@ def tmpfs(where: Path, options: str) -> Iterator[Path]:
         yield where
     finally:
         subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@contextlib.contextmanager
+def read_only(where: Path) -> Iterator[Path]:
+    """The tmpfs mounted on ``where`` (by :func:`tmpfs`) made read-only until the block ends,
+    its files as they were: a read-only disk, which root cannot write either."""
+    subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+    try:
+        yield where
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(where)], check=True)

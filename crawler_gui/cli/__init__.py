@@ -21,7 +21,8 @@ Exit codes: 0 done; 1 an error during the run (also: the Redis server cannot be 
 refused the credentials; our own disk is full or failed a write; an output file or WARC folder
 cannot be written); 2 bad arguments (also an output inside the pool's own files, a pool URL that
 cannot be used); 3 the pool or the page store is in use by another process; 4 the pool or a file
-is corrupt, damaged, foreign or from a newer version; 130 stopped at once by a second Ctrl-C.
+is corrupt, damaged, foreign or from a newer version, or the pool is on a read-only file system
+(or in a folder this user may not write); 130 stopped at once by a second Ctrl-C.
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ import os
 import sys
 from typing import TextIO
 
+from crawler_gui.core.credentials import proxy_with_password, redis_with_password
 from crawler_gui.core.logs import configure_logging
+from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.errors import (
     ConfigError,
     CrawlerGuiError,
@@ -42,6 +45,7 @@ from crawler_gui.errors import (
     PoolInUseError,
     PoolVersionError,
     PoolWriteError,
+    ReadOnlyError,
     SnapshotError,
     StoreError,
     StoreInUseError,
@@ -133,7 +137,8 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         # Our own disk failed a write: an error of this run, not a corrupt pool.
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    except (PoolCorruptError, PoolVersionError, SnapshotError, StoreError) as exc:
+    except (PoolCorruptError, PoolVersionError, ReadOnlyError, SnapshotError, StoreError) as exc:
+        # (a read-only pool too: a run of the same command would not cure it)
         print(f"crawler-gui: {exc}", file=sys.stderr)
         return EXIT_CORRUPT
     except ConfigError as exc:
@@ -152,13 +157,27 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         return 0
 
 
+def _with_passwords(args: argparse.Namespace) -> None:
+    """The Redis pool's password (``--redis-password-file``, or the environment) into a pool
+    URL, the proxy's (``--proxy-password-file``, or the environment) into ``--proxy``: in
+    memory, never on the command line. A pool folder needs none (the option is accepted and
+    left unread, so that one service unit serves both kinds of pool)."""
+    location = getattr(args, "pool_dir", None)
+    if location and is_pool_url(location) and hasattr(args, "redis_password_file"):
+        args.pool_dir = redis_with_password(location, args.redis_password_file)
+    if getattr(args, "proxy", None):
+        args.proxy = proxy_with_password(args.proxy, args.proxy_password_file)
+
+
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     """Set up the log and run ``args.command``."""
     if args.command == "crawl":
         configure_crawl_logging(args)
         check_crawl_args(parser, args)
+        _with_passwords(args)
         return asyncio.run(crawl_command(args))
     configure_logging(args.log_level)
+    _with_passwords(args)
     if args.command == "export":
         return export_command(args)
     if args.command == "extract":

@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, TextIO
 
 from crawler_gui.core.logs import configure_logging
 from crawler_gui.core.redis.location import is_pool_url
+from crawler_gui.engine.faults import damaged_storage
 from crawler_gui.engine.session import CrawlSession
 from crawler_gui.engine.settings import CrawlState
-from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolCorruptError
+from crawler_gui.errors import ConfigError, CrawlerGuiError
 
 from .exits import EXIT_ABORTED, EXIT_CORRUPT, EXIT_ERROR, EXIT_USAGE
 from .parser import settings_from_args
@@ -127,7 +128,7 @@ async def crawl_command(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_ERROR
-    if isinstance(crawler.failure, PoolCorruptError):
+    if crawler.failure is not None and damaged_storage(crawler.failure):
         print(f"crawler-gui: {crawler.failure}", file=sys.stderr)
         return EXIT_CORRUPT
     snap_line = f"pool: {session.display_name}"

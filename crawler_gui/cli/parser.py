@@ -7,6 +7,7 @@ import argparse
 import re
 from typing import Any
 
+from crawler_gui.core.credentials import PROXY_PASSWORD_ENV, REDIS_PASSWORD_ENV
 from crawler_gui.core.logs import LOG_FORMATS, ROTATE_WHEN
 from crawler_gui.core.redis.location import is_pool_url
 from crawler_gui.engine.export import EXPORT_FORMATS, EXPORT_RECORDS
@@ -74,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         "or a Redis pool URL redis://host:port/db?name=NAME to join as one "
         "worker; optional with --demo",
     )
+    redis_password_option(crawl)
     crawl.add_argument(
         "--demo",
         action="store_true",
@@ -312,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a pool directory; for pages also a Redis worker's --store-dir, for outcomes "
         "also a Redis pool URL",
     )
+    redis_password_option(export)
     export.add_argument(
         "--records",
         choices=tuple(EXPORT_RECORDS),
@@ -342,6 +345,7 @@ def build_parser() -> argparse.ArgumentParser:
         "state and rates)",
     )
     stats.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
+    redis_password_option(stats)
     stats.add_argument(
         "--store-dir",
         metavar="DIR",
@@ -360,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
         "channel) and on a Redis pool while its workers crawl.",
     )
     report.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
+    redis_password_option(report)
     report.add_argument(
         "-o", "--output", metavar="FILE", help="the HTML file (default: standard output)"
     )
@@ -372,12 +377,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     save = sub.add_parser("save", help="save the pool to a portable snapshot file")
     save.add_argument("pool_dir", help="a pool directory or a Redis pool URL")
+    redis_password_option(save)
     save.add_argument("file")
 
     load = sub.add_parser("load", help="replace the pool's contents with a snapshot file")
     load.add_argument(
         "pool_dir", help="a pool directory or a Redis pool URL (every worker must be stopped)"
     )
+    redis_password_option(load)
     load.add_argument("file")
     load.add_argument(
         "--scope",
@@ -408,7 +415,19 @@ def build_parser() -> argparse.ArgumentParser:
         "migrated with this command, its workers stopped)",
     )
     migrate.add_argument("pool_dir", help="the pool directory or Redis pool URL")
+    redis_password_option(migrate)
     return parser
+
+
+def redis_password_option(p: argparse.ArgumentParser) -> None:
+    """``--redis-password-file``: the Redis pool's password off the command line."""
+    p.add_argument(
+        "--redis-password-file",
+        metavar="FILE",
+        help="Redis pool URL only: the pool's password, the one line of FILE (never give it in "
+        "a command line: every user of the machine can read that); without this option the "
+        f"environment variable {REDIS_PASSWORD_ENV} is read, if set",
+    )
 
 
 def _zone(text: str) -> tuple[str, str]:
@@ -455,8 +474,16 @@ def _add_service_options(crawl: argparse.ArgumentParser) -> None:
         "--proxy",
         metavar="URL",
         help="fetch through this proxy: http://, https://, socks4:// or socks5:// "
-        "[user:password@]host:port (the environment's HTTP_PROXY is never used); "
+        "[user[:password]@]host:port (the environment's HTTP_PROXY is never used; the password "
+        "better from --proxy-password-file); "
         "the proxy resolves names, so only the URL's host is checked (docs/server.md)",
+    )
+    group.add_argument(
+        "--proxy-password-file",
+        metavar="FILE",
+        help="the password of the --proxy URL's user (scheme://USER@host:port), the one line "
+        f"of FILE; without this option the environment variable {PROXY_PASSWORD_ENV} is read, "
+        "if set",
     )
     group.add_argument(
         "--log-file",
@@ -502,6 +529,8 @@ def check_crawl_args(parser: argparse.ArgumentParser, args: argparse.Namespace) 
         parser.error("--redis-retry is for a Redis pool URL only")
     if args.live and not args.demo:
         parser.error("--live goes with --demo")
+    if args.proxy_password_file and not args.proxy:
+        parser.error("--proxy-password-file goes with --proxy")
     if args.metrics:
         from crawler_gui.engine.metrics import parse_listen
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import sys
 from collections.abc import Iterable
@@ -20,7 +21,7 @@ from crawler_gui.engine.scope_file import SCOPE_FILE, load_seed_domains, write_s
 from crawler_gui.engine.session import merged_scope, open_redis_pool
 from crawler_gui.engine.stats import disk_use
 from crawler_gui.engine.store import PAGES_DIRNAME, PageStore
-from crawler_gui.errors import ConfigError, PoolInUseError
+from crawler_gui.errors import ConfigError, CrawlerGuiError, PoolInUseError
 
 from .locations import existing_pool, existing_store, opened_pool, outside_pool
 
@@ -169,7 +170,13 @@ def repair_command(args: argparse.Namespace) -> int:
 
     if is_pool_url(args.pool_dir):
         raise ConfigError("repair works on a pool directory (a Redis pool has no files here)")
-    src = existing_pool(args.pool_dir)
+    src = Path(args.pool_dir)
+    whole = (src / "frontier").is_dir()  # else a Redis worker's store folder: its pages
+    if not whole and not (src / PAGES_DIRNAME).is_dir():
+        raise ConfigError(
+            f"{src} is not a crawler-gui pool directory (no frontier/ inside) nor a store "
+            "folder (no pages/ inside)"
+        )
     dest = Path(args.output) if args.output else src.with_name(src.name + ".repaired")
     outside_pool(args.output, src, "repaired copy")
     if dest.exists():
@@ -178,9 +185,10 @@ def repair_command(args: argparse.Namespace) -> int:
     report = repair_pool(src, dest)
     for line in report.lines():
         print(line, file=sys.stderr)
+    use = f"crawl the copy with `crawler-gui crawl {dest}`" if whole else "use the copy"
     print(
-        f"the damaged pool {src} was left as it is; crawl the copy with "
-        f"`crawler-gui crawl {dest}`, or move it in place of the old one",
+        f"the damaged {'pool' if whole else 'store folder'} {src} was left as it is; {use}, "
+        "or move it in place of the old one",
         file=sys.stderr,
     )
     return 0
@@ -217,19 +225,25 @@ async def migrate_command(args: argparse.Namespace) -> int:
 
 
 def _refuse_if_open(pool_dir: Path) -> None:
-    """A pool a crawl has open is not copied (the copy would be torn)."""
-    lock = pool_dir / "frontier" / "LOCK"
-    if not lock.exists():
-        return
+    """A pool (or page store) a crawl has open is not copied (the copy would be torn). The
+    lock is only asked for shared, through a read-only handle: a pool on a read-only disk can
+    be repaired into a copy elsewhere."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: LevelDB's own lock is checked later
         return
-    with open(lock, "rb+") as fh:
+    for lock in (pool_dir / "frontier" / "LOCK", pool_dir / PAGES_DIRNAME / "LOCK"):
         try:
-            fcntl.lockf(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            raise PoolInUseError(
-                f"the pool {pool_dir} is open in a crawler-gui process; stop it first"
-            ) from exc
-        fcntl.lockf(fh, fcntl.LOCK_UN)
+            fh = open(lock, "rb")  # noqa: SIM115 - closed below, after the lock test
+        except FileNotFoundError:
+            continue
+        with fh:
+            try:
+                fcntl.lockf(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise CrawlerGuiError(f"cannot look at {lock}: {exc.strerror}") from exc
+                raise PoolInUseError(
+                    f"the pool {pool_dir} is open in a crawler-gui process; stop it first"
+                ) from exc
+            fcntl.lockf(fh, fcntl.LOCK_UN)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from crawler_gui.core.frontier import Frontier
 from crawler_gui.core.policy import FetchResult
-from crawler_gui.engine.faults import log_error, own_storage_error
+from crawler_gui.engine.faults import damaged_storage, log_error, own_storage_error
 from crawler_gui.engine.store import PageStore
 from crawler_gui.errors import DiskFullError
 
@@ -93,6 +93,11 @@ class Committer:
         attempt counted (:meth:`release_unfinished`, or the next commit with room)."""
         self._unfinished.append(url)
 
+    def unfinished(self, url: str) -> None:
+        """``url`` was fetched but not finished (the crawl stops on a damaged store): it goes
+        back to the pool unfetched at the end of the run, no attempt counted."""
+        self._unfinished.append(url)
+
     def unstored(self, url: str, exc: BaseException) -> None:
         """The page of ``url`` could not be stored (``exc``: our own storage failed): the URL
         goes back unfetched, no attempt counted, once there is room again."""
@@ -129,6 +134,9 @@ class Committer:
                     await self._wait_for_room()
                     self._ready.set()
                     continue
+                if damaged_storage(exc):  # a damaged block does not mend by trying again
+                    self._on_fatal(exc)
+                    return
                 failures += 1
                 if failures >= COMMIT_ATTEMPTS:
                     log.error("results cannot be saved (%s); stopping the crawl", exc)

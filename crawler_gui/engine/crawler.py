@@ -39,7 +39,7 @@ from crawler_gui.core.policy import ErrorKind, Politeness, PoolConfig, RetryPoli
 from crawler_gui.engine.committer import Committer
 from crawler_gui.engine.counting import CounterFlusher
 from crawler_gui.engine.dispatcher import POLL_SECONDS, Dispatcher
-from crawler_gui.engine.faults import log_error, own_storage_error
+from crawler_gui.engine.faults import damaged_storage, log_error, own_storage_error
 from crawler_gui.engine.fetch import Fetcher
 from crawler_gui.engine.notices import WorkerNotices
 from crawler_gui.engine.parsing import links_of_records
@@ -51,7 +51,6 @@ from crawler_gui.engine.settings import CrawlSettings, CrawlState
 from crawler_gui.engine.shared_pause import SharedPause
 from crawler_gui.engine.stats import CrawlStats, StatsSnapshot, disk_use
 from crawler_gui.engine.store import PageStore
-from crawler_gui.errors import PoolCorruptError
 
 if TYPE_CHECKING:
     from crawler_gui.engine.extract.service import Articles
@@ -61,6 +60,10 @@ log = logging.getLogger(__name__)
 
 #: How often the crawl's disk use (pool, page store, WARC) is measured for ``stats()``.
 DISK_USE_SECONDS = 10.0
+#: The longest a stop waits, once the fetches in flight are done, for the pages queued for
+#: extraction (the queue holds up to 8 pages a worker, each allowed 20 s: minutes at worst);
+#: part of the stop's stated bound (``docs/server.md``, "How long a stop takes").
+STOP_EXTRACTION_SECONDS = 10.0
 
 
 def pool_config(settings: CrawlSettings) -> PoolConfig:
@@ -133,6 +136,8 @@ class Crawler:
         self._resumed = asyncio.Event()
         self._resumed.set()
         self._stop_requested = False
+        #: Set while a stop is asked: the page pipeline hands no more pages to extraction.
+        self._stopping = asyncio.Event()
         self._retired_fetchers: list[Fetcher] = []
         self._retired_robots: list[RobotsCache] = []  # replaced by a settings change
         self._background: set[asyncio.Task[object]] = set()
@@ -179,6 +184,8 @@ class Crawler:
             complete=self.committer.complete,
             unstored=self.committer.unstored,
             changed=self._changed,
+            fatal=self._page_fatal,
+            stopping=self._stopping,
         )
         self.shared_pause = SharedPause(
             frontier,
@@ -295,6 +302,11 @@ class Crawler:
     def _fail(self, exc: Exception) -> None:
         self.dispatcher.fail(exc)
 
+    def _page_fatal(self, url: str, exc: Exception) -> None:
+        """A page met a damaged pool or page store: its URL goes back, the crawl stops."""
+        self.committer.unfinished(url)
+        self._fail(exc)
+
     # ---- run control ---------------------------------------------------------------------------
     @property
     def state(self) -> CrawlState:
@@ -319,6 +331,7 @@ class Crawler:
     async def run(self) -> CrawlState:
         """Crawl until stopped, or (until-idle mode) until there is no work left."""
         self._stop_requested = False
+        self._stopping.clear()
         self._set_state(CrawlState.RUNNING)
         self._stats.start()
         self.committer.start()
@@ -338,7 +351,7 @@ class Crawler:
             self._set_state(CrawlState.STOPPED)
             raise
         except Exception as exc:
-            if isinstance(exc, PoolCorruptError):  # a clear error: no traceback
+            if damaged_storage(exc):  # a clear error: no traceback
                 log.error("the crawl stopped: %s", exc)
             else:
                 log_error(log, "the crawl stopped on an error", exc)
@@ -353,8 +366,7 @@ class Crawler:
             self._set_state(CrawlState.FAILED)
             return self._state
         await self._drain(cancel=False)
-        if self.articles is not None:
-            await self.articles.drain()  # their records go with the last commit
+        await self._finish_extraction()  # (its records go with the last commit)
         try:
             await self._stop_committer()
         except Exception as exc:
@@ -368,6 +380,32 @@ class Crawler:
             await self.notices.stop()  # after the last commit: its notice goes out
         self._set_state(final)
         return final
+
+    async def _finish_extraction(self) -> None:
+        """Wait for the pages handed to extraction. After a stop, for at most
+        :data:`STOP_EXTRACTION_SECONDS`: the stop has a bound (``docs/server.md``), and the
+        pages still queued then are stored without their extraction (``crawler-gui extract``
+        does it later; the session leaves their workers to end with the process)."""
+        articles = self.articles
+        if articles is None:
+            return
+        if not self._stop_requested:
+            await articles.drain()
+            return
+        drain = asyncio.ensure_future(articles.drain())
+        done, _pending = await asyncio.wait({drain}, timeout=STOP_EXTRACTION_SECONDS)
+        if done:
+            drain.result()
+            return
+        left = articles.backlog
+        drain.cancel()
+        await asyncio.gather(drain, return_exceptions=True)
+        log.warning(
+            "the stop did not wait for the extraction of %d pages (more than %g s): they are "
+            "stored without it; `crawler-gui extract` extracts them",
+            left,
+            STOP_EXTRACTION_SECONDS,
+        )
 
     async def _stop_committer(self, *, quiet: bool = False) -> None:
         try:
@@ -411,7 +449,9 @@ class Crawler:
         try:
             count = await self.frontier.requeue_refused(lambda r: not self._still_refused(r))
             count += await self._follow_beyond_old_limit()
-        except Exception:
+        except Exception as exc:
+            if damaged_storage(exc):  # the crawl cannot go on over it: said by the caller
+                raise
             log.exception("refused URLs could not be looked at again")
             return 0
         if count:
@@ -448,7 +488,13 @@ class Crawler:
         """The policy grew wider while crawling: look at the refusals in the background."""
         if self._run_task is None or self._run_task.done():
             return  # the next run looks at them when it starts
-        self._spawn(self.reconsider_refusals())
+        self._spawn(self._reconsider_in_background())
+
+    async def _reconsider_in_background(self) -> None:
+        try:
+            await self.reconsider_refusals()
+        except Exception as exc:  # (a damaged pool or page store: the crawl stops on it)
+            self._fail(exc)
 
     # ---- our own disk full: the committer pauses the crawl, the user resumes it ----------------
     def _storage_dirs(self) -> dict[str, Path | None]:
@@ -510,6 +556,7 @@ class Crawler:
         if task is None or task.done():
             return
         self._stop_requested = True
+        self._stopping.set()
         if self._state in (CrawlState.RUNNING, CrawlState.PAUSED):
             self._set_state(CrawlState.STOPPING)
         self._resumed.set()

@@ -8,7 +8,9 @@ import logging
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
+    PoolCorruptError,
     PoolWriteError,
+    StoreCorruptError,
     StoreWriteError,
     is_disk_full,
 )
@@ -26,3 +28,9 @@ def log_error(log: logging.Logger, what: str, exc: BaseException) -> None:
 def own_storage_error(exc: BaseException) -> bool:
     """A write to our own disk failed (pool, page store, WARC): never the URL's fault."""
     return isinstance(exc, DiskFullError | PoolWriteError | StoreWriteError) or is_disk_full(exc)
+
+
+def damaged_storage(exc: BaseException) -> bool:
+    """A read of our own pool or page store met a damaged block: the crawl cannot go on (and no
+    URL is to blame); ``crawler-gui repair`` is the way on."""
+    return isinstance(exc, PoolCorruptError | StoreCorruptError)

@@ -167,6 +167,8 @@ class SearchIndexer:
         last: int | None = None
         started = time.perf_counter()
         for row, ex in rows:
+            if self._stop:  # closing: a stop does not wait for the rest of the batch
+                break
             r = row.record
             if (
                 wait
@@ -317,7 +319,9 @@ class SearchIndexer:
             worker.shutdown(wait=False)
 
     def close(self) -> None:
-        """Stop :meth:`run` and close the index (waits for a running batch)."""
+        """Stop :meth:`run` and close the index: a running batch stops at its next page and
+        commits what it added; the index's segment merges are not waited for (a stop's bound:
+        ``docs/server.md``; the next writer starts them again)."""
         self._stop = True
         with self._lock:
-            self.index.close()
+            self.index.close(wait_merges=False)

@@ -21,7 +21,7 @@ from crawler_gui.core.policy import ErrorKind, FetchResult
 from crawler_gui.core.text import header_text
 from crawler_gui.core.urls import canonicalize
 from crawler_gui.engine.decode import decode_body_explained, sniff_kind
-from crawler_gui.engine.faults import log_error, own_storage_error
+from crawler_gui.engine.faults import damaged_storage, log_error, own_storage_error
 from crawler_gui.engine.feeds import HubKind, discover_feeds
 from crawler_gui.engine.feeds import sniff_kind as sniff_hub_kind
 from crawler_gui.engine.fetch import Fetcher, FetchOutcome
@@ -93,7 +93,9 @@ class PagePipeline:
     crawler replaces them when its settings change: the next lease uses the new ones).
     ``stats`` and ``counters`` count each URL; ``complete(url, result)`` hands a result to the
     committer and ``unstored(url, exc)`` a URL whose page our full storage could not take;
-    ``changed()`` says the hubs changed (look at the pool again, tell the other workers)."""
+    ``changed()`` says the hubs changed (look at the pool again, tell the other workers);
+    ``fatal(url, exc)`` stops the crawl on a damaged pool or page store (the URL goes back
+    unfetched)."""
 
     def __init__(
         self,
@@ -112,6 +114,8 @@ class PagePipeline:
         complete: Callable[[str, FetchResult], None],
         unstored: Callable[[str, BaseException], None],
         changed: Callable[[], None],
+        fatal: Callable[[str, Exception], None],
+        stopping: asyncio.Event | None = None,
     ) -> None:
         self.frontier = frontier
         self.settings = settings
@@ -127,6 +131,9 @@ class PagePipeline:
         self._complete = complete
         self._unstored = unstored
         self._changed = changed
+        self._fatal = fatal
+        #: Set when the crawl is stopping: pages are no longer handed to extraction.
+        self._stopping = stopping if stopping is not None else asyncio.Event()
         self._recent: dict[str, None] = {}
         self._delays_sent: dict[str, float] = {}
         #: The hubs' canonical URLs (what links are compared with), for :meth:`is_item`.
@@ -231,14 +238,7 @@ class PagePipeline:
                 # queue holds its fetch slot (fetching slows to the extraction rate), not
                 # its URL.
                 seq, kind = extract
-                await self.articles.page(
-                    seq,
-                    outcome.final_url,
-                    outcome.body,
-                    outcome.content_type,
-                    is_html=kind == "html",
-                    fetched_at=fetched_at,
-                )
+                await self._extract(seq, outcome, kind == "html", fetched_at)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -247,10 +247,48 @@ class PagePipeline:
                 # counted, once there is room again.
                 self._unstored(url, exc)
                 return
+            if damaged_storage(exc):  # our own files, not the URL: the crawl stops on it
+                self._fatal(url, exc)
+                return
             log_error(log, f"while crawling {url}", exc)
             self._complete(
                 url, FetchResult(error=ErrorKind.INTERNAL, message=f"internal error: {exc}")
             )
+
+    async def _extract(
+        self, seq: int, outcome: FetchOutcome, is_html: bool, fetched_at: float
+    ) -> None:
+        """Hand the stored page ``seq`` to extraction. Once the crawl is stopping it is not
+        handed over, and a page waiting for room in a full queue waits no more: a stop is
+        not held to extraction's pace (``docs/server.md``, "How long a stop takes"). Such a
+        page stays stored without its extraction: ``crawler-gui extract`` does it later."""
+        articles = self.articles
+        assert articles is not None
+        if self._stopping.is_set():
+            return
+        work = articles.page(
+            seq,
+            outcome.final_url,
+            outcome.body,
+            outcome.content_type,
+            is_html=is_html,
+            fetched_at=fetched_at,
+        )
+        pool = articles.pool
+        if pool.backlog < pool.queue_size + pool.workers:
+            await work  # room in the queue: handed over at once
+            return
+        task = asyncio.ensure_future(work)
+        stop = asyncio.ensure_future(self._stopping.wait())
+        try:
+            done, _pending = await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for waiting in (task, stop):
+                if not waiting.done():
+                    waiting.cancel()
+            await asyncio.gather(task, stop, return_exceptions=True)
+        if task in done:
+            task.result()  # (its error, if any)
 
     def _count(
         self, result: FetchResult, size: int = 0, elapsed: float = 0.0, *, host: str = ""

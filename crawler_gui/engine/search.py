@@ -680,13 +680,17 @@ class SearchIndex:
                         total += f.stat().st_size
         return total
 
-    def close(self) -> None:
-        """Commit what a transaction left and let the writer go (its merges are waited for:
-        a merge cut short is only work lost, but waiting keeps the folder tidy)."""
+    def close(self, *, wait_merges: bool = True) -> None:
+        """Commit what a transaction left and let the writer go. Its merges are waited for (a
+        merge cut short is only work lost, but waiting keeps the folder tidy), unless
+        ``wait_merges`` is false: a stop's bound does not include them (a merge of large
+        segments takes minutes; the next writer starts it again)."""
         with self._lock:
             writer, self._writer = self._writer, None
             if writer is not None:
                 if self._pending:
                     writer.commit()
                     self._pending = 0
-                writer.wait_merging_threads()
+                if wait_merges:
+                    writer.wait_merging_threads()
+                del writer  # (tantivy's writer stops its threads when dropped)

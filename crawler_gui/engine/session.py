@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from crawler_gui.core.clock import Clock
 from crawler_gui.core.frontier import AddReport, Frontier, HubSpec
 from crawler_gui.core.leveldb import LevelDBPool
-from crawler_gui.core.leveldb.db import database_state
+from crawler_gui.core.leveldb.db import database_state, folder_error
 from crawler_gui.core.redact import redact_url
 from crawler_gui.core.redis.location import is_pool_url, parse_pool_url
 from crawler_gui.engine.crawler import Crawler, make_scope, pool_config
@@ -131,6 +131,9 @@ def open_free_store(base: Path, *, store_bodies: bool = True) -> tuple[Path, Pag
             n += 1
             continue
         except OSError as exc:
+            unwritable = folder_error(f"the page store folder {fresh}", base, exc)
+            if unwritable is not None:
+                raise unwritable from exc
             raise StoreError(f"cannot create the page store folder {fresh}: {exc}") from exc
         try:
             return fresh, _open_unless_held(fresh, store_bodies=store_bodies)
@@ -271,16 +274,63 @@ async def _assemble(
     crawler_cls: type[Crawler] = Crawler,
     store: PageStore | None = None,
     clock: Clock | None = None,
+    live: bool = False,
 ) -> CrawlSession:
     """Everything of a crawl above its pool, for both kinds of pool: the page store and WARC
     writer in ``root``, the scope (seeded domains from ``scope.json``, ``shared_domains`` and
     the hubs), the crawler, and the demo site's seeds. Closes what it opened if it fails (the
-    caller closes the pool and the site). ``store`` is the page store when the caller opened
-    it already (the first free default store of a Redis worker); it is closed on failure."""
+    caller closes the pool, and the site it was given). ``store`` is the page store when the
+    caller opened it already (the first free default store of a Redis worker); it is closed on
+    failure.
+
+    With ``owns_site`` and no ``site``, the demo site (``live``: the live one) is started here,
+    once the pool and the page store are open: nothing (its ``demo.json``) is written before
+    the crawl is known to be allowed to run (a pool in use, a read-only one)."""
     if store is None:
         store = await asyncio.to_thread(
             PageStore.open_in_pool, root, store_bodies=settings.store_bodies
         )
+    if site is None and owns_site:
+        try:
+            site = await _start_demo_site(root, live=live)
+        except BaseException:
+            store.close()
+            raise
+    try:
+        return await _assemble_with_store(
+            cls,
+            location,
+            root,
+            settings,
+            pool,
+            site,
+            store,
+            clock,
+            shared_domains=shared_domains,
+            crawler_cls=crawler_cls,
+            owns_site=owns_site,
+        )
+    except BaseException:
+        if site is not None and owns_site:
+            await site.stop()
+        raise
+
+
+async def _assemble_with_store(
+    cls: type[CrawlSession],
+    location: Path | str,
+    root: Path,
+    settings: CrawlSettings,
+    pool: Any,
+    site: DemoSite | LiveNewsSite | None,
+    store: PageStore,
+    clock: Clock | None,
+    *,
+    shared_domains: Iterable[str],
+    crawler_cls: type[Crawler],
+    owns_site: bool,
+) -> CrawlSession:
+    """:func:`_assemble` with the page store open (closed here on failure)."""
     warc: WarcWriter | None = None
     articles = None
     indexer: SearchIndexer | None = None
@@ -387,6 +437,32 @@ async def _start_demo_site(root: Path, *, live: bool = False) -> DemoSite | Live
     return site
 
 
+def _leave_extraction(pool: Any) -> None:
+    """Let the extraction pool ``pool`` go without waiting for the pages still queued (a stop
+    did not wait for them: they stay stored without their extraction). The queued pages are
+    taken off its queue and each feeder thread is told to end after the page it is on (at
+    most its time limit; a process that exits kills its worker first): no worker is started
+    for a page nobody waits for. ``ExtractPool`` has no close that does not wait; its queue
+    (``_jobs``) is reached here for that, and left alone if it is not there any more."""
+    import queue
+
+    jobs = getattr(pool, "_jobs", None)
+    threads = getattr(pool, "_threads", ())
+    if not isinstance(jobs, queue.SimpleQueue):
+        log.warning("%d pages left to the extraction workers", pool.backlog)
+        return
+    dropped = 0
+    while True:
+        try:
+            item = jobs.get_nowait()
+        except queue.Empty:
+            break
+        dropped += item is not None
+    for _thread in threads:
+        jobs.put(None)
+    log.info("%d queued pages left unextracted; the extraction workers end", dropped)
+
+
 def _async(fn: Callable[[], object]) -> Callable[[], Awaitable[object]]:
     async def call() -> object:
         return fn()
@@ -476,22 +552,27 @@ class CrawlSession:
         root = Path(location).expanduser()
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root} is a file, not a pool directory")
-        site = demo_site
-        if demo and site is None:
-            site = await _start_demo_site(root, live=live)
-        if site is not None:
+        if demo or demo_site is not None:
             settings = demo_settings(settings)
         pool: LevelDBPool | None = None
         try:
+            # The pool first: a pool in use or on a read-only disk is refused before anything
+            # (the demo site's demo.json) is written.
             pool = await LevelDBPool.open_async(root, pool_config(settings), clock)
             session = await _assemble(
-                cls, root, root, settings, pool, site, demo_site is None, clock=clock
+                cls,
+                root,
+                root,
+                settings,
+                pool,
+                demo_site,
+                demo and demo_site is None,
+                clock=clock,
+                live=live,
             )
         except BaseException:
             if pool is not None:
                 await pool.close()
-            if site is not None and demo_site is None:
-                await site.stop()
             raise
         log.info("opened crawl in %s", root)
         return session
@@ -531,13 +612,11 @@ class CrawlSession:
             )
         if root.exists() and not root.is_dir():
             raise ConfigError(f"{root} is a file, not a store directory")
-        site = demo_site
+        if demo or demo_site is not None:
+            settings = demo_settings(settings)
         pool: RedisPool | None = None
+        made: CrawlSession | None = None
         try:
-            if demo and site is None:
-                site = await _start_demo_site(root, live=live)
-            if site is not None:
-                settings = demo_settings(settings)
             pool = await open_redis_pool(
                 url,
                 settings,
@@ -553,14 +632,16 @@ class CrawlSession:
                 root,
                 settings,
                 pool,
-                site,
-                demo_site is None,
+                demo_site,
+                demo and demo_site is None,
                 shared_domains=shared,
                 crawler_cls=SharedScopeCrawler,
                 store=store,
                 clock=clock,
+                live=live,
             )
             store = None  # the session's now
+            made = session
             if not session.crawler.scope.seed_domains <= shared:
                 await pool.add_scope_domains(session.crawler.scope.seed_domains)
             session.store_dir = root
@@ -569,12 +650,13 @@ class CrawlSession:
             session.heartbeat = Heartbeat(pool, session.crawler)
             session.heartbeat.start()
         except BaseException:
-            if store is not None:
-                store.close()
-            if pool is not None:
-                await pool.close()
-            if site is not None and demo_site is None:
-                await site.stop()
+            if made is not None:  # (it closes its store, its demo site and the pool)
+                await made.close()
+            else:
+                if store is not None:
+                    store.close()
+                if pool is not None:
+                    await pool.close()
             raise
         log.info(
             "joined the Redis pool %s as worker %s; pages in %s",
@@ -629,9 +711,15 @@ class CrawlSession:
 
     async def _close_articles(self) -> None:
         articles = self.crawler.articles
-        if articles is not None:
-            await articles.pool.close()
-            await articles.drain()
+        if articles is None:
+            return
+        if articles.pool.backlog:
+            # Pages a stop did not wait for (``Crawler._finish_extraction``): closing the pool
+            # would wait for every one of them.
+            _leave_extraction(articles.pool)
+            return
+        await articles.pool.close()
+        await articles.drain()
 
     async def _close_index(self) -> None:
         task, self._index_task = self._index_task, None

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any
 
 from crawler_gui.core.leveldb.rekey import KeyKind, Progress, canonical_url, move_keys, url_key
-from crawler_gui.errors import StoreError, StoreInUseError
 
 #: The URL form of the keys: "2" (the WHATWG form). Absent in a store made before it.
 K_URL_FORM = b"meta/url_form"
@@ -126,15 +125,15 @@ def migrate_path(folder: str | Path, progress: Progress | None = None) -> int | 
     migrates it as well; this says how far it has got while it works."""
     import plyvel
 
+    from crawler_gui.engine.store.pagestore import open_error, open_leveldb
+
     path = Path(folder)
     if not (path / "CURRENT").exists():
         return None
     try:
-        db = plyvel.DB(str(path), create_if_missing=False)
-    except plyvel.IOError as exc:
-        raise StoreInUseError(f"the page store {path} is open in another process: stop it") from exc
+        db = open_leveldb(path)
     except plyvel.Error as exc:
-        raise StoreError(f"the page store {path} cannot be read ({exc})") from exc
+        raise open_error(path, exc) from exc
     try:
         if not needs_migration(db):
             return None

@@ -130,8 +130,8 @@ async def open_and_show(
     else:
         location = prefs.last_pool(qs) or prefs.default_pool_dir()
     try:
-        if isinstance(location, Path):
-            await asyncio.to_thread(location.mkdir, parents=True, exist_ok=True)
+        # (a missing folder is made by the pool's open, once it may be: nothing is written
+        # before, not on a read-only disk nor beside a pool in use)
         session = await open_or_attach(location, settings, demo=demo)
     except (CrawlerGuiError, OSError) as exc:
         shown = display_location(location)

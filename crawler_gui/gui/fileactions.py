@@ -12,10 +12,15 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox, QProgressDialog
 
 from crawler_gui.core import snapshot_file
+from crawler_gui.core.credentials import (
+    redis_with_password,
+    with_redis_password,
+    without_password,
+)
 from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.report import save_report
 from crawler_gui.engine.settings import CrawlState
-from crawler_gui.errors import CrawlerGuiError
+from crawler_gui.errors import ConfigError, CrawlerGuiError
 from crawler_gui.gui import fmt, prefs
 from crawler_gui.gui.crawlactions import CrawlActions
 from crawler_gui.gui.dialogs.redis_url import RedisUrlDialog, redis_url_problem
@@ -292,29 +297,42 @@ class FileActions(CrawlActions):
             return
         log.info("%d site(s) of the snapshot joined the crawl's scope", len(new))
 
-    async def open_redis_pool(self, url: str | None = None) -> bool:
-        """Ask for a Redis pool URL (unless given) and open it like a pool directory."""
+    async def open_redis_pool(self, url: str | None = None, password: str | None = None) -> bool:
+        """Ask for a Redis pool URL and its password (unless given) and open it like a pool
+        directory. The password (typed, or else ``CRAWLER_GUI_REDIS_PASSWORD`` for a URL
+        without one) goes into the URL in memory only; the URL as typed is remembered when it
+        carries no secret."""
         if self._open_session is None:
             return False
         if url is None:
             current = self.session.location if self.session is not None else ""
             last = (
-                current
+                without_password(current)
                 if isinstance(current, str)
                 else str(self.qsettings.value(LAST_REDIS_KEY, "") or "")
             )
-            url = await RedisUrlDialog.ask(self, last)
-        if url is None:
-            return False
+            asked = await RedisUrlDialog.ask(self, last)
+            if asked is None:
+                return False
+            url, password = asked
         problem = redis_url_problem(url)
-        if problem is not None:
+        try:
+            if problem is not None:
+                raise ConfigError(problem)
+            location = (
+                with_redis_password(url.strip(), password)
+                if password is not None
+                else redis_with_password(url.strip())
+            )
+        except ConfigError as exc:
             await self.error(
-                self.tr("Open Redis pool"),
-                self.tr("The pool could not be opened."),
-                ValueError(problem),
+                self.tr("Open Redis pool"), self.tr("The pool could not be opened."), exc
             )
             return False
-        return await self.open_pool(url.strip())
+        opened = await self.open_pool(location)
+        if opened and redact_url(url.strip()) == url.strip():
+            self.qsettings.setValue(LAST_REDIS_KEY, url.strip())
+        return opened
 
     async def open_pool(self, path: Path | str | None = None) -> bool:
         """Open a pool directory, or a Redis pool URL (``str`` starting with redis://)."""

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from crawler_gui.core.frontier import PoolSnapshot
+from crawler_gui.engine.faults import damaged_storage
 from crawler_gui.engine.settings import CrawlMode, CrawlState
 from crawler_gui.engine.turns import after_due_timers
 from crawler_gui.errors import CrawlerGuiError
@@ -182,7 +183,10 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         self.pages_pane.detail_requested.connect(
             lambda seq: self.tasks.spawn(self.show_page(seq), "page detail")
         )
+        self.pages_pane.read_failed.connect(self._pages_failed)
         self.page_dialog: PageDetailDialog | None = None
+        #: What the damage dialogs said (each damaged block once, not at every refresh).
+        self._damage_said: set[str] = set()
         self.docks: dict[str, QDockWidget] = {}
         first: QDockWidget | None = None
         for key, title, pane in (
@@ -614,8 +618,35 @@ class MainWindow(MainMenu, DetailWindows, QMainWindow):
         await show_message(self, QMessageBox.Icon.Warning, title, text, detail=str(exc))
 
     def _task_failed(self, exc: BaseException) -> None:
-        if isinstance(exc, CrawlerGuiError) and not self._closed:
+        if damaged_storage(exc):
+            self.say_damaged(exc)
+        elif isinstance(exc, CrawlerGuiError) and not self._closed:
             self.statusBar().showMessage(str(exc), 15000)
+
+    def _pages_failed(self, exc: BaseException, asked: bool) -> None:
+        if damaged_storage(exc):
+            self.say_damaged(exc, again=asked)
+
+    def say_damaged(self, exc: BaseException, *, again: bool = True) -> None:
+        """A read of the window met a damaged block of the pool or the page store: a dialog
+        that names it and ``crawler-gui repair``; the window goes on, without what the block
+        held. What the user asked for says so each time; a live refresh that meets the same
+        block again (``again`` False) says it once."""
+        text = str(exc)
+        if self._closed or (not again and text in self._damage_said):
+            return
+        self._damage_said.add(text)
+        self.tasks.spawn(
+            self.error(
+                self.tr("Damaged files"),
+                self.tr(
+                    "Part of the pool's files is damaged and cannot be read. The window goes "
+                    "on without it; nothing was changed."
+                ),
+                exc,
+            ),
+            "damaged files",
+        )
 
     # -- closing --------------------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:

@@ -286,6 +286,9 @@ class PagesPane(QWidget):
 
     #: The user asked for a page's detail (its sequence number).
     detail_requested = Signal(int)
+    #: A read of the pages failed: the error, and whether the user asked for it ("Show more",
+    #: a search, a filter, a rebuild) or the live refresh did (again at every refresh).
+    read_failed = Signal(object, bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -432,11 +435,12 @@ class PagesPane(QWidget):
         if not task.cancelled():
             exc = task.exception()
             if exc is not None:
-                self._read_failed(exc)
+                self._read_failed(exc, asked=True)
 
-    def _read_failed(self, exc: BaseException) -> None:
+    def _read_failed(self, exc: BaseException, *, asked: bool) -> None:
         log.warning("the Pages pane could not read the pages: %s", exc)
         self.info.setText(self.tr("Cannot read the pages: %1").replace("%1", str(exc)))
+        self.read_failed.emit(exc, asked)  # (the window says a damaged store in a dialog)
 
     def _filters_changed(self) -> None:
         self._paged = False
@@ -466,7 +470,7 @@ class PagesPane(QWidget):
             await self._load(more=False)
         except Exception as exc:  # a failed read (the store closed under it, the disk)
             # Said in the pane: the window's refresh, which awaits this one, goes on.
-            self._read_failed(exc)
+            self._read_failed(exc, asked=force)
 
     async def _load(self, *, more: bool) -> None:
         store, indexer = self.store, self.indexer

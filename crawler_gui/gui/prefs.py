@@ -19,8 +19,9 @@ log = logging.getLogger(__name__)
 
 SETTINGS_KEY = "crawl/settings"
 SETTINGS_VERSION = 1
-#: Not persisted: set per session (the demo allows loopback) or per run.
-_SESSION_ONLY = frozenset({"allow_private", "max_pages", "warc_dir"})
+#: Not persisted: set per session (the demo allows loopback) or per run; the proxy is a headless
+#: crawl's (an attached window sees it) and its URL may carry a password: never saved.
+_SESSION_ONLY = frozenset({"allow_private", "max_pages", "warc_dir", "proxy"})
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:

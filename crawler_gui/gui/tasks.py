@@ -8,6 +8,8 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from crawler_gui.engine.faults import log_error
+
 log = logging.getLogger(__name__)
 
 
@@ -30,7 +32,7 @@ class Tasks:
             return
         exc = task.exception()
         if exc is not None:
-            log.error("%s failed", task.get_name(), exc_info=exc)
+            log_error(log, f"{task.get_name()} failed", exc)  # (a clear error: one line)
             if self._on_error is not None:
                 self._on_error(exc)
 

@@ -15,7 +15,7 @@ from warcio.archiveiterator import ArchiveIterator
 
 from crawler_gui.core.clock import ManualClock
 from crawler_gui.core.counters import Counters
-from crawler_gui.core.frontier import AddRequest, Lease
+from crawler_gui.core.frontier import AddRequest, HubSpec, Lease
 from crawler_gui.core.leveldb import LevelDBPool
 from crawler_gui.core.policy import ErrorKind, FetchResult, Politeness, PoolConfig
 from crawler_gui.engine.fetch import Fetcher
@@ -23,9 +23,11 @@ from crawler_gui.engine.pipeline import PagePipeline
 from crawler_gui.engine.robots import RobotsCache
 from crawler_gui.engine.scope import Scope
 from crawler_gui.engine.stats import CrawlStats
-from crawler_gui.engine.store import PageStore
+from crawler_gui.engine.store import PageRecord, PageStore
 from crawler_gui.engine.turns import TurnBudget
 from crawler_gui.engine.warc import WarcWriter
+from crawler_gui.errors import StoreCorruptError
+from tests.damage import damage_value
 from tests.engine.conftest import LOOPBACK_ONLY, fast_settings, serve
 
 ROBOTS = "User-agent: *\nDisallow: /private\n"
@@ -66,6 +68,8 @@ class Stand:
         self.fetcher = Fetcher(self.settings, allow_networks=LOOPBACK_ONLY)
         self.results: dict[str, FetchResult] = {}
         self.unstored: list[str] = []
+        #: The URLs whose page met a damaged pool or store, with the error (the crawl stops).
+        self.fatal: list[tuple[str, Exception]] = []
         self.changes = 0
         self.counters = Counters()
         self.stats = CrawlStats(self.clock.now)
@@ -84,6 +88,7 @@ class Stand:
             complete=self.results.__setitem__,
             unstored=lambda url, _exc: self.unstored.append(url),
             changed=self.changed,
+            fatal=lambda url, exc: self.fatal.append((url, exc)),
         )
 
     def changed(self) -> None:
@@ -119,6 +124,67 @@ def test_a_page_is_fetched_stored_and_its_links_in_scope_go_to_the_pool(tmp_path
                 assert stored.fetched_at == stand.clock.now()  # the crawl's clock
                 assert stand.stats.snapshot().pages == 1
                 assert stand.unstored == []
+            finally:
+                await stand.fetcher.close()
+                await stand.pipeline.robots.close()
+                store.close()
+                await pool.close()
+
+    run(main)
+
+
+def damaged_hub_state(folder: Path, home: str) -> None:
+    """A page store in ``folder`` whose state of hub ``home`` is damaged in its table."""
+    with PageStore.open_in_pool(folder) as store:
+        store.add_hub_fetch(
+            PageRecord(
+                url=home,
+                final_url=home,
+                status=200,
+                fetched_at=1.7e9,
+                content_type="text/html",
+                encoding="utf-8",
+                title="Home",
+                depth=0,
+                size=10,
+                elapsed=0.1,
+                referrer=None,
+                redirect_chain=(),
+            ),
+            {"ETag": '"the-etag-of-the-last-refresh"'},
+        )
+        # (feed dates, which sort between the hub and the store's own records: the damaged
+        # block holds the hub's state, not the schema version read at every open)
+        store.add_listed(home + "feed", [(f"{home}article-{i}", 1.7e9, None) for i in range(200)])
+    damage_value(folder / "pages", b"the-etag-of-the-last-refresh")
+
+
+def test_a_damaged_hub_state_stops_the_crawl_and_charges_nothing(tmp_path: Path) -> None:
+    """A hub whose refresh state in the page store is damaged (a bit flipped in a table): its
+    refresh stops the crawl with the store's clear error, and the hub goes back unfetched: no
+    result, no attempt, nothing stored."""
+    folder = tmp_path / "pool"
+
+    async def main() -> None:
+        hits: list[str] = []
+        async with serve(site(hits)) as base:
+            home = base + "/"
+            await asyncio.to_thread(damaged_hub_state, folder, home)
+            pool = await LevelDBPool.open_async(folder, EAGER, ManualClock())
+            store = await asyncio.to_thread(PageStore.open_in_pool, folder)
+            stand = Stand(base, pool, store)
+            await stand.fetcher.start()
+            try:
+                await pool.set_hubs([HubSpec(home, 60)])
+                (lease,) = await pool.pop(1)
+                assert lease.is_hub and lease.url == home
+                await stand.pipeline.process(lease)
+                ((url, exc),) = stand.fatal
+                assert url == home and isinstance(exc, StoreCorruptError)
+                assert "crawler-gui repair" in str(exc) and "checksum" in str(exc)
+                assert stand.results == {}  # no result: nothing charged to the hub
+                assert "/" not in hits  # (its refresh never asked for the page)
+                assert store.count() == 1
             finally:
                 await stand.fetcher.close()
                 await stand.pipeline.robots.close()

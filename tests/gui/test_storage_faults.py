@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QMessageBox
 from crawler_gui.core.leveldb import DB_DIRNAME, LevelDBPool
 from crawler_gui.engine.settings import CrawlSettings
 from crawler_gui.gui.app import open_and_show
-from tests.gui.gui_helpers import run, with_dialog
+from tests.gui.gui_helpers import find_top, run, wait_for, with_dialog
 
 pytestmark = pytest.mark.gui
 
@@ -137,3 +137,135 @@ def test_a_crawl_that_fails_on_a_clear_error_shows_it_and_a_switch_leaves_the_ol
     run(aloop, scenario())
     assert seen and "The crawl stopped." in seen[0], seen
     assert "the proxy refused every connection" in seen[0], seen
+
+
+def test_a_damaged_page_store_shows_dialogs_and_the_window_goes_on(aloop, qsettings, tmp_path):
+    """A damaged value in the page store (a bit flipped in a table): the Pages pane, the Page
+    detail and a rebuild of the search index each meet it and say so in a dialog naming the
+    store and `crawler-gui repair` (the live refresh once, not every second); the window keeps
+    running, its other panes too."""
+    from tests.damage import damage_pages, make_pool
+
+    pool_dir = tmp_path / "pool"
+    make_pool(pool_dir, pages=100)
+    damage_pages(pool_dir, 50)  # (a block the open does not read: the window opens)
+    seen: list[str] = []
+
+    def read_and_close(box: QMessageBox) -> None:
+        seen.append(box.text() + "\n" + box.informativeText() + "\n" + box.detailedText())
+        box.button(QMessageBox.StandardButton.Ok).click()
+
+    async def scenario() -> None:
+        w = await open_and_show(pool_dir, settings=CrawlSettings(), qsettings=qsettings)
+        assert w is not None
+        try:
+            dock = w.docks["pages"]
+            dock.show()
+            dock.raise_()
+            pane = w.pages_pane
+            await wait_for(lambda: pane.store is not None, timeout=10)
+            await pane.refresh()  # the live refresh (the window's tick does the same)
+            await with_dialog(QMessageBox, read_and_close, timeout=20)
+            assert pane.info.text().startswith("Cannot read the pages")
+            await pane.refresh()  # again: said in the pane, no second dialog
+            await asyncio.sleep(0.3)
+            assert find_top(QMessageBox) is None
+            pane.detail_requested.emit(51)  # the damaged page's detail (sequence numbers from 1)
+            await with_dialog(QMessageBox, read_and_close, timeout=20)
+            pane.rebuild_button.click()
+            await with_dialog(QMessageBox, read_and_close, timeout=30)
+            await wait_for(lambda: not pane.rebuilding, timeout=10)
+            # The window goes on: its refresh ticks, the pool's panes are filled.
+            ticks = w.ticks
+            await wait_for(lambda: w.ticks > ticks + 1, timeout=10)
+            assert w.hosts_model.rowCount() == 20 and not w.is_closed
+        finally:
+            w.close()
+            await w.wait_closed()
+
+    run(aloop, scenario(), timeout=90)
+    assert len(seen) == 3, seen
+    for text in seen:
+        assert "damaged" in text and "checksum" in text, text
+        assert f"crawler-gui repair {pool_dir}" in text, text
+
+
+def test_a_damaged_pool_record_fails_a_snapshot_save_in_a_dialog(aloop, qsettings, tmp_path):
+    from tests.damage import damage_urls, make_pool
+
+    pool_dir = tmp_path / "pool"
+    make_pool(pool_dir)
+    damage_urls(pool_dir)
+    seen: list[str] = []
+
+    def read_and_close(box: QMessageBox) -> None:
+        seen.append(box.text() + "\n" + box.informativeText() + "\n" + box.detailedText())
+        box.button(QMessageBox.StandardButton.Ok).click()
+
+    async def scenario() -> None:
+        w = await open_and_show(pool_dir, settings=CrawlSettings(), qsettings=qsettings)
+        assert w is not None
+        try:
+            saving = asyncio.ensure_future(w.save_snapshot(tmp_path / "pool.cgpool"))
+            await with_dialog(QMessageBox, read_and_close, timeout=20)
+            assert await saving is None
+            assert w.session is not None and not w.is_closed
+        finally:
+            w.close()
+            await w.wait_closed()
+
+    run(aloop, scenario())
+    assert not (tmp_path / "pool.cgpool").exists()
+    assert seen and "The snapshot was not saved." in seen[0], seen
+    assert "damaged" in seen[0] and f"crawler-gui repair {pool_dir}" in seen[0], seen
+
+
+def _opening_fails_with(aloop, qsettings, location: Path, *, demo: bool = False) -> str:
+    """Open ``location`` in the window as ``crawler-gui [--demo] POOL`` does: it fails with a
+    dialog; its text."""
+    seen: list[str] = []
+
+    def read_and_close(box: QMessageBox) -> None:
+        seen.append(box.text() + "\n" + box.informativeText() + "\n" + box.detailedText())
+        box.button(QMessageBox.StandardButton.Ok).click()
+
+    async def scenario() -> None:
+        opening = asyncio.ensure_future(
+            open_and_show(location, demo=demo, settings=CrawlSettings(), qsettings=qsettings)
+        )
+        await with_dialog(QMessageBox, read_and_close, timeout=20)
+        assert await opening is None
+
+    run(aloop, scenario())
+    assert len(seen) == 1, seen
+    return seen[0]
+
+
+def test_a_read_only_pool_opens_to_a_dialog_that_says_so(aloop, qsettings, tmp_path):
+    from tests.damage import make_pool
+    from tests.mounts import read_only, tmpfs
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    with tmpfs(disk, "size=16m"):
+        make_pool(disk / "pool")
+        with read_only(disk):
+            text = _opening_fails_with(aloop, qsettings, disk / "pool")
+    assert "could not be opened" in text and "the file system is read-only" in text, text
+    assert "in use" not in text and "another" not in text, text
+    assert qsettings.value("pool/last") is None  # nothing remembered either
+
+
+def test_the_demo_of_a_pool_in_use_writes_nothing_first(aloop, qsettings, tmp_path):
+    """``crawler-gui --demo`` on a demo pool another window holds: it says so, and the demo
+    site's demo.json is as it was (it was rewritten before the pool's open failed)."""
+    pool_dir = tmp_path / "demo-pool"
+    held = LevelDBPool.open(pool_dir)
+    kept = '{"port": 1, "left": "as it was"}'  # (a rewrite would keep the port alone)
+    (pool_dir / "demo.json").write_text(kept)
+    try:
+        text = _opening_fails_with(aloop, qsettings, pool_dir, demo=True)
+    finally:
+        held.close_sync()
+    assert "already open" in text, text
+    assert (pool_dir / "demo.json").read_text() == kept

@@ -27,6 +27,7 @@ from crawler_gui.core.frontier import PARKED_CRASHED, Lease
 from crawler_gui.core.leveldb import migrate
 from crawler_gui.core.leveldb.db import (
     error_text,
+    folder_error,
     open_db,
     recover_interrupted_load,
     repair_hint,
@@ -171,6 +172,9 @@ class PoolDatabase:
             try:
                 root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
+                unwritable = folder_error(f"the pool {root}", root.parent, exc)
+                if unwritable is not None:
+                    raise unwritable from exc
                 raise PoolError(f"cannot create the pool folder {root}: {exc}") from exc
         recover_interrupted_load(root)
         db = open_db(root / DB_DIRNAME, create=create)

@@ -41,6 +41,8 @@ class RepairReport:
     """What ``repair_pool`` recovered and what it lost (``crawler-gui repair``)."""
 
     output: Path
+    #: False for a Redis worker's store folder: a page store alone, no URL pool.
+    pool: bool = True
     #: URLs recovered, by state name.
     urls: Counter[str] = field(default_factory=Counter)
     hubs: int = 0
@@ -58,7 +60,8 @@ class RepairReport:
         out = [f"repaired copy: {self.output}"]
         names = ("waiting", "done", "failed", "retrying", "redirected")
         got = ", ".join(f"{self.urls[n]:,} {n}" for n in names)
-        out.append(f"recovered: {sum(self.urls.values()):,} URLs ({got}), {self.hubs:,} hubs")
+        if self.pool:
+            out.append(f"recovered: {sum(self.urls.values()):,} URLs ({got}), {self.hubs:,} hubs")
         if self.pages is not None:
             out.append(f"page store: {self.pages:,} page records")
         lost = {n: self.claimed[n] - self.urls[n] for n in names if self.claimed[n] > self.urls[n]}

@@ -23,13 +23,12 @@ import struct
 from pathlib import Path
 from typing import Any
 
-import plyvel
-
 from crawler_gui.core.leveldb import layout
+from crawler_gui.core.leveldb.db import open_db
 from crawler_gui.core.leveldb.invariants import RepairReport, restore_invariants
 from crawler_gui.core.leveldb.rekey import KeyKind, Progress, host_key, move_keys, url_key
 from crawler_gui.core.pool_rules import spelling_rank
-from crawler_gui.errors import PoolCorruptError, PoolInUseError, PoolVersionError
+from crawler_gui.errors import PoolCorruptError, PoolVersionError
 
 log = logging.getLogger(__name__)
 
@@ -131,13 +130,7 @@ def migrate_path(root: str | Path, progress: Progress | None = None) -> int | No
     """Migrate the pool in folder ``root`` (``crawler-gui migrate``): ``None`` when it is
     current already, else the number of records moved. Opening a pool migrates it as well;
     this says how far it has got while it works."""
-    folder = Path(root) / layout.DB_DIRNAME
-    try:
-        db = plyvel.DB(str(folder), create_if_missing=False)
-    except plyvel.IOError as exc:
-        raise PoolInUseError(f"{root} is open in another crawler-gui process: stop it") from exc
-    except plyvel.Error as exc:
-        raise PoolCorruptError(f"{root}: the pool cannot be read ({exc})") from exc
+    db = open_db(Path(root) / layout.DB_DIRNAME, create=False)
     try:
         raw = db.get(layout.K_SCHEMA)
         try:

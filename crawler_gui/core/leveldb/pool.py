@@ -45,7 +45,6 @@ from crawler_gui.core.frontier import (
 )
 from crawler_gui.core.leveldb import snapshot, views
 from crawler_gui.core.leveldb.database import PoolDatabase
-from crawler_gui.core.leveldb.db import reads_checked
 from crawler_gui.core.leveldb.layout import (
     K_SEQ,
     LREC,
@@ -126,7 +125,6 @@ class LevelDBPool(PoolDatabase):
             report.merge(self.add_many_sync(chunk, always=always))
         return report
 
-    @reads_checked
     def add_many_sync(
         self, items: Iterable[AddRequest | str], *, always: bool = False
     ) -> AddReport:
@@ -202,7 +200,6 @@ class LevelDBPool(PoolDatabase):
     async def pop(self, count: int, hub_percent: int = 50) -> list[Lease]:
         return self.pop_sync(count, hub_percent)
 
-    @reads_checked
     def pop_sync(self, count: int, hub_percent: int = 50) -> list[Lease]:
         self._check_open()
         if count <= 0:
@@ -433,7 +430,6 @@ class LevelDBPool(PoolDatabase):
     async def set_status_many(self, results: Sequence[tuple[str, FetchResult]]) -> None:
         self.set_status_many_sync(results)
 
-    @reads_checked
     def set_status_many_sync(self, results: Sequence[tuple[str, FetchResult]]) -> None:
         self._check_open()
         now = self.clock.now()
@@ -822,7 +818,6 @@ class LevelDBPool(PoolDatabase):
                 for key, value in puts:
                     wb.put(key, value)
 
-    @reads_checked
     def _merged_counters(self, delta: Counters) -> list[tuple[bytes, bytes]]:
         return views.merged_counters(self._db, delta)
 
@@ -831,7 +826,6 @@ class LevelDBPool(PoolDatabase):
         self._check_open()
         return await asyncio.to_thread(self.counters_sync)
 
-    @reads_checked
     def counters_sync(self) -> Counters:
         return views.read_counters(self._db)
 

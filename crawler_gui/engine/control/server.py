@@ -37,6 +37,7 @@ from crawler_gui.engine.control.wire import (
     snapshot_to_data,
     stats_to_data,
     totals_to_data,
+    with_own_proxy,
 )
 from crawler_gui.engine.robots import RobotsText
 from crawler_gui.engine.scope import Scope
@@ -457,7 +458,7 @@ class ControlServer:
         return report_to_data(await self.session.crawler.set_hubs(hubs))
 
     async def _op_apply_settings(self, req: Mapping[str, Any]) -> bool:
-        new = settings_from_data(req.get("settings") or {})
+        new = with_own_proxy(settings_from_data(req.get("settings") or {}), self.session.settings)
         self.session.crawler.apply_settings(new)
         self.session.settings = new
         self._broadcast({"event": "settings", "settings": settings_to_data(new)})

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, replace
 from typing import Any
 
 from crawler_gui.core.frontier import (
@@ -18,6 +18,7 @@ from crawler_gui.core.frontier import (
     PoolTotals,
     RetryRow,
 )
+from crawler_gui.core.redact import redact_url
 from crawler_gui.engine.settings import CrawlMode, CrawlSettings
 from crawler_gui.engine.stats import StatsSnapshot
 from crawler_gui.errors import ConfigError, CrawlerGuiError
@@ -125,15 +126,27 @@ def stats_from_data(d: Mapping[str, Any]) -> StatsSnapshot:
 
 
 def settings_to_data(s: CrawlSettings) -> dict[str, Any]:
+    """Settings as plain data; the proxy's password is hidden (``***``): an attached window
+    never holds it (the crawl keeps its own when that comes back: ``with_own_proxy``)."""
     data: dict[str, Any] = {}
     for f in fields(s):
         value = getattr(s, f.name)
-        if isinstance(value, tuple):
+        if f.name == "proxy" and value:
+            value = redact_url(value)
+        elif isinstance(value, tuple):
             value = [list(v) if isinstance(v, tuple) else v for v in value]
         elif isinstance(value, CrawlMode):
             value = value.value
         data[f.name] = value
     return data
+
+
+def with_own_proxy(new: CrawlSettings, own: CrawlSettings) -> CrawlSettings:
+    """``new`` (settings from an attached window) with the crawl's own proxy where the window
+    sent it back as it saw it (its password hidden by :func:`settings_to_data`)."""
+    if own.proxy and new.proxy == redact_url(own.proxy):
+        return replace(new, proxy=own.proxy)
+    return new
 
 
 def settings_from_data(d: Mapping[str, Any]) -> CrawlSettings:

@@ -9,12 +9,14 @@ import asyncio
 import contextlib
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import plyvel
 
 from crawler_gui.core.leveldb import database_state
+from crawler_gui.core.leveldb.db import CheckedDB, folder_error, open_failure, read_only_error
 from crawler_gui.engine import store_migrate
 from crawler_gui.engine.store.hubs import HubHistory
 from crawler_gui.engine.store.listings import Listings
@@ -48,6 +50,7 @@ from crawler_gui.engine.store.records import (
 from crawler_gui.errors import (
     CrawlerGuiError,
     DiskFullError,
+    StoreCorruptError,
     StoreError,
     StoreInUseError,
     StoreWriteError,
@@ -68,8 +71,56 @@ def _error_text(exc: BaseException) -> str:
     return str(exc)
 
 
+def store_damaged(path: Path) -> Callable[[BaseException], CrawlerGuiError]:
+    """The error of a damaged block met reading the page store ``path``: one line naming it and
+    ``crawler-gui repair`` (of the pool or store folder that holds it)."""
+
+    def damaged(exc: BaseException) -> CrawlerGuiError:
+        return StoreCorruptError(
+            f"the page store {path} is damaged ({_error_text(exc)}){_hint(path)}"
+        )
+
+    return damaged
+
+
+def _hint(path: Path) -> str:
+    """What to do about a damaged page store ``path``: the repair of the folder that holds it
+    (a pool folder, or a Redis worker's store folder)."""
+    return (
+        f"; its files were left untouched. `crawler-gui repair {path.parent}` recovers what "
+        "can be read into a copy"
+    )
+
+
+def open_leveldb(path: Path, *, create: bool = False) -> CheckedDB:
+    """The page store's LevelDB, its reads verified (``core.leveldb.db.CheckedDB``). Bodies
+    are zlib-compressed already: snappy on top would only cost CPU. Paranoid checks: a damaged
+    log or table index is reported, never dropped in silence."""
+    db = plyvel.DB(str(path), create_if_missing=create, paranoid_checks=True, compression=None)
+    return CheckedDB(db, store_damaged(path))
+
+
+def open_error(path: Path, exc: BaseException) -> CrawlerGuiError:
+    """The clear error of a page store whose LevelDB could not be opened (an I/O error)."""
+    text = _error_text(exc)
+    kind = open_failure(exc, path)
+    if kind == "in_use":
+        return StoreInUseError(
+            f"the page store {path} is in use by another crawl (another process or window has "
+            "it open)"
+        )
+    if kind in ("read_only", "not_writable"):
+        return read_only_error(f"the page store {path}", path, kind)
+    if kind == "full":
+        return DiskFullError(f"cannot open the page store {path}: the disk is full ({text})")
+    return StoreError(f"cannot open the page store {path}: {text}")
+
+
 def _write_error(path: Path, exc: BaseException) -> CrawlerGuiError:
-    """The error for a failed write: the disk is full, or another I/O error (never "corrupt")."""
+    """The error for a failed write: the disk is full, or another I/O error (never "corrupt";
+    a damaged block that the write's own reads met, as of a listing, is said as it is)."""
+    if isinstance(exc, StoreCorruptError):
+        return exc
     if is_disk_full(exc):
         return DiskFullError(f"the page store {path} cannot be written: the disk is full")
     return StoreWriteError(f"writing to the page store {path} failed: {_error_text(exc)}")
@@ -146,8 +197,7 @@ class PageStore(StoreReads, HubHistory, Listings):
         state = database_state(path)
         if state == "damaged":
             raise StoreError(
-                f"the page store {path} is damaged ({path.name}/CURRENT is missing); its files "
-                "were left untouched"
+                f"the page store {path} is damaged ({path.name}/CURRENT is missing){_hint(path)}"
             )
         if state == "new" and not create:
             raise StoreError(f"there is no page store in {path}")
@@ -155,30 +205,18 @@ class PageStore(StoreReads, HubHistory, Listings):
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
+                unwritable = folder_error(f"the page store {path}", path.parent.parent, exc)
+                if unwritable is not None:
+                    raise unwritable from exc
                 raise StoreError(f"cannot create the page store directory {path}: {exc}") from exc
         try:
-            # Bodies are zlib-compressed already; snappy on top would only cost CPU. Paranoid
-            # checks: a damaged log or table is reported, never dropped in silence.
-            db = plyvel.DB(
-                str(path),
-                create_if_missing=state == "new",
-                paranoid_checks=True,
-                compression=None,
-            )
+            db = open_leveldb(path, create=state == "new")
         except plyvel.IOError as exc:
-            text = _error_text(exc)
-            if "already held" in text or "temporarily unavailable" in text:
-                raise StoreInUseError(
-                    f"the page store {path} is in use by another crawl (another process or "
-                    f"window has it open)"
-                ) from exc
-            if is_disk_full(exc):
-                raise DiskFullError(
-                    f"cannot open the page store {path}: the disk is full ({text})"
-                ) from exc
-            raise StoreError(f"cannot open the page store {path}: {text}") from exc
+            raise open_error(path, exc) from exc
         except plyvel.CorruptionError as exc:
-            raise StoreError(f"the page store {path} is corrupt: {_error_text(exc)}") from exc
+            raise StoreCorruptError(
+                f"the page store {path} is corrupt: {_error_text(exc)}{_hint(path)}"
+            ) from exc
         except plyvel.Error as exc:
             raise StoreError(f"cannot open the page store {path}: {_error_text(exc)}") from exc
         try:
@@ -422,10 +460,10 @@ class PageStore(StoreReads, HubHistory, Listings):
         whole record and starts a new one). Needs the write lock."""
         self._db.close()
         try:
-            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+            self._db = open_leveldb(self.path)
         except plyvel.Error:
             # Still no room to reopen: a handle again for reads (its writes stay blocked).
-            self._db = plyvel.DB(str(self.path), paranoid_checks=True, compression=None)
+            self._db = open_leveldb(self.path)
             raise
         self._reopen = False
         log.info("the page store %s was reopened after a failed write", self.path)

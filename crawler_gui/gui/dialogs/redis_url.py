@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from crawler_gui.core.credentials import REDIS_PASSWORD_ENV
 from crawler_gui.core.redis.location import parse_pool_url_full
 from crawler_gui.errors import PoolURLError
 from crawler_gui.gui.dialogs.running import run_dialog
@@ -68,7 +69,9 @@ def _redis_url_words(text: str) -> str | None:
 
 
 class RedisUrlDialog(QDialog):
-    """Asks for a Redis pool URL (``redis://host:port/db?name=news``), checked as you type."""
+    """Asks for a Redis pool URL (``redis://host:port/db?name=news``), checked as you type,
+    and the pool's password apart from it: typed hidden, kept in memory only (the URL may be
+    remembered, the password never)."""
 
     def __init__(self, parent: QWidget | None = None, text: str = "") -> None:
         super().__init__(parent)
@@ -77,6 +80,12 @@ class RedisUrlDialog(QDialog):
         self.edit = QLineEdit(self)
         self.edit.setObjectName("redis-url")
         self.edit.setPlaceholderText("redis://127.0.0.1:6379/0?name=news")
+        self.password = QLineEdit(self)
+        self.password.setObjectName("redis-password")
+        self.password.setEchoMode(QLineEdit.EchoMode.Password)
+        self.password.setPlaceholderText(
+            self.tr("Password (empty: none, or %1)").replace("%1", REDIS_PASSWORD_ENV)
+        )
         self.problem = QLabel(self)
         self.problem.setObjectName("redis-url-problem")
         self.problem.setTextFormat(Qt.TextFormat.PlainText)
@@ -98,6 +107,7 @@ class RedisUrlDialog(QDialog):
             )
         )
         lay.addWidget(self.edit)
+        lay.addWidget(self.password)
         lay.addWidget(self.problem)
         lay.addWidget(self.buttons)
         self.edit.textChanged.connect(self.validate)
@@ -110,6 +120,9 @@ class RedisUrlDialog(QDialog):
     def url(self) -> str:
         return self.edit.text().strip()
 
+    def typed_password(self) -> str | None:
+        return self.password.text() or None
+
     def validate(self) -> bool:
         problem = redis_url_problem(self.url())
         self.problem.setText(problem or "")
@@ -121,12 +134,16 @@ class RedisUrlDialog(QDialog):
             super().accept()
 
     @classmethod
-    async def ask(cls, parent: QWidget | None = None, text: str = "") -> str | None:
-        """The URL typed, or None when cancelled. Opened with ``open()``, never ``exec()``."""
+    async def ask(
+        cls, parent: QWidget | None = None, text: str = ""
+    ) -> tuple[str, str | None] | None:
+        """The URL and the password typed (None: none typed), or None when cancelled. Opened
+        with ``open()``, never ``exec()``."""
         dlg = cls(parent, text)
         try:
             if await run_dialog(dlg) != QDialog.DialogCode.Accepted:
                 return None
-            return dlg.url()
+            return dlg.url(), dlg.typed_password()
         finally:
+            dlg.password.clear()
             dlg.deleteLater()
