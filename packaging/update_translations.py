@@ -600,6 +600,8 @@ ZH = {
     "未做任何更改。",
     # the Redis pool's password apart from its URL (issue 30)
     "Password (empty: none, or %1)": "密码（留空：无密码，或使用 %1）",
+    # a page's readable text kept whatever its kind (issue 29)
+    "Not judged an article: %1": "未判定为文章：%1",
 }
 
 

@@ -1720,7 +1720,7 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
     </message>
     <message>
         <location filename="../crawler_gui/gui/pagedetail.py" line="109" />
-        <location filename="../crawler_gui/gui/pagedetail.py" line="176" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="180" />
         <source>URL</source>
         <translation>网址</translation>
     </message>
@@ -1810,152 +1810,157 @@ A desktop monitor for long-running, polite news crawls over a durable URL pool.<
         <translation>发布时间</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="162" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="163" />
+        <source>Not judged an article: %1</source>
+        <translation>未判定为文章：%1</translation>
+    </message>
+    <message>
+        <location filename="../crawler_gui/gui/pagedetail.py" line="166" />
         <source>Not extracted.</source>
         <translation>尚未抽取。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="165" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="169" />
         <source>Not an article.</source>
         <translation>不是文章。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="166" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="170" />
         <source>Article</source>
         <translation>文章</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="176" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="180" />
         <source>What happened</source>
         <translation>结果</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="176" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="180" />
         <source>Why</source>
         <translation>原因</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="191" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="195" />
         <source>%1 links</source>
         <translation>%1 个链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="193" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="197" />
         <source>the first %1 are listed</source>
         <translation>列出前 %1 个</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="199" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="203" />
         <source>Out-links</source>
         <translation>外链</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="206" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="210" />
         <source>No stored page links here (or not recorded).</source>
         <translation>没有已存储的页面链接到这里（或未记录）。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="207" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="211" />
         <source>Linked from</source>
         <translation>来源链接</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="212" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="216" />
         <source>The body was not stored.</source>
         <translation>未存储正文。</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="215" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="219" />
         <source>(cut: the body is longer)</source>
         <translation>（已截断：正文更长）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="219" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="223" />
         <source>Body</source>
         <translation>正文源码</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="222" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="226" />
         <source>Open in browser</source>
         <translation>在浏览器中打开</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="228" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="232" />
         <source>Copy URL</source>
         <translation>复制网址</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="247" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="251" />
         <source>empty body</source>
         <translation>空正文</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="248" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="252" />
         <source>plain ASCII</source>
         <translation>纯 ASCII</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="249" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="253" />
         <source>from the HTTP Content-Type header</source>
         <translation>来自 HTTP Content-Type 头部</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="250" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="254" />
         <source>from a byte-order mark</source>
         <translation>来自字节顺序标记（BOM）</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="251" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="255" />
         <source>from the &lt;meta&gt; tag</source>
         <translation>来自 &lt;meta&gt; 标签</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="252" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="256" />
         <source>valid UTF-8</source>
         <translation>有效的 UTF-8</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="253" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="257" />
         <source>guessed from the bytes</source>
         <translation>根据字节推测</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="254" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="258" />
         <source>nothing fit: UTF-8 with replacements</source>
         <translation>均不匹配：UTF-8，含替换字符</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="259" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="263" />
         <source>queued</source>
         <translation>已入队</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="260" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="264" />
         <source>already known</source>
         <translation>已知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="261" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="265" />
         <source>queued or already known</source>
         <translation>已入队或已知</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="262" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="266" />
         <source>off-scope</source>
         <translation>超出范围</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="263" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="267" />
         <source>refused</source>
         <translation>已拒绝</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="264" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="268" />
         <source>disallowed by robots.txt</source>
         <translation>被 robots.txt 禁止</translation>
     </message>
     <message>
-        <location filename="../crawler_gui/gui/pagedetail.py" line="265" />
+        <location filename="../crawler_gui/gui/pagedetail.py" line="269" />
         <source>not followed (depth limit)</source>
         <translation>未跟随（深度限制）</translation>
     </message>

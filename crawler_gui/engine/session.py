@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from crawler_gui.core.redis.pool import RedisPool
     from crawler_gui.demo.live import LiveNewsSite
     from crawler_gui.demo.site import DemoSite
+    from crawler_gui.engine.extract.pool import ExtractPool
     from crawler_gui.engine.indexer import SearchIndexer
     from crawler_gui.engine.warc import WarcWriter
 
@@ -437,29 +438,10 @@ async def _start_demo_site(root: Path, *, live: bool = False) -> DemoSite | Live
     return site
 
 
-def _leave_extraction(pool: Any) -> None:
+def _leave_extraction(pool: ExtractPool) -> None:
     """Let the extraction pool ``pool`` go without waiting for the pages still queued (a stop
-    did not wait for them: they stay stored without their extraction). The queued pages are
-    taken off its queue and each feeder thread is told to end after the page it is on (at
-    most its time limit; a process that exits kills its worker first): no worker is started
-    for a page nobody waits for. ``ExtractPool`` has no close that does not wait; its queue
-    (``_jobs``) is reached here for that, and left alone if it is not there any more."""
-    import queue
-
-    jobs = getattr(pool, "_jobs", None)
-    threads = getattr(pool, "_threads", ())
-    if not isinstance(jobs, queue.SimpleQueue):
-        log.warning("%d pages left to the extraction workers", pool.backlog)
-        return
-    dropped = 0
-    while True:
-        try:
-            item = jobs.get_nowait()
-        except queue.Empty:
-            break
-        dropped += item is not None
-    for _thread in threads:
-        jobs.put(None)
+    did not wait for them: they stay stored without their extraction)."""
+    dropped = pool.abandon()
     log.info("%d queued pages left unextracted; the extraction workers end", dropped)
 
 

@@ -640,7 +640,8 @@ def test_what_one_worker_learns_of_a_hub_every_worker_plans_with(redis_server: s
 
 def test_pool_url_parsing_knows_redis_py_s_options_without_importing_it() -> None:
     """The window checks a pool URL on every keystroke: the parser must not load redis-py
-    (160 ms on the GUI thread); its copy of redis-py's typed options stays the same."""
+    (160 ms on the GUI thread); its copy of redis-py's typed options holds every one the
+    installed redis-py parses (older ones parse fewer)."""
     import subprocess
     import sys
 
@@ -648,7 +649,7 @@ def test_pool_url_parsing_knows_redis_py_s_options_without_importing_it() -> Non
 
     from crawler_gui.core.redis.location import REDIS_TYPED_URL_KEYS
 
-    assert frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) == REDIS_TYPED_URL_KEYS
+    assert frozenset(redis.connection.URL_QUERY_ARGUMENT_PARSERS) <= REDIS_TYPED_URL_KEYS
     probe = (
         "import sys; from crawler_gui.core.redis.location import parse_pool_url; "
         "parse_pool_url('redis://h:1/0?name=n&socket_timeout=5'); "

@@ -83,7 +83,8 @@ def test_machine_dates(value: str, expected: Stamp | None) -> None:
 def _cn(body: str, head: str = "", title: str = "智能公交建设推进会召开_河畔新闻网") -> bytes:
     return (
         f"<html><head><title>{title}</title>{head}</head><body>"
-        '<ul class="menu">' + "".join(f'<li><a href="/c{i}/">栏目{i}</a></li>' for i in range(8))
+        '<ul class="menu">'
+        + "".join(f'<li><a href="/c{i}/">栏目{i}</a></li>' for i in range(8))
         + f"</ul>{body}</body></html>"
     ).encode()
 
@@ -196,7 +197,8 @@ def test_a_page_whose_only_date_is_its_update_is_dated_so() -> None:
     [
         # The headline in an <h2>, the site's name after it in the title.
         (
-            "<div class='intal_tit'><h2>央行：三季度末金融机构人民币各项贷款余额增长12.5%</h2></div>",
+            "<div class='intal_tit'>"
+            "<h2>央行：三季度末金融机构人民币各项贷款余额增长12.5%</h2></div>",
             "央行：三季度末金融机构人民币各项贷款余额增长12.5%_证券时报网",
             "央行：三季度末金融机构人民币各项贷款余额增长12.5%",
         ),

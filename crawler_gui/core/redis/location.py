@@ -50,6 +50,8 @@ REDIS_TYPED_URL_KEYS = frozenset(
         "ssl_exclude_verify_flags",
         "ssl_include_verify_flags",
         "ssl_min_version",
+        "ssl_validate_ocsp",
+        "ssl_validate_ocsp_stapled",
         "timeout",
     }
 )

@@ -282,6 +282,26 @@ class ExtractPool:
         if self._pending:
             await self._idle.wait()
 
+    def abandon(self) -> int:
+        """Let the pool go without waiting for what is queued (a stop that does not wait for
+        extraction): the queued pages are taken off the queue (their futures are left
+        unresolved: nobody waits for them) and each feeder thread ends after the page it is on
+        (at most ``time_limit``; a process that exits kills its worker first), so no worker is
+        started for a page nobody waits for. Returns how many queued pages were dropped."""
+        dropped = 0
+        while True:
+            try:
+                item = self._jobs.get_nowait()
+            except queue.Empty:
+                break
+            dropped += item is not None
+        for _thread in self._threads:
+            self._jobs.put(None)
+        self._threads = []
+        self._slots = None
+        self._loop = None
+        return dropped
+
     async def close(self) -> None:
         """Finish what is queued, stop the workers."""
         if self._slots is None:
