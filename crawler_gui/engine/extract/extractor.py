@@ -169,6 +169,7 @@ def extract_page(
         left_out = Counter(main.lines)
         left_out.subtract(body_lines)
         n_body -= units("\n".join(x for x, k in left_out.items() for _ in range(max(0, k))))
+    lap("clean-up")
     text_src = "text by our rules"
     second = ""
     if main.doubt:
