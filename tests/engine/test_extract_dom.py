@@ -257,6 +257,8 @@ def test_units_norm_key_and_cjk_share_are_as_with_the_patterns() -> None:
         "한국어 문장",
         "㐀 extension A, 豈 compatibility",
         "中文，标点。",
+        "中文and English混合，text。 x中y 3月5日 COVID-19疫情",
+        "ひらがな、カタカナ・漢字 mixed with café",
         "emoji 🙂 beyond the BMP",
         "",
         "   ",

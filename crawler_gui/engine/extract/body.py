@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from copy import copy
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Anchors",
+    "clean_block_lines",
     "clean_lines",
     "cut_link_tail",
     "is_link_line",
@@ -68,6 +69,20 @@ def _boiler(line: str) -> bool:
 
 
 _DATELINE_LABEL = re.compile(r"(来源|作者|发布|时间|编辑|记者)[：:]")
+#: :data:`_BOILER_START` at the start of any line of a text.
+_BOILER_LINE = re.compile(f"^(?:{_BOILER_START.pattern})", re.IGNORECASE | re.MULTILINE)
+
+
+def _may_drop(short: list[str]) -> tuple[bool, bool]:
+    """Whether any of the lines ``short`` might be boilerplate, and whether any might be a
+    dateline, told from their text joined: most main texts have no boilerplate line, and
+    each line need not be tried for it."""
+    if not short:
+        return False, False
+    blob = "\n".join(short)
+    low = blob.lower()
+    boiler = bool(_BOILER_LINE.search(blob)) or any(words in low for words in _BOILER_ANYWHERE)
+    return boiler, ("：" in blob or ":" in blob) and bool(_DATELINE_LABEL.search(blob))
 
 
 _RELATED_HEADING = re.compile(
@@ -170,7 +185,17 @@ def clean_lines(text: str, headline: str, *, menus: bool = True) -> list[str]:
     page's blocks has no menus left (their links are gone), and its runs of short lines
     are a table's cells or a poem's."""
     lines = [" ".join(x.split()) for x in text.split("\n")]
-    lines = [x for x in lines if x]
+    return _clean([x for x in lines if x], headline, menus)
+
+
+def clean_block_lines(blocks: Sequence[str], headline: str) -> list[str]:
+    """:func:`clean_lines` (without ``menus``) of the texts of a page's blocks, whose spaces
+    are already made single (a block of several lines is split into them)."""
+    lines = [y for x in blocks for y in (x.split("\n") if "\n" in x else (x,)) if y]
+    return _clean(lines, headline, False)
+
+
+def _clean(lines: list[str], headline: str, menus: bool) -> list[str]:
     key = norm_key(headline)
     # The headline (and a standfirst repeating it) is not body text, also when a
     # breadcrumb or a label line comes first.
@@ -181,14 +206,16 @@ def clean_lines(text: str, headline: str, *, menus: bool = True) -> list[str]:
     # (Nor is the headline repeated further down, above a picture or a second page. A
     # line much longer than the headline is none of these: a paragraph.)
     n = max(len(headline) * 2, _BOILER_CHARS)
+    top = 2 * len(headline) + 10
+    boiler, dateline = _may_drop([x for x in lines if len(x) <= n])
     lines = [
         x
         for x in lines
         if len(x) > n
         or not (
-            _boiler(x)
-            or _dateline(x)
-            or (key and len(key) <= len(x) <= 2 * len(headline) + 10 and norm_key(x) == key)
+            (boiler and _boiler(x))
+            or (dateline and _dateline(x))
+            or (key and len(key) <= len(x) <= top and norm_key(x) == key)
         )
     ]
     if not menus:

@@ -21,7 +21,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 from crawler_gui.engine.decode import decode_body
 from crawler_gui.engine.extract.body import (
     Anchors,
-    clean_lines,
+    clean_block_lines,
     cut_link_tail,
     is_link_line,
     trafilatura_lines,
@@ -161,7 +161,7 @@ def extract_page(
     main = with_lead(page, main, head_at)
     lap("headline")
 
-    body_lines = clean_lines("\n".join(main.lines), headline, menus=False)
+    body_lines = clean_block_lines(main.lines, headline)
     # (Counted once: the clean-up keeps most lines, the ones it leaves out are subtracted;
     # Chinese text is costly to count.)
     n_body = main.units

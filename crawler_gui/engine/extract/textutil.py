@@ -10,12 +10,9 @@ _CJK_CLASS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af
 #: Runs of CJK characters (a run is one match: counting a Chinese text's characters as
 #: single matches costs five times more).
 _CJK_RUNS = re.compile(f"[{_CJK_CLASS}]+")
-#: Runs of word characters that are not CJK (a word between CJK characters is one).
-_OTHER_WORDS = re.compile(f"[^\\W{_CJK_CLASS}]+")
 _PUNCT_SPACE = re.compile(r"[\W_]+")
 
 
-_SPACE = re.compile(r"\s+")
 #: UTF-8 bytes that start no character from U+3000 up (the CJK ranges above start at
 #: U+3040): a text whose UTF-8 has only these has no CJK character.
 _BELOW_U3000 = bytes(range(0xE3))
@@ -33,10 +30,11 @@ def cjk_share(text: str) -> float:
     """Share of CJK characters among the non-space characters of ``text``."""
     if no_cjk(text):
         return 0.0
-    letters = len(_SPACE.sub("", text))
+    # (``str.split`` and ``\s`` know the same spaces.)
+    letters = sum(map(len, text.split()))
     if not letters:
         return 0.0
-    return sum(map(len, _CJK_RUNS.findall(text))) / letters
+    return (len(text) - len(_CJK_RUNS.sub("", text))) / letters
 
 
 #: ASCII bytes with every non-word byte made a space (word bytes: letters, digits, ``_``):
@@ -61,7 +59,13 @@ def units(text: str) -> int:
     CJK texts as their runs of CJK characters' lengths and their other words.)"""
     if not text.isascii():
         if not no_cjk(text):
-            return sum(map(len, _CJK_RUNS.findall(text))) + _OTHER_WORDS.subn("", text)[1]
+            # (The CJK runs made spaces in one pass: their characters are the length lost
+            # plus one a run; the words left are counted the ASCII way when they can be.)
+            rest, runs = _CJK_RUNS.subn(" ", text)
+            cjk = len(text) - len(rest) + runs
+            if rest.isascii():
+                return cjk + len(rest.encode("ascii").translate(_ASCII_WORDS).split())
+            return cjk + _WORD.subn("", rest)[1]
         plain = text
         for ch in _WIDE_PUNCT:
             if ch in plain:
