@@ -41,8 +41,9 @@ import json
 import multiprocessing
 import re
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import trafilatura
@@ -494,27 +495,45 @@ def dates(folder: Path, rounds: int, others: dict[str, Callable[[bytes], object]
     return timed
 
 
-def _worker_peak(pages: list[bytes]) -> int:  # pragma: no cover - in a child
-    """Extract every page as a crawl's worker does; the process's peak resident memory in
-    KiB (Linux: VmHWM)."""
+def _read_pages(path: str) -> Iterator[bytes]:
+    """The pages written by :func:`memory`, one at a time (four bytes of length each)."""
+    with open(path, "rb") as f:
+        while head := f.read(4):
+            yield f.read(int.from_bytes(head, "big"))
+
+
+def _worker_peak(path: str) -> tuple[int, int]:  # pragma: no cover - in a child
+    """Extract every page in ``path`` as a crawl's worker does, one page in memory at a time
+    (as the worker gets them); the process's resident memory after loading the extractor and
+    its peak (Linux: VmRSS and VmHWM), in KiB."""
     from crawler_gui.engine.extract.extractor import extract_page as extract
 
-    for i, body in enumerate(pages):
+    def status(name: str) -> int:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(name):
+                return int(line.split()[1])
+        return -1
+
+    extract(b"<html><body><p>warm</p></body></html>", NEUTRAL.format(0))
+    start = status("VmRSS:")
+    for i, body in enumerate(_read_pages(path)):
         extract(body, NEUTRAL.format(i))
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return -1
+    return start, status("VmHWM:")
 
 
 def memory(bodies_list: list[bytes]) -> None:
-    ctx = multiprocessing.get_context("spawn")  # (as the extraction pool starts its workers)
-    with ctx.Pool(1) as pool:
-        peak = pool.apply(_worker_peak, (bodies_list,))
+    """An extraction worker's peak memory over every page timed."""
+    with tempfile.NamedTemporaryFile(suffix=".pages") as f:
+        for body in bodies_list:
+            f.write(len(body).to_bytes(4, "big") + body)
+        f.flush()
+        ctx = multiprocessing.get_context("spawn")  # (as the extraction pool starts its workers)
+        with ctx.Pool(1) as pool:
+            start, peak = pool.apply(_worker_peak, (f.name,))
     print(
-        f"Memory: an extraction worker's peak resident memory over {len(bodies_list)} pages: "
-        f"{peak / 1024:.0f} MiB (the pages themselves included, about "
-        f"{sum(map(len, bodies_list)) / 2**20:.0f} MiB)"
+        f"Memory: an extraction worker's resident memory once started {start / 1024:.0f} MiB, "
+        f"its peak over {len(bodies_list)} pages {peak / 1024:.0f} MiB (pages read one at a "
+        f"time; the largest {max(map(len, bodies_list), default=0) / 2**20:.1f} MiB)"
     )
 
 
