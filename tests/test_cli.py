@@ -417,6 +417,77 @@ def test_extract_later_then_extract_command(tmp_path: Path) -> None:
     assert again.returncode == 0 and "0 pages extracted" in again.stderr
 
 
+def test_extract_all_gives_an_old_pool_the_content_of_pages_that_are_not_articles(
+    tmp_path: Path,
+) -> None:
+    """A pool extracted before the kind stopped withholding content kept none for a page
+    with readable text that is not an article; ``extract --all`` brings it up to date, and
+    ``--records articles`` still lists articles only."""
+    from crawler_gui.engine.store import PageStore
+    from crawler_gui.engine.store.records import PageRecord
+
+    pool = tmp_path / "pool"
+    done = cli(
+        "crawl", str(pool), "--demo", "--concurrency", "24", "--no-progress", "--extract", "later"
+    )
+    assert done.returncode == 0, done.stderr
+    paragraphs = "".join(
+        f"<p>The newsroom was founded in {1990 + i} by reporters who wanted to cover the "
+        f"council, the schools and the courts with care; paragraph {i} says how it works.</p>"
+        for i in range(8)
+    )
+    body = (
+        "<html><head><title>About us - Harbour Daily</title></head><body><nav><a href='/'>"
+        f"Home</a></nav><main><h1>About us</h1>{paragraphs}</main></body></html>"
+    ).encode()
+    about = "http://127.0.0.1:8631/about/"
+    store = PageStore.open_in_pool(pool)
+    try:
+        seq = store.add(
+            PageRecord(
+                url=about,
+                final_url=about,
+                status=200,
+                fetched_at=time.time(),
+                content_type="text/html; charset=utf-8",
+                encoding="utf-8",
+                title="About us - Harbour Daily",
+                depth=1,
+                size=len(body),
+                elapsed=0.01,
+                referrer=None,
+                redirect_chain=(),
+                body=body,
+            )
+        )
+        # As the extraction of an earlier version stored it: a label, no content.
+        store.add_extraction(seq, {"kind": "other", "why": "index-like URL", "article": None})
+        store.flush_sync()
+    finally:
+        store.close()
+
+    def exported(*extra: str) -> list[dict[str, Any]]:
+        out = tmp_path / "out.jsonl"
+        assert cli("export", str(pool), *extra, "-o", str(out)).returncode == 0
+        return [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+
+    ran = cli("extract", str(pool), "--extract-workers", "1", timeout=240)  # the rest only
+    assert ran.returncode == 0, ran.stderr
+    (old,) = [r for r in exported() if r["url"] == about]
+    assert old["kind"] == "other" and old["article"] is None
+    ran = cli("extract", str(pool), "--all", "--extract-workers", "1", timeout=240)
+    assert ran.returncode == 0, ran.stderr
+    records = exported()
+    (new,) = [r for r in records if r["url"] == about]
+    assert new["kind"] == "other"
+    assert new["article"]["title"] == "About us"
+    assert "founded in 1990" in new["article"]["text"]
+    articles = exported("--records", "articles")
+    assert articles and about not in {r["url"] for r in articles}
+    assert all(r["kind"] == "article" for r in articles)
+    assert len(articles) == sum(r["kind"] == "article" for r in records)
+
+
 def test_bad_zone_is_a_usage_error(tmp_path: Path) -> None:
     bad = cli("crawl", str(tmp_path / "p"), "--demo", "--zone", "example.cn=8")
     assert bad.returncode == 2
